@@ -1,0 +1,185 @@
+package dev.flux2.api;
+
+import dev.flux2.pipeline.BackendLocator;
+import dev.flux2.pipeline.GenerationEngine;
+import dev.flux2.spi.BackendConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Generates images with FLUX.2 [klein] from a model folder.
+ *
+ * <pre>{@code
+ * try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(Path.of("flux2-klein-4b")).build()) {
+ *     BufferedImage image = pipeline.generate("a red fox in the snow").first().image();
+ * }
+ * }</pre>
+ *
+ * <p>The backend is found with {@link java.util.ServiceLoader}: put {@code flux2-onnx} on the classpath.
+ * {@link Builder#build()} checks the whole bundle (files, sizes, graph signatures) before returning.
+ *
+ * <p>Thread-safe: {@code generate} may be called from several threads (the backend serialises its runtime calls
+ * as it needs); {@link #close()} waits for running generations after cancelling them. Not reusable after close.
+ */
+public final class Flux2Pipeline implements AutoCloseable {
+    private final GenerationEngine engine;
+
+    private Flux2Pipeline(GenerationEngine engine) {
+        this.engine = engine;
+    }
+
+    /** @return a builder with the defaults: CPU, {@link MemoryPolicy#SEQUENTIAL}, runtime-chosen thread count */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Generates one image with the model's defaults (size, steps, guidance) and a random seed (reported in the
+     * metadata).
+     *
+     * @param prompt the prompt, verbatim
+     * @return the result
+     */
+    public GenerationResult generate(String prompt) {
+        return generate(GenerationRequest.builder(prompt).build());
+    }
+
+    /**
+     * Runs one request.
+     *
+     * @param request the request
+     * @return the images and timings
+     * @throws InvalidRequestException when the request does not fit the model (for example an init image on a
+     *     bundle without VAE encoder, or explicit noise of the wrong size)
+     * @throws InferenceException when a backend call fails
+     * @throws GenerationCancelledException when the request's token was cancelled
+     * @throws PipelineClosedException after {@link #close()}
+     */
+    public GenerationResult generate(GenerationRequest request) {
+        return engine.generate(Objects.requireNonNull(request, "request"));
+    }
+
+    /** @return the model's identity and defaults */
+    public ModelInfo modelInfo() {
+        return engine.modelInfo();
+    }
+
+    /** Cancels running generations, waits for them, and releases every native resource. Idempotent. */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    /** Immutable-result builder of {@link Flux2Pipeline}; validated in {@link #build()}. Not thread-safe. */
+    public static final class Builder {
+        private Path model;
+        private MemoryPolicy memoryPolicy = MemoryPolicy.SEQUENTIAL;
+        private int intraOpThreads;
+        private final List<String> providers = new ArrayList<>();
+        private ProviderFallback providerFallback = ProviderFallback.FAIL;
+        private VaeAttentionMode vaeAttention = VaeAttentionMode.AUTO;
+        private int vaeChunkSize;
+        private String backend;
+        private final Map<String, String> options = new LinkedHashMap<>();
+
+        private Builder() {
+        }
+
+        /** @param directory the model folder (for ONNX: the folder holding {@code flux2-config.json}) @return this */
+        public Builder model(Path directory) {
+            this.model = directory;
+            return this;
+        }
+
+        /** @param policy when sessions stay open (default {@link MemoryPolicy#SEQUENTIAL}) @return this */
+        public Builder memoryPolicy(MemoryPolicy policy) {
+            this.memoryPolicy = policy;
+            return this;
+        }
+
+        /** @param threads threads per inference call, 0 = runtime default @return this */
+        public Builder intraOpThreads(int threads) {
+            this.intraOpThreads = threads;
+            return this;
+        }
+
+        /**
+         * Adds an execution provider to try, in order (for example {@code cuda}); CPU is always the last resort.
+         *
+         * @param provider provider name, case-insensitive ({@code cpu}, {@code cuda}, {@code coreml}, …)
+         * @return this
+         */
+        public Builder executionProvider(String provider) {
+            providers.add(Objects.requireNonNull(provider, "provider").trim().toLowerCase(Locale.ROOT));
+            return this;
+        }
+
+        /** @param fallback what to do when a requested provider is unavailable (default FAIL) @return this */
+        public Builder providerFallback(ProviderFallback fallback) {
+            this.providerFallback = fallback;
+            return this;
+        }
+
+        /** @param mode how the VAE decoder computes attention (default AUTO) @return this */
+        public Builder vaeAttention(VaeAttentionMode mode) {
+            this.vaeAttention = mode;
+            return this;
+        }
+
+        /** @param rows query rows per VAE attention chunk; 0 = the bundle's chunk size @return this */
+        public Builder vaeChunkSize(int rows) {
+            this.vaeChunkSize = rows;
+            return this;
+        }
+
+        /** @param name use only the backend with this name (default: the first that can open the folder) @return this */
+        public Builder backend(String name) {
+            this.backend = name;
+            return this;
+        }
+
+        /**
+         * Sets a backend-specific option (unknown keys are rejected by the backend in {@code build()}).
+         *
+         * @param key option key
+         * @param value option value
+         * @return this
+         */
+        public Builder option(String key, String value) {
+            options.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        /**
+         * Validates the options, finds a backend and opens the model, checking every file and graph signature.
+         *
+         * @return the pipeline; the caller closes it
+         * @throws InvalidRequestException for a bad option
+         * @throws ModelLoadException when the model cannot be used
+         */
+        public Flux2Pipeline build() {
+            if (model == null) {
+                throw new InvalidRequestException("model directory must be set with model(Path)");
+            }
+            if (memoryPolicy == null || providerFallback == null || vaeAttention == null) {
+                throw new InvalidRequestException("memoryPolicy, providerFallback and vaeAttention must not be null");
+            }
+            if (intraOpThreads < 0) {
+                throw new InvalidRequestException("intraOpThreads must be >= 0 (0 = runtime default), got "
+                        + intraOpThreads);
+            }
+            if (vaeChunkSize < 0) {
+                throw new InvalidRequestException("vaeChunkSize must be >= 0 (0 = bundle default), got "
+                        + vaeChunkSize);
+            }
+            BackendConfig config = new BackendConfig(model, memoryPolicy, intraOpThreads, providers,
+                    providerFallback, vaeAttention, vaeChunkSize, options);
+            return new Flux2Pipeline(new GenerationEngine(BackendLocator.open(config, backend)));
+        }
+    }
+}

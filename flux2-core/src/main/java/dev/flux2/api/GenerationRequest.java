@@ -1,0 +1,439 @@
+package dev.flux2.api;
+
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import javax.imageio.ImageIO;
+
+/**
+ * One generation request: an immutable value built fluently and validated in {@link Builder#build()}.
+ *
+ * <pre>{@code
+ * GenerationRequest request = GenerationRequest.builder("a red fox in the snow")
+ *         .size(512, 512)
+ *         .seed(42)
+ *         .build();
+ * }</pre>
+ *
+ * <p>Unset values take the model's defaults ({@link ModelInfo}): steps and guidance from the bundle config, the size
+ * from the init image, else the first reference image, else the bundle's default size. Without a seed and without
+ * explicit noise a random seed is drawn and reported in the result's metadata. With {@code numImages > 1} image
+ * {@code k} uses seed {@code seed + k}.
+ *
+ * <p>Thread-safe (immutable). Images are copied on the way in and never mutated.
+ */
+public final class GenerationRequest {
+    private final String prompt;
+    private final String negativePrompt;
+    private final Integer width;
+    private final Integer height;
+    private final Integer steps;
+    private final float[] customSigmas;
+    private final Long seed;
+    private final float[] noise;
+    private final Float guidance;
+    private final BufferedImage initImage;
+    private final Double strength;
+    private final List<BufferedImage> referenceImages;
+    private final int numImages;
+    private final boolean forcePerStep;
+    private final ProgressListener progressListener;
+    private final CancellationToken cancellation;
+
+    private GenerationRequest(Builder b, BufferedImage initImage, List<BufferedImage> references) {
+        this.prompt = b.prompt;
+        this.negativePrompt = b.negativePrompt;
+        this.width = b.width;
+        this.height = b.height;
+        this.steps = b.customSigmas != null ? Integer.valueOf(b.customSigmas.length) : b.steps;
+        this.customSigmas = b.customSigmas == null ? null : b.customSigmas.clone();
+        this.seed = b.seed;
+        this.noise = b.noise == null ? null : b.noise.clone();
+        this.guidance = b.guidance;
+        this.initImage = initImage;
+        this.strength = b.strength;
+        this.referenceImages = List.copyOf(references);
+        this.numImages = b.numImages;
+        this.forcePerStep = b.forcePerStep;
+        this.progressListener = b.progressListener;
+        this.cancellation = b.cancellation;
+    }
+
+    /**
+     * @param prompt the prompt, used verbatim (no trimming); may be empty but not null
+     * @return a builder with every other value unset
+     */
+    public static Builder builder(String prompt) {
+        return new Builder().prompt(prompt);
+    }
+
+    /** @return a builder with every value unset (the prompt must be set before {@code build()}) */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return a builder initialised with this request's values */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.prompt = prompt;
+        b.negativePrompt = negativePrompt;
+        b.width = width;
+        b.height = height;
+        b.steps = customSigmas == null ? steps : null;
+        b.customSigmas = customSigmas == null ? null : customSigmas.clone();
+        b.seed = seed;
+        b.noise = noise == null ? null : noise.clone();
+        b.guidance = guidance;
+        b.initImage = initImage;
+        b.strength = strength;
+        b.references.addAll(referenceImages);
+        b.numImages = numImages;
+        b.forcePerStep = forcePerStep;
+        b.progressListener = progressListener;
+        b.cancellation = cancellation;
+        return b;
+    }
+
+    /** @return the prompt, verbatim */
+    public String prompt() {
+        return prompt;
+    }
+
+    /** @return the negative prompt used for classifier-free guidance on base models (default empty) */
+    public String negativePrompt() {
+        return negativePrompt;
+    }
+
+    /** @return the requested width in pixels, if set */
+    public OptionalInt width() {
+        return width == null ? OptionalInt.empty() : OptionalInt.of(width);
+    }
+
+    /** @return the requested height in pixels, if set */
+    public OptionalInt height() {
+        return height == null ? OptionalInt.empty() : OptionalInt.of(height);
+    }
+
+    /** @return the requested step count, if set (equal to the custom sigma count when sigmas are given) */
+    public OptionalInt steps() {
+        return steps == null ? OptionalInt.empty() : OptionalInt.of(steps);
+    }
+
+    /** @return a copy of the custom (unshifted) sigmas, if given */
+    public Optional<float[]> customSigmas() {
+        return Optional.ofNullable(customSigmas).map(float[]::clone);
+    }
+
+    /** @return the seed, if set */
+    public OptionalLong seed() {
+        return seed == null ? OptionalLong.empty() : OptionalLong.of(seed);
+    }
+
+    /** @return a copy of the explicit initial noise, if given (layout [128, H/16, W/16], C order) */
+    public Optional<float[]> noise() {
+        return Optional.ofNullable(noise).map(float[]::clone);
+    }
+
+    /** @return the guidance scale, if set */
+    public Optional<Float> guidance() {
+        return Optional.ofNullable(guidance);
+    }
+
+    /** @return the init image for img2img, if set */
+    public Optional<BufferedImage> initImage() {
+        return Optional.ofNullable(initImage);
+    }
+
+    /** @return the img2img strength in [0, 1], if set */
+    public OptionalDouble strength() {
+        return strength == null ? OptionalDouble.empty() : OptionalDouble.of(strength);
+    }
+
+    /** @return the reference images, in order (reference i gets time offset 10(i+1)) */
+    public List<BufferedImage> referenceImages() {
+        return referenceImages;
+    }
+
+    /** @return how many images to generate (seeds seed, seed+1, …) */
+    public int numImages() {
+        return numImages;
+    }
+
+    /** @return whether a fused multi-step denoiser must not be used even when it could be */
+    public boolean forcePerStep() {
+        return forcePerStep;
+    }
+
+    /** @return the progress listener ({@link ProgressListener#NONE} when unset) */
+    public ProgressListener progressListener() {
+        return progressListener;
+    }
+
+    /** @return the cancellation token, if set */
+    public Optional<CancellationToken> cancellation() {
+        return Optional.ofNullable(cancellation);
+    }
+
+    /**
+     * Mutable builder of {@link GenerationRequest}. Setters only record values; {@link #build()} validates them all
+     * and throws {@link InvalidRequestException} (or {@link InvalidImageException}) naming the first bad one.
+     * Not thread-safe.
+     */
+    public static final class Builder {
+        private String prompt;
+        private String negativePrompt = "";
+        private Integer width;
+        private Integer height;
+        private Integer steps;
+        private float[] customSigmas;
+        private Long seed;
+        private float[] noise;
+        private Float guidance;
+        private BufferedImage initImage;
+        private Path initImagePath;
+        private Double strength;
+        private final List<Object> references = new ArrayList<>();
+        private int numImages = 1;
+        private boolean forcePerStep;
+        private ProgressListener progressListener = ProgressListener.NONE;
+        private CancellationToken cancellation;
+
+        private Builder() {
+        }
+
+        /** @param prompt the prompt, used verbatim; may be empty but not null @return this */
+        public Builder prompt(String prompt) {
+            this.prompt = prompt;
+            return this;
+        }
+
+        /** @param negativePrompt the negative prompt for base-model CFG (default empty) @return this */
+        public Builder negativePrompt(String negativePrompt) {
+            this.negativePrompt = negativePrompt;
+            return this;
+        }
+
+        /** @param width output width in pixels, a positive multiple of 16 @return this */
+        public Builder width(int width) {
+            this.width = width;
+            return this;
+        }
+
+        /** @param height output height in pixels, a positive multiple of 16 @return this */
+        public Builder height(int height) {
+            this.height = height;
+            return this;
+        }
+
+        /**
+         * @param width output width in pixels, a positive multiple of 16
+         * @param height output height in pixels, a positive multiple of 16
+         * @return this
+         */
+        public Builder size(int width, int height) {
+            return width(width).height(height);
+        }
+
+        /** @param steps number of denoising steps, ≥ 1 @return this */
+        public Builder steps(int steps) {
+            this.steps = steps;
+            return this;
+        }
+
+        /**
+         * Replaces the default {@code linspace(1, 1/n, n)} sigmas with a custom list. The empirical-mu time shift is
+         * still applied (as in diffusers' {@code sigmas=} argument) and a final 0 is appended; the step count is
+         * the list's length.
+         *
+         * @param sigmas unshifted sigmas, each in (0, 1], non-increasing
+         * @return this
+         */
+        public Builder sigmas(float... sigmas) {
+            this.customSigmas = sigmas == null ? null : sigmas.clone();
+            return this;
+        }
+
+        /** @param seed seed of the PyTorch-compatible noise generator @return this */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /**
+         * Supplies the initial noise instead of drawing it from a seed.
+         *
+         * @param noise {@code 128·(H/16)·(W/16)} values in the patchified layout [128, H/16, W/16], C order (what
+         *     {@code torch.randn(1, 128, H/16, W/16)} gives); copied
+         * @return this
+         */
+        public Builder noise(float[] noise) {
+            this.noise = noise == null ? null : noise.clone();
+            return this;
+        }
+
+        /**
+         * @param guidance classifier-free guidance scale; used only by base (non-distilled) models, where a value
+         *     above 1 enables CFG with the negative prompt
+         * @return this
+         */
+        public Builder guidance(float guidance) {
+            this.guidance = guidance;
+            return this;
+        }
+
+        /**
+         * @param image init image for img2img; copied reference kept (not mutated). Without an explicit size the
+         *     output size is derived from it (area capped at 1024², floored to multiples of 16)
+         * @return this
+         */
+        public Builder initImage(BufferedImage image) {
+            this.initImage = image;
+            this.initImagePath = null;
+            return this;
+        }
+
+        /** @param path init image file, read in {@link #build()} @return this */
+        public Builder initImage(Path path) {
+            this.initImagePath = path;
+            this.initImage = null;
+            return this;
+        }
+
+        /**
+         * @param strength img2img strength in [0, 1]: 1 starts from pure noise, small values keep more of the init
+         *     image; the default is 0.8. Steps run = n − int(n − n·strength); 0 leaves no step and is rejected
+         * @return this
+         */
+        public Builder strength(double strength) {
+            this.strength = strength;
+            return this;
+        }
+
+        /** @param image a reference image for multi-reference editing (appended in order) @return this */
+        public Builder addReferenceImage(BufferedImage image) {
+            references.add(Objects.requireNonNull(image, "reference image"));
+            return this;
+        }
+
+        /** @param path a reference image file, read in {@link #build()} @return this */
+        public Builder addReferenceImage(Path path) {
+            references.add(Objects.requireNonNull(path, "reference image path"));
+            return this;
+        }
+
+        /** @param images reference images, replacing any added before @return this */
+        public Builder referenceImages(List<BufferedImage> images) {
+            references.clear();
+            images.forEach(this::addReferenceImage);
+            return this;
+        }
+
+        /** @param numImages number of images, ≥ 1; image k uses seed + k @return this */
+        public Builder numImages(int numImages) {
+            this.numImages = numImages;
+            return this;
+        }
+
+        /** @param forcePerStep true to never use a fused multi-step denoiser graph @return this */
+        public Builder forcePerStep(boolean forcePerStep) {
+            this.forcePerStep = forcePerStep;
+            return this;
+        }
+
+        /** @param listener receives stage and step events on the generating thread @return this */
+        public Builder progressListener(ProgressListener listener) {
+            this.progressListener = listener == null ? ProgressListener.NONE : listener;
+            return this;
+        }
+
+        /** @param token cancels the generation when cancelled @return this */
+        public Builder cancellation(CancellationToken token) {
+            this.cancellation = token;
+            return this;
+        }
+
+        /**
+         * Validates every value and builds the request. Image files are read here.
+         *
+         * @return the request
+         * @throws InvalidRequestException naming the parameter, the expected and the given value
+         * @throws InvalidImageException when an image file cannot be read
+         */
+        public GenerationRequest build() {
+            if (prompt == null) {
+                throw new InvalidRequestException("prompt must not be null (use \"\" for an empty prompt)");
+            }
+            if (negativePrompt == null) {
+                throw new InvalidRequestException("negativePrompt must not be null (use \"\" for none)");
+            }
+            RequestValidation.checkSize("width", width);
+            RequestValidation.checkSize("height", height);
+            if (customSigmas != null) {
+                RequestValidation.checkSigmas(customSigmas, steps);
+            } else if (steps != null && steps < 1) {
+                throw new InvalidRequestException("steps must be >= 1, got " + steps);
+            }
+            if (guidance != null && !(guidance >= 0f && Float.isFinite(guidance))) {
+                throw new InvalidRequestException("guidance must be a finite value >= 0, got " + guidance);
+            }
+            if (numImages < 1) {
+                throw new InvalidRequestException("numImages must be >= 1, got " + numImages);
+            }
+            if (noise != null && numImages != 1) {
+                throw new InvalidRequestException("explicit noise describes one image, so numImages must be 1, got "
+                        + numImages);
+            }
+            if (noise != null && seed != null) {
+                throw new InvalidRequestException("set either a seed or explicit noise, not both");
+            }
+            if (noise != null) {
+                RequestValidation.checkNoiseValues(noise);
+            }
+            BufferedImage init = initImagePath != null ? read(initImagePath, "init image") : initImage;
+            if (strength != null) {
+                if (!(strength >= 0.0 && strength <= 1.0)) {
+                    throw new InvalidRequestException("strength must be in [0, 1], got " + strength);
+                }
+                if (init == null) {
+                    throw new InvalidRequestException("strength " + strength + " was given without an init image");
+                }
+                if (strength == 0.0) {
+                    throw new InvalidRequestException("strength 0 leaves no denoising step to run (t_start = steps);"
+                            + " use a strength in (0, 1]");
+                }
+            }
+            List<BufferedImage> refs = new ArrayList<>(references.size());
+            for (int i = 0; i < references.size(); i++) {
+                Object r = references.get(i);
+                BufferedImage img = r instanceof Path p ? read(p, "reference image " + i) : (BufferedImage) r;
+                RequestValidation.checkReference(img, i, r instanceof Path p ? p.toString() : null);
+                refs.add(img);
+            }
+            return new GenerationRequest(this, init, refs);
+        }
+
+        private static BufferedImage read(Path path, String what) {
+            if (!Files.isRegularFile(path)) {
+                throw new InvalidImageException(what + " " + path + " does not exist or is not a file");
+            }
+            try {
+                BufferedImage img = ImageIO.read(path.toFile());
+                if (img == null) {
+                    throw new InvalidImageException(what + " " + path
+                            + " is not in a readable image format (expected PNG, JPEG, BMP or GIF)");
+                }
+                return img;
+            } catch (IOException e) {
+                throw new InvalidImageException(what + " " + path + " cannot be read: " + e.getMessage(), e);
+            }
+        }
+    }
+}

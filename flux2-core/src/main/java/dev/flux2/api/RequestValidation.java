@@ -1,0 +1,71 @@
+package dev.flux2.api;
+
+import java.awt.image.BufferedImage;
+
+/** The checks shared by {@link GenerationRequest.Builder} and the pipeline; messages say what was expected. */
+final class RequestValidation {
+    /** Reference images must have both sides at least this long (diffusers {@code check_image_input}). */
+    static final int MIN_REFERENCE_SIDE = 64;
+    /** Reference images must not be more elongated than this (diffusers {@code check_image_input}). */
+    static final double MAX_REFERENCE_ASPECT = 8.0;
+
+    private RequestValidation() {
+    }
+
+    static void checkSize(String name, Integer value) {
+        if (value == null) {
+            return;
+        }
+        if (value < 16 || value % 16 != 0) {
+            int nearest = Math.max(16, Math.round(value / 16f) * 16);
+            throw new InvalidRequestException(name + " must be a positive multiple of 16, got " + value
+                    + " (nearest valid " + name + ": " + nearest + ")");
+        }
+    }
+
+    static void checkSigmas(float[] sigmas, Integer steps) {
+        if (sigmas.length < 1) {
+            throw new InvalidRequestException("sigmas must contain at least one value, got none");
+        }
+        if (steps != null && steps != sigmas.length) {
+            throw new InvalidRequestException("steps (" + steps + ") must equal the number of custom sigmas ("
+                    + sigmas.length + ")");
+        }
+        for (int i = 0; i < sigmas.length; i++) {
+            float s = sigmas[i];
+            if (!(s > 0f && s <= 1f)) {
+                throw new InvalidRequestException("sigmas[" + i + "] must be in (0, 1], got " + s);
+            }
+            if (i > 0 && s > sigmas[i - 1]) {
+                throw new InvalidRequestException("sigmas must be non-increasing, but sigmas[" + i + "] = " + s
+                        + " > sigmas[" + (i - 1) + "] = " + sigmas[i - 1]);
+            }
+        }
+    }
+
+    static void checkNoiseValues(float[] noise) {
+        if (noise.length == 0 || noise.length % 128 != 0) {
+            throw new InvalidRequestException("noise must hold 128·(H/16)·(W/16) values, got " + noise.length);
+        }
+        for (int i = 0; i < noise.length; i++) {
+            if (!Float.isFinite(noise[i])) {
+                throw new InvalidRequestException("noise[" + i + "] must be finite, got " + noise[i]);
+            }
+        }
+    }
+
+    static void checkReference(BufferedImage img, int index, String path) {
+        String name = "reference image " + index + (path == null ? "" : " (" + path + ")");
+        int w = img.getWidth();
+        int h = img.getHeight();
+        if (w < MIN_REFERENCE_SIDE || h < MIN_REFERENCE_SIDE) {
+            throw new InvalidImageException(name + " must be at least " + MIN_REFERENCE_SIDE + "x"
+                    + MIN_REFERENCE_SIDE + " pixels, got " + w + "x" + h);
+        }
+        double aspect = Math.max(w, h) / (double) Math.min(w, h);
+        if (aspect > MAX_REFERENCE_ASPECT) {
+            throw new InvalidImageException(name + " must have an aspect ratio of at most " + MAX_REFERENCE_ASPECT
+                    + ":1, got " + w + "x" + h);
+        }
+    }
+}

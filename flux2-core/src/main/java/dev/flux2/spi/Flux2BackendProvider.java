@@ -1,0 +1,41 @@
+package dev.flux2.spi;
+
+import dev.flux2.api.ModelSummary;
+import java.nio.file.Path;
+
+/**
+ * Entry point of a backend, registered in {@code META-INF/services/dev.flux2.spi.Flux2BackendProvider}.
+ * Implementations must have a public no-argument constructor and be cheap to construct (no native loading).
+ */
+public interface Flux2BackendProvider {
+
+    /** @return a short unique name, for example {@code onnx} */
+    String name();
+
+    /**
+     * A quick look (no parsing of large files) at whether the folder looks like a model this backend loads.
+     *
+     * @param modelDirectory the model folder
+     * @return true when {@link #open} should be tried
+     */
+    boolean canOpen(Path modelDirectory);
+
+    /**
+     * Opens the model: parses the configuration and checks every file, size and graph signature that can be
+     * checked without loading the weights.
+     *
+     * @param config the model folder and runtime options
+     * @return the backend; the caller owns it and must close it
+     * @throws dev.flux2.api.ModelLoadException naming the file or graph and what was expected
+     */
+    Flux2Backend open(BackendConfig config);
+
+    /**
+     * Describes the model folder for humans ({@code flux2 info}). Must not load weights.
+     *
+     * @param modelDirectory the model folder
+     * @return the summary
+     * @throws dev.flux2.api.ModelLoadException when the folder cannot be described
+     */
+    ModelSummary inspect(Path modelDirectory);
+}
