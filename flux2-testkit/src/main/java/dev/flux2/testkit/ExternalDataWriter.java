@@ -14,7 +14,7 @@ import java.util.List;
  * Appends initializer bytes to external-data shard files, each tensor starting on a 64-byte boundary, and
  * streams large repeated patterns in 1 MiB chunks so padding never has to fit in the heap.
  */
-final class ExternalDataWriter implements Closeable {
+public final class ExternalDataWriter implements Closeable {
     private static final int ALIGNMENT = 64;
     private static final int CHUNK = 1 << 20;
 
@@ -22,7 +22,13 @@ final class ExternalDataWriter implements Closeable {
     private final List<FileChannel> channels = new ArrayList<>();
     private final long[] sizes;
 
-    ExternalDataWriter(Path directory, List<String> shardNames) {
+    /**
+     * Creates (truncating) the shard files.
+     *
+     * @param directory directory of the graph file
+     * @param shardNames shard file names; index = shard number of {@link #append}
+     */
+    public ExternalDataWriter(Path directory, List<String> shardNames) {
         this.names = List.copyOf(shardNames);
         this.sizes = new long[names.size()];
         try {
@@ -36,7 +42,8 @@ final class ExternalDataWriter implements Closeable {
         }
     }
 
-    ExternalRef append(int shard, byte[] bytes) {
+    /** Appends {@code bytes} to shard {@code shard} on a 64-byte boundary. @return where they were written */
+    public ExternalRef append(int shard, byte[] bytes) {
         long offset = align(shard);
         write(shard, ByteBuffer.wrap(bytes));
         return new ExternalRef(names.get(shard), offset, bytes.length);
@@ -63,7 +70,7 @@ final class ExternalDataWriter implements Closeable {
     }
 
     /** @return the current size of each shard in bytes */
-    long[] sizes() {
+    public long[] sizes() {
         return sizes.clone();
     }
 
@@ -86,6 +93,7 @@ final class ExternalDataWriter implements Closeable {
         }
     }
 
+    /** Closes every shard file. */
     @Override
     public void close() {
         IOException first = null;

@@ -7,5 +7,5 @@ package dev.flux2.testkit;
  * @param offset byte offset in the shard
  * @param length byte length
  */
-record ExternalRef(String location, long offset, long length) {
+public record ExternalRef(String location, long offset, long length) {
 }

@@ -25,7 +25,7 @@ import java.util.Set;
  * (renamed input, other element type) and casts every input to the type the graph computes in, so an overridden
  * graph still loads and computes the same function.
  */
-final class GraphBuilder {
+public final class GraphBuilder {
     static final int OPSET = 17;
     static final String MS_DOMAIN = "com.microsoft";
 
@@ -35,7 +35,11 @@ final class GraphBuilder {
     private final Set<String> initializerNames = new HashSet<>();
     private int counter;
 
-    GraphBuilder(BundleGraph which, SyntheticBundleSpec spec) {
+    /**
+     * @param which the graph being built (names the graph and selects the spec's overrides for it)
+     * @param spec the bundle spec whose failure-test overrides apply
+     */
+    public GraphBuilder(BundleGraph which, SyntheticBundleSpec spec) {
         graph.setName("synthetic_" + which.key());
         this.renames = spec.renamedInputs(which.key());
         this.types = spec.inputElementTypes(which.key());
@@ -46,7 +50,7 @@ final class GraphBuilder {
      *
      * @return the name of the cast value the graph computes with
      */
-    String input(Port port, TensorElementType computeType) {
+    public String input(Port port, TensorElementType computeType) {
         String fileName = renames.getOrDefault(port.name(), port.name());
         TensorElementType declared = types.getOrDefault(port.name(), port.type());
         graph.addInput(valueInfo(fileName, declared, port.shape()));
@@ -54,12 +58,13 @@ final class GraphBuilder {
     }
 
     /** Casts {@code value} (computed in fp32) to the port's type under the port's exact output name. */
-    void output(String value, Port port) {
+    public void output(String value, Port port) {
         node("Cast", List.of(value), port.name(), attrInt("to", port.type().onnxCode()));
         graph.addOutput(valueInfo(port.name(), port.type(), port.shape()));
     }
 
-    String cast(String value, TensorElementType to) {
+    /** @return the name of {@code value} cast to {@code to} */
+    public String cast(String value, TensorElementType to) {
         return op("Cast", List.of(value), attrInt("to", to.onnxCode()));
     }
 
@@ -68,17 +73,20 @@ final class GraphBuilder {
         return cast(cast(value, TensorElementType.FLOAT16), TensorElementType.FLOAT);
     }
 
-    String op(String opType, String... inputs) {
+    /** @return the single output of a new default-domain node {@code opType(inputs)} */
+    public String op(String opType, String... inputs) {
         return op(opType, List.of(inputs));
     }
 
-    String op(String opType, List<String> inputs, AttributeProto... attributes) {
+    /** @return the single output of a new default-domain node {@code opType(inputs)} with attributes */
+    public String op(String opType, List<String> inputs, AttributeProto... attributes) {
         String out = "/synthetic/" + opType + "_" + counter + "_output_0";
         node(opType, inputs, out, attributes);
         return out;
     }
 
-    String msOp(String opType, List<String> inputs, AttributeProto... attributes) {
+    /** @return the single output of a new {@code com.microsoft} node {@code opType(inputs)} with attributes */
+    public String msOp(String opType, List<String> inputs, AttributeProto... attributes) {
         String out = "/synthetic/" + opType + "_" + counter + "_output_0";
         NodeProto.Builder n = nodeBuilder(opType, inputs, out, attributes);
         n.setDomain(MS_DOMAIN);
@@ -101,7 +109,7 @@ final class GraphBuilder {
     }
 
     /** Adds an inline fp32 initializer with a fresh name. */
-    String constFloat(float[] values, long... dims) {
+    public String constFloat(float[] values, long... dims) {
         ByteBuffer buf = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
         for (float v : values) {
             buf.putFloat(v);
@@ -110,12 +118,12 @@ final class GraphBuilder {
     }
 
     /** Adds an inline fp32 scalar (rank 0). */
-    String scalar(float value) {
+    public String scalar(float value) {
         return constFloat(new float[] {value});
     }
 
     /** Adds an inline int64 initializer with a fresh name. */
-    String constLong(long[] values, long... dims) {
+    public String constLong(long[] values, long... dims) {
         ByteBuffer buf = ByteBuffer.allocate(values.length * 8).order(ByteOrder.LITTLE_ENDIAN);
         for (long v : values) {
             buf.putLong(v);
@@ -136,7 +144,7 @@ final class GraphBuilder {
     }
 
     /** Adds an initializer whose bytes live in an external-data shard (once per name). */
-    String external(String name, TensorElementType type, ExternalRef ref, long... dims) {
+    public String external(String name, TensorElementType type, ExternalRef ref, long... dims) {
         if (initializerNames.add(name)) {
             TensorProto.Builder t = TensorProto.newBuilder().setName(name).setDataType(type.onnxCode())
                     .setDataLocation(TensorProto.DataLocation.EXTERNAL)
@@ -151,7 +159,8 @@ final class GraphBuilder {
         return name;
     }
 
-    ModelProto build() {
+    /** @return the model (IR 8, opset 17 plus com.microsoft 1) */
+    public ModelProto build() {
         return ModelProto.newBuilder().setIrVersion(8).setProducerName("flux2-testkit").setProducerVersion("1")
                 .setModelVersion(1).setDocString("Synthetic miniature FLUX.2 [klein] graph; not a real model.")
                 .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(OPSET))
@@ -178,11 +187,13 @@ final class GraphBuilder {
                 .setTensorType(TypeProto.Tensor.newBuilder().setElemType(type.onnxCode()).setShape(s))).build();
     }
 
-    static AttributeProto attrInt(String name, long value) {
+    /** @return an INT attribute */
+    public static AttributeProto attrInt(String name, long value) {
         return AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.INT).setI(value).build();
     }
 
-    static AttributeProto attrInts(String name, long... values) {
+    /** @return an INTS attribute */
+    public static AttributeProto attrInts(String name, long... values) {
         AttributeProto.Builder a = AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.INTS);
         for (long v : values) {
             a.addInts(v);

@@ -12,7 +12,7 @@ import java.util.List;
  * dimension names of §5. Dimensions the real bundle does not name (H/8 and H/2 of the VAE chain) get descriptive
  * names of their own.
  */
-final class GraphSignatures {
+public final class GraphSignatures {
     static final String H8 = "latent_height_x2";
     static final String W8 = "latent_width_x2";
     static final String H2 = "latent_height_x8";
@@ -21,7 +21,8 @@ final class GraphSignatures {
     private GraphSignatures() {
     }
 
-    static List<Port> inputs(BundleGraph graph, SyntheticBundleSpec spec) {
+    /** @return the inputs of {@code graph} as the real bundle declares them */
+    public static List<Port> inputs(BundleGraph graph, SyntheticBundleSpec spec) {
         int d = spec.contextDim();
         int hd = spec.vaeHeadDim();
         switch (graph) {
@@ -55,7 +56,8 @@ final class GraphSignatures {
         }
     }
 
-    static List<Port> outputs(BundleGraph graph, SyntheticBundleSpec spec) {
+    /** @return the outputs of {@code graph} as the real bundle declares them */
+    public static List<Port> outputs(BundleGraph graph, SyntheticBundleSpec spec) {
         int hd = spec.vaeHeadDim();
         switch (graph) {
             case TEXT_ENCODER:

@@ -386,7 +386,7 @@ public final class SyntheticBundleSpec {
         public SyntheticBundleSpec build() {
             require(textSequenceLength >= 1 && textSequenceLength <= 4096, "textSequenceLength", textSequenceLength,
                     "1..4096");
-            require(contextDim >= 1 && contextDim <= 4096, "contextDim", contextDim, "1..4096");
+            require(contextDim >= 1 && contextDim <= 16384, "contextDim", contextDim, "1..16384");
             require(defaultWidth >= 16 && defaultWidth <= 4096 && defaultWidth % 16 == 0, "defaultWidth",
                     defaultWidth, "a multiple of 16 in 16..4096");
             require(defaultHeight >= 16 && defaultHeight <= 4096 && defaultHeight % 16 == 0, "defaultHeight",
