@@ -112,17 +112,16 @@ final class TimingTransformerGraph {
         return linear("time_embed.linear_2", silu(linear("time_embed.linear_1", b.cast(emb, FLOAT16))));
     }
 
-    /** cos/sin [1,1,T,64,1] of the 4-axis RoPE: 16 frequencies θ^(−j/16) per id axis. */
+    /** cos/sin [1,1,T,64,1] of the 4-axis RoPE: angle = id · θ^(−j/16) for 16 frequencies j per id axis. */
     private void rope(String ids) {
         int perAxis = ROPE_FREQS_PER_AXIS;
-        float[] projection = new float[ROPE_AXES * ROPE_AXES * perAxis];
-        for (int axis = 0; axis < ROPE_AXES; axis++) {
-            for (int j = 0; j < perAxis; j++) {
-                projection[axis * ROPE_AXES * perAxis + axis * perAxis + j] =
-                        (float) Math.pow(ROPE_THETA, -(double) j / perAxis);
-            }
+        float[] freqs = new float[perAxis];
+        for (int j = 0; j < perAxis; j++) {
+            freqs[j] = (float) Math.pow(ROPE_THETA, -(double) j / perAxis);
         }
-        String angles = b.op("MatMul", ids, b.constFloat(projection, ROPE_AXES, ROPE_AXES * perAxis));
+        // [1,T,4,1] · [16] → [1,T,4,16] → [1,T,64]: element-wise, so the only float MatMuls stay the attention ones.
+        String perId = b.op("Mul", b.op("Unsqueeze", ids, b.constLong(new long[] {3}, 1)), b.constFloat(freqs, perAxis));
+        String angles = b.op("Reshape", perId, b.constLong(new long[] {0, 0, ROPE_AXES * perAxis}, 3));
         String axes = b.constLong(new long[] {1, 4}, 2);
         cos = b.op("Unsqueeze", b.op("Cos", angles), axes);
         sin = b.op("Unsqueeze", b.op("Sin", angles), axes);
