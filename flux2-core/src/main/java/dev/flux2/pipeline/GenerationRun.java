@@ -53,7 +53,13 @@ final class GenerationRun {
     GenerationResult run() {
         long start = System.nanoTime();
         context.throwIfCancelled("the start of the generation");
+        long prepareStart = System.nanoTime();
         PreparedImages images = ImageInputs.prepare(request, model);
+        if (!images.isEmpty()) {
+            // Resizing runs before text encoding because the working size depends on it; its time still belongs
+            // to turning the images into latents.
+            context.timings().addStage(0, Stage.VAE_ENCODE, System.nanoTime() - prepareStart);
+        }
         ResolvedRequest resolved = RequestResolver.resolve(request, model, images);
         LOG.debug("Generating {} image(s) of {}: {} steps from step {}, guidance {}", resolved.numImages(),
                 resolved.size(), resolved.steps(), resolved.startIndex(), resolved.guidance());

@@ -168,7 +168,8 @@ class GenerationRequestValidationTest {
         assertContains(rejects(b -> b.sigmas(1.5f)), "sigmas[0] must be in (0, 1], got 1.5");
         assertContains(rejects(b -> b.sigmas(Float.NaN)), "sigmas[0]");
         assertContains(rejects(b -> b.sigmas(0.5f, 0.8f)), "non-increasing", "sigmas[1] = 0.8");
-        assertContains(rejects(b -> b.steps(4).sigmas(1f, 0.5f)), "steps (4) must equal the number of custom sigmas (2)");
+        assertContains(rejects(b -> b.steps(4).sigmas(1f, 0.5f)),
+                "steps (4) must equal the number of custom sigmas (2)");
     }
 
     @Test

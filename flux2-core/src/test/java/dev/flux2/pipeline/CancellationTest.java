@@ -31,7 +31,7 @@ class CancellationTest {
 
     @Test
     void tokenCancelledFromTheListenerStopsBeforeTheNextStep() {
-        FakeBackend backend = new FakeBackend(FakeModel.base().withFusedSteps(0));
+        FakeBackend backend = new FakeBackend(FakeModel.baseModel().withFusedSteps(0));
         CancellationToken token = new CancellationToken();
         GenerationRequest request = GenerationRequest.builder("x").seed(1).steps(4).cancellation(token)
                 .progressListener(e -> {
@@ -55,7 +55,7 @@ class CancellationTest {
 
     @Test
     void tokenCancelledBeforeStartRunsNothing() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         CancellationToken token = new CancellationToken();
         token.cancel();
         try (GenerationEngine engine = new GenerationEngine(backend)) {
@@ -67,7 +67,7 @@ class CancellationTest {
 
     @Test
     void backendFailureWhileCancelledBecomesCancellationWithCause() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         backend.blockAtStep = 1;
         CancellationToken token = new CancellationToken();
         GenerationRequest request = GenerationRequest.builder("x").seed(1).forcePerStep(true).cancellation(token)
@@ -94,7 +94,7 @@ class CancellationTest {
 
     @Test
     void backendFailureIsWrappedWithStageAndHandlesAreClosed() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         IllegalStateException bug = new IllegalStateException("kernel exploded");
         backend.failOnPredict = bug;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
@@ -108,7 +108,7 @@ class CancellationTest {
 
     @Test
     void sdkExceptionsFromTheBackendPassThrough() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         InferenceException failure = new InferenceException("vae decoder chunk 2/4 failed");
         backend.failOnDecode = failure;
         try (GenerationEngine engine = new GenerationEngine(backend)) {

@@ -28,7 +28,7 @@ class EngineLifecycleTest {
 
     @Test
     void closeCancelsARunningGenerationWaitsAndClosesTheBackendOnce() throws Exception {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         backend.blockAtStep = 1;
         GenerationEngine engine = new GenerationEngine(backend);
         ExecutorService executor = Executors.newSingleThreadExecutor();
@@ -37,9 +37,9 @@ class EngineLifecycleTest {
                     GenerationRequest.builder("x").seed(1).forcePerStep(true).build()));
             assertTrue(backend.blocked.await(20, TimeUnit.SECONDS), "generation never reached step 2");
             engine.close();
-            // close() returned: the generation must already have unwound and the backend be closed once.
-            assertTrue(running.isDone(), "close() returned before the generation finished");
-            ExecutionException e = assertThrows(ExecutionException.class, running::get);
+            // When the backend closed, no call was in flight and every handle of the generation was closed
+            // (closedWhileBusy below): close() waited for the generation to unwind.
+            ExecutionException e = assertThrows(ExecutionException.class, () -> running.get(20, TimeUnit.SECONDS));
             GenerationCancelledException cancelled = assertInstanceOf(GenerationCancelledException.class,
                     e.getCause());
             assertTrue(cancelled.getMessage().contains("closed"), cancelled.getMessage());
@@ -56,7 +56,7 @@ class EngineLifecycleTest {
 
     @Test
     void useAfterCloseThrows() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         GenerationEngine engine = new GenerationEngine(backend);
         assertEquals("fake-distilled", engine.modelInfo().variant());
         engine.close();
@@ -69,7 +69,7 @@ class EngineLifecycleTest {
 
     @Test
     void closeFromAProgressListenerCancelsAndClosesAfterUnwinding() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         GenerationEngine engine = new GenerationEngine(backend);
         AtomicReference<Integer> closesSeenInListener = new AtomicReference<>();
         GenerationRequest request = GenerationRequest.builder("x").seed(1).forcePerStep(true)
@@ -88,7 +88,7 @@ class EngineLifecycleTest {
 
     @Test
     void concurrentGenerationsShareTheEngine() throws Exception {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         ExecutorService executor = Executors.newFixedThreadPool(3);
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             List<Future<GenerationResult>> futures = new ArrayList<>();
@@ -109,7 +109,7 @@ class EngineLifecycleTest {
 
     @Test
     void failingModelInfoClosesTheBackend() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         Flux2BackendWithBrokenInfo broken = new Flux2BackendWithBrokenInfo(backend);
         assertThrows(IllegalStateException.class, () -> new GenerationEngine(broken));
         assertEquals(1, backend.closeCount.get());

@@ -20,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * A pure-Java backend over {@link FakeModel} that records every call the engine makes, checks the SPI contract
@@ -142,7 +143,7 @@ public final class FakeBackend implements Flux2Backend {
         }
     }
 
-    private <T> T runtimeCall(StageContext context, java.util.function.Supplier<T> body) {
+    private <T> T runtimeCall(StageContext context, Supplier<T> body) {
         inFlight.incrementAndGet();
         try {
             return body.get();
@@ -215,11 +216,13 @@ public final class FakeBackend implements Flux2Backend {
 
         private void blockUntilAborted() {
             CountDownLatch aborted = new CountDownLatch(1);
-            try (AutoCloseable hook = context.onCancel(aborted::countDown)) {
+            AutoCloseable hook = context.onCancel(aborted::countDown);
+            try {
                 blocked.countDown();
                 if (!aborted.await(20, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("fake call was never aborted");
                 }
+                hook.close();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);

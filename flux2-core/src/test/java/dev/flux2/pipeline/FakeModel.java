@@ -30,18 +30,18 @@ public record FakeModel(String variant, boolean distilled, int defaultSteps, flo
     static final long SUFFIX_ID = 9;
 
     /** @return a distilled 4-step model with a working fused graph, 64x48 default, image input */
-    public static FakeModel distilled() {
-        return new FakeModel("fake-distilled", true, 4, 1f, 64, 48, 16, true, 4, true);
+    public static FakeModel distilledModel() {
+        return new FakeModel("fake-distilled", true, 4, 1f, 64, 48, 32, true, 4, true);
     }
 
     /** @return a base model: 3 steps, CFG 4, no fused graph */
-    public static FakeModel base() {
-        return new FakeModel("fake-base", false, 3, 4f, 64, 48, 16, true, 0, false);
+    public static FakeModel baseModel() {
+        return new FakeModel("fake-base", false, 3, 4f, 64, 48, 32, true, 0, false);
     }
 
     /** @param props keys of the record (missing keys keep the distilled defaults) @return the model */
     public static FakeModel fromProperties(Properties props) {
-        FakeModel d = distilled();
+        FakeModel d = distilledModel();
         return new FakeModel(props.getProperty("variant", d.variant),
                 Boolean.parseBoolean(props.getProperty("distilled", String.valueOf(d.distilled))),
                 Integer.parseInt(props.getProperty("defaultSteps", String.valueOf(d.defaultSteps))),

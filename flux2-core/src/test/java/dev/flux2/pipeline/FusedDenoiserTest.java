@@ -28,16 +28,16 @@ class FusedDenoiserTest {
 
     @Test
     void eligibleRequestRunsFusedWithTheFullSchedule() {
-        Run fused = run(FakeModel.distilled(), b -> b);
+        Run fused = run(FakeModel.distilledModel(), b -> b);
         assertTrue(fused.result().first().metadata().fused());
         assertEquals(1, fused.backend().fusedCalls.size());
         assertEquals(0, fused.backend().velocityCalls.size());
         assertArrayEquals(ReferenceMath.sigmas(12, 4), fused.backend().fusedCalls.get(0).sigmas(), 2e-7f);
-        assertArrayEquals(ReferenceMath.pack(dev.flux2.math.TorchRandom.randn(77, 1, 128, 3, 4), 128, 3, 4),
+        assertArrayEquals(ReferenceMath.pack(dev.flux2.math.TorchRandom.randn(77L, 1, 128, 3, 4), 128, 3, 4),
                 fused.backend().fusedCalls.get(0).latent());
 
         // The fake's fused graph is the same Euler loop, so both paths give the same image.
-        Run perStep = run(FakeModel.distilled(), b -> b.forcePerStep(true));
+        Run perStep = run(FakeModel.distilledModel(), b -> b.forcePerStep(true));
         assertFalse(perStep.result().first().metadata().fused());
         assertEquals(4, perStep.backend().velocityCalls.size());
         assertEquals(0, perStep.backend().fusedCalls.size());
@@ -47,34 +47,34 @@ class FusedDenoiserTest {
 
     @Test
     void forcePerStepIsNotReportedAsAProblem() {
-        Run run = run(FakeModel.distilled(), b -> b.forcePerStep(true));
+        Run run = run(FakeModel.distilledModel(), b -> b.forcePerStep(true));
         assertFalse(run.log().contains("fused"), run.log());
     }
 
     @Test
     void otherStepCountsRunPerStep() {
-        Run run = run(FakeModel.distilled(), b -> b.steps(3));
+        Run run = run(FakeModel.distilledModel(), b -> b.steps(3));
         assertFalse(run.result().first().metadata().fused());
         assertEquals(3, run.backend().velocityCalls.size());
     }
 
     @Test
     void initImagesRunPerStep() {
-        Run run = run(FakeModel.distilled(), b -> b.initImage(ReferenceMath.testImage(64, 48, 1)).strength(1.0));
+        Run run = run(FakeModel.distilledModel(), b -> b.initImage(ReferenceMath.testImage(64, 48, 1)).strength(1.0));
         assertFalse(run.result().first().metadata().fused());
         assertEquals(4, run.backend().velocityCalls.size());
     }
 
     @Test
     void referencesRunPerStep() {
-        Run run = run(FakeModel.distilled(), b -> b.addReferenceImage(ReferenceMath.testImage(64, 64, 1)));
+        Run run = run(FakeModel.distilledModel(), b -> b.addReferenceImage(ReferenceMath.testImage(64, 64, 1)));
         assertFalse(run.result().first().metadata().fused());
         assertEquals(4, run.backend().velocityCalls.size());
     }
 
     @Test
     void classifierFreeGuidanceRunsPerStep() {
-        Run run = run(FakeModel.base().withFusedSteps(3).withFusedAvailable(true), b -> b);
+        Run run = run(FakeModel.baseModel().withFusedSteps(3).withFusedAvailable(true), b -> b);
         assertFalse(run.result().first().metadata().fused());
         assertEquals(0, run.backend().fusedCalls.size());
         assertEquals(6, run.backend().velocityCalls.size());
@@ -82,7 +82,7 @@ class FusedDenoiserTest {
 
     @Test
     void unavailableFusedGraphIsLoggedWithItsReason() {
-        Run run = run(FakeModel.distilled().withFusedAvailable(false), b -> b);
+        Run run = run(FakeModel.distilledModel().withFusedAvailable(false), b -> b);
         assertFalse(run.result().first().metadata().fused());
         assertEquals(4, run.backend().velocityCalls.size());
         assertTrue(run.log().contains("INFO") && run.log().contains(FakeBackend.FUSED_UNAVAILABLE_REASON),

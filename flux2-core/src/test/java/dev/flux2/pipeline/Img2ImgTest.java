@@ -23,7 +23,7 @@ class Img2ImgTest {
     @CsvSource({"0.3, 2", "0.6, 1", "0.9, 0", "0.1, 3", "1.0, 0"})
     void runsStepsFromStartIndexOnScaledNoise(double strength, int expectedStart) {
         assertEquals(expectedStart, ReferenceMath.startIndex(4, strength), "reference table (§8)");
-        FakeModel model = FakeModel.distilled();
+        FakeModel model = FakeModel.distilledModel();
         FakeBackend backend = new FakeBackend(model);
         BufferedImage init = ReferenceMath.testImage(64, 48, 1);
         float[] noise = TextToImageTest.gaussian(128 * 12, 5);
@@ -58,21 +58,21 @@ class Img2ImgTest {
             start[i] = sigma * noise[i] + (1f - sigma) * x0[i];
         }
         float[] startTokens = ReferenceMath.pack(start, 128, 3, 4);
-        assertTrue(Simulator.maxDifference(startTokens, backend.velocityCalls.get(0).latent()) <= 1e-6f,
+        assertArrayEquals(startTokens, backend.velocityCalls.get(0).latent(),
                 "start latent is not scale_noise(x0, noise, sigma[t_start])");
 
         float text = FakeModel.textScalar(model.tokenize(PROMPT));
         float[] expected = Simulator.denoise(startTokens, sigmas, expectedStart,
                 new Simulator.Layout(ReferenceMath.imageIds(3, 4), new float[0]), Simulator.Conditioning.plain(text));
-        assertTrue(Simulator.maxDifference(ReferenceMath.unpack(expected, 128, 3, 4),
-                backend.decodedLatents.get(0).data()) <= 1e-5f);
-        assertTrue(ReferenceMath.maxChannelDifference(Simulator.image(expected, 3, 4),
-                ReferenceMath.rgb(result.first().image())) <= 1);
+        assertArrayEquals(ReferenceMath.unpack(expected, 128, 3, 4),
+                backend.decodedLatents.get(0).data());
+        assertArrayEquals(Simulator.image(expected, 3, 4),
+                ReferenceMath.rgb(result.first().image()));
     }
 
     @Test
     void defaultStrengthIsPointEight() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
                     .initImage(ReferenceMath.testImage(64, 48, 2)).seed(9).build());
@@ -85,7 +85,7 @@ class Img2ImgTest {
 
     @Test
     void explicitSizeResizesTheInitImage() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
                     .initImage(ReferenceMath.testImage(64, 48, 3)).size(32, 32).strength(0.5).seed(1).build());
@@ -99,7 +99,7 @@ class Img2ImgTest {
 
     @Test
     void oneExplicitSideTakesTheOtherFromTheInitImage() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
                     .initImage(ReferenceMath.testImage(64, 48, 3)).width(32).seed(1).build());
@@ -112,7 +112,7 @@ class Img2ImgTest {
 
     @Test
     void noiseLengthIsCheckedAgainstTheInitImageSize() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationRequest request = GenerationRequest.builder(PROMPT)
                     .initImage(ReferenceMath.testImage(64, 48, 3)).noise(new float[128 * 4]).build();

@@ -26,7 +26,7 @@ class ProgressAndTimingTest {
     @Test
     void perStepEventSequence() {
         List<ProgressEvent> events = Collections.synchronizedList(new ArrayList<>());
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             engine.generate(GenerationRequest.builder("x").seed(1).steps(2).progressListener(events::add).build());
         }
@@ -45,11 +45,15 @@ class ProgressAndTimingTest {
     @Test
     void imagesEventsAndSharedStagesForSeveralImages() {
         List<ProgressEvent> events = Collections.synchronizedList(new ArrayList<>());
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            engine.generate(GenerationRequest.builder("x").seed(1).steps(1).numImages(2)
-                    .addReferenceImage(ReferenceMath.testImage(64, 48, 0)).progressListener(events::add).build());
+            result = engine.generate(GenerationRequest.builder("x").seed(1).steps(1).numImages(2)
+                    .addReferenceImage(ReferenceMath.testImage(64, 64, 0)).progressListener(events::add).build());
         }
+        assertTrue(result.images().get(0).metadata().timings().perStage().containsKey(Stage.VAE_ENCODE));
+        assertTrue(!result.images().get(1).metadata().timings().perStage().containsKey(Stage.VAE_ENCODE),
+                "the shared encoding is attributed to image 0 only");
         List<String> expected = List.of(
                 "TOKENIZE STARTED 0 0/1", "TOKENIZE FINISHED 0 1/1",
                 "TEXT_ENCODE STARTED 0 0/1", "TEXT_ENCODE FINISHED 0 1/1",
@@ -66,7 +70,7 @@ class ProgressAndTimingTest {
     @Test
     void fusedDenoiseReportsStartAndFinish() {
         List<ProgressEvent> events = Collections.synchronizedList(new ArrayList<>());
-        try (GenerationEngine engine = new GenerationEngine(new FakeBackend(FakeModel.distilled()))) {
+        try (GenerationEngine engine = new GenerationEngine(new FakeBackend(FakeModel.distilledModel()))) {
             engine.generate(GenerationRequest.builder("x").seed(1).progressListener(events::add).build());
         }
         List<String> denoise = events.stream().filter(e -> e.stage() == Stage.DENOISE)
@@ -76,7 +80,7 @@ class ProgressAndTimingTest {
 
     @Test
     void throwingListenerIsLoggedAndIgnored() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend); LogCapture log = new LogCapture()) {
             GenerationResult result = engine.generate(GenerationRequest.builder("x").seed(1)
                     .progressListener(e -> {
@@ -90,7 +94,7 @@ class ProgressAndTimingTest {
 
     @Test
     void timingsPerImageAndPerRequest() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             result = engine.generate(GenerationRequest.builder("x").seed(1).numImages(2).forcePerStep(true).build());

@@ -153,23 +153,13 @@ public final class ReferenceMath {
         return out;
     }
 
-    /** @return the image's pixels as 0xRRGGBB */
+    /** @return the image's pixels as 0xRRGGBB (alpha bits cleared) */
     public static int[] rgb(BufferedImage image) {
-        return image.getRGB(0, 0, image.getWidth(), image.getHeight(), null, 0, image.getWidth());
-    }
-
-    /** Largest per-channel difference between two packed-RGB arrays. */
-    public static int maxChannelDifference(int[] a, int[] b) {
-        if (a.length != b.length) {
-            throw new AssertionError("pixel counts differ: " + a.length + " vs " + b.length);
+        int[] argb = image.getRGB(0, 0, image.getWidth(), image.getHeight(), null, 0, image.getWidth());
+        for (int i = 0; i < argb.length; i++) {
+            argb[i] &= 0xffffff;
         }
-        int max = 0;
-        for (int i = 0; i < a.length; i++) {
-            for (int shift = 0; shift <= 16; shift += 8) {
-                max = Math.max(max, Math.abs(((a[i] >> shift) & 0xff) - ((b[i] >> shift) & 0xff)));
-            }
-        }
-        return max;
+        return argb;
     }
 
     /** A deterministic, non-trivial test image (a smooth gradient with a per-pixel pattern). */

@@ -24,7 +24,7 @@ class SeedsAndNoiseTest {
 
     @Test
     void imageKUsesSeedPlusK() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         long seed = 1234;
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
@@ -47,7 +47,7 @@ class SeedsAndNoiseTest {
 
     @Test
     void randomSeedIsReportedAndReproducible() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         GenerationResult first;
         GenerationResult second;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
@@ -59,7 +59,7 @@ class SeedsAndNoiseTest {
         assertTrue(second.first().metadata().seed().isPresent());
         assertTrue(seed != second.first().metadata().seed().getAsLong(), "two random draws of 64 bits collided");
 
-        FakeBackend replay = new FakeBackend(FakeModel.distilled());
+        FakeBackend replay = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(replay)) {
             GenerationResult again = engine.generate(GenerationRequest.builder(PROMPT).seed(seed).forcePerStep(true)
                     .build());
@@ -69,7 +69,7 @@ class SeedsAndNoiseTest {
 
     @Test
     void explicitNoiseIsUsedVerbatim() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         float[] noise = TextToImageTest.gaussian(128 * 12, 99);
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT).noise(noise)
@@ -81,7 +81,7 @@ class SeedsAndNoiseTest {
 
     @Test
     void explicitNoiseOfTheWrongLengthNamesBothNumbers() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationRequest request = GenerationRequest.builder(PROMPT).size(64, 64).noise(new float[128 * 12])
                     .build();

@@ -28,7 +28,7 @@ class TextToImageTest {
 
     @Test
     void perStepTextToImageMatchesIndependentSampler() {
-        FakeModel model = FakeModel.distilled();
+        FakeModel model = FakeModel.distilledModel();
         FakeBackend backend = new FakeBackend(model);
         float[] noise = gaussian(128 * 3 * 4, 11);
         GenerationResult result;
@@ -46,7 +46,7 @@ class TextToImageTest {
         // What reached the backend: layout, steps, and the initial latent.
         FakeBackend.FakeSession session = backend.sessions.get(0);
         assertArrayEquals(ids, session.setup.positionIds());
-        assertArrayEquals(ReferenceMath.textIds(16), session.setup.textIds());
+        assertArrayEquals(ReferenceMath.textIds(32), session.setup.textIds());
         assertEquals(0, session.setup.referenceTokens().length);
         assertEquals(4, backend.velocityCalls.size());
         for (int i = 0; i < 4; i++) {
@@ -60,14 +60,14 @@ class TextToImageTest {
 
         // The final latent handed to the decoder and the image bytes.
         float[] decoded = backend.decodedLatents.get(0).data();
-        assertTrue(Simulator.maxDifference(ReferenceMath.unpack(expected, 128, 3, 4), decoded) <= 1e-6f,
+        assertArrayEquals(ReferenceMath.unpack(expected, 128, 3, 4), decoded,
                 "final latent differs from the independent sampler");
         BufferedImage image = result.first().image();
         assertEquals(64, image.getWidth());
         assertEquals(48, image.getHeight());
         assertEquals(BufferedImage.TYPE_INT_RGB, image.getType());
-        assertTrue(ReferenceMath.maxChannelDifference(Simulator.image(expected, 3, 4), ReferenceMath.rgb(image))
-                <= 1, "image differs from the independent decode");
+        assertArrayEquals(Simulator.image(expected, 3, 4), ReferenceMath.rgb(image),
+                "image differs from the independent decode");
 
         GenerationMetadata meta = result.first().metadata();
         assertEquals(PROMPT, meta.prompt());
@@ -86,7 +86,7 @@ class TextToImageTest {
 
     @Test
     void defaultsComeFromTheModel() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             result = engine.generate(GenerationRequest.builder(PROMPT).seed(3).forcePerStep(true).build());
@@ -100,7 +100,7 @@ class TextToImageTest {
 
     @Test
     void explicitStepsAndSizeOverrideDefaults() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT).seed(3).steps(2)
                     .size(32, 80).build());
@@ -116,7 +116,7 @@ class TextToImageTest {
 
     @Test
     void customSigmasAreShiftedAndUsed() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         float[] custom = {1f, 0.75f, 0.5f};
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT).seed(5).sigmas(custom)
@@ -133,13 +133,13 @@ class TextToImageTest {
 
     @Test
     void truncatedPromptIsReportedAndLogged() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilled());
-        String longPrompt = "abcdefghijklmnopqrstuvwxyz"; // 26 + 2 template tokens into a 16-token sequence
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        String longPrompt = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"; // 40 + 2 template tokens, 32 fit
         try (GenerationEngine engine = new GenerationEngine(backend); LogCapture log = new LogCapture()) {
             GenerationResult result = engine.generate(GenerationRequest.builder(longPrompt).seed(1).build());
-            assertEquals(12, result.first().metadata().truncatedTokens());
+            assertEquals(10, result.first().metadata().truncatedTokens());
             assertTrue(log.text().contains("WARN"), log.text());
-            assertTrue(log.text().contains("12 token(s)"), log.text());
+            assertTrue(log.text().contains("10 token(s)"), log.text());
         }
     }
 }
