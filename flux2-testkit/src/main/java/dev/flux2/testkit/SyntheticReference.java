@@ -292,7 +292,7 @@ public final class SyntheticReference {
             }
         }
         int p = SyntheticDims.PATCH_CHANNELS;
-        double[] f = ReferenceOps.conv1x1(pooled, 3, h8 * w8, vae.encoderConv(), vae.encoderBias(), p);
+        double[] f = ReferenceOps.conv(pooled, h8, w8, vae.encoder());
         int gh = height / 16;
         int gw = width / 16;
         double[] z = new double[C * gh * gw];
@@ -322,7 +322,7 @@ public final class SyntheticReference {
     public float[] decodeLatent(float[] latent, int gridHeight, int gridWidth) {
         VaeDecoderPreOutputs pre = decoderPre(latent, gridHeight, gridWidth);
         int s = 4 * gridHeight * gridWidth;
-        float[] attn = attentionRows(pre.query(), s, pre.keyTransposed(), pre.value(), s);
+        float[] attn = attentionRows(pre.query(), pre.keyTransposed(), pre.value());
         float[] x = postStage0(pre.residual(), attn, gridHeight, gridWidth);
         x = postStage1(x, gridHeight, gridWidth);
         x = postStage2(x, gridHeight, gridWidth);
@@ -369,8 +369,7 @@ public final class SyntheticReference {
             }
         }
         int cr = SyntheticDims.RESIDUAL_CHANNELS;
-        float[] residual = ReferenceOps.toHalf(ReferenceOps.conv1x1(patches, p, s, vae.patchConv(), vae.patchBias(),
-                cr));
+        float[] residual = ReferenceOps.toHalf(ReferenceOps.conv(patches, h8, w8, vae.patchConv()));
         int hd = spec.vaeHeadDim();
         float scale = (float) Math.pow(hd, -0.25);
         float[] q = new float[s * hd];
@@ -396,21 +395,21 @@ public final class SyntheticReference {
     }
 
     /**
-     * The {@code vae_decoder_attn_chunk} graph for any number of query rows:
+     * The {@code vae_decoder_attn_chunk} graph for any number of query rows (a chunk, or all S rows at once):
      * attn[r][j] = fp16(Σ_s softmax_s(Σ_i q̂[r][i]·k̂ᵀ[i][s]) · v̂[s][j]), inputs rounded to fp16, no extra scale.
      *
      * @param queryRows [rows][hd]
-     * @param rows number of query rows
-     * @param keyTransposed [hd][kvLength]
-     * @param value [kvLength][hd]
-     * @param kvLength S
+     * @param keyTransposed [hd][S]
+     * @param value [S][hd]
      * @return [rows][hd]
      */
-    public float[] attentionRows(float[] queryRows, int rows, float[] keyTransposed, float[] value, int kvLength) {
+    public float[] attentionRows(float[] queryRows, float[] keyTransposed, float[] value) {
         int hd = spec.vaeHeadDim();
-        if (queryRows.length != rows * hd || keyTransposed.length != hd * kvLength || value.length != kvLength * hd) {
-            throw new IllegalArgumentException("attention sizes do not match rows " + rows + ", S " + kvLength
-                    + ", hd " + hd);
+        int rows = queryRows.length / hd;
+        int kvLength = value.length / hd;
+        if (queryRows.length % hd != 0 || value.length % hd != 0 || keyTransposed.length != value.length) {
+            throw new IllegalArgumentException("attention sizes do not fit head dim " + hd + ": q " + queryRows.length
+                    + ", kT " + keyTransposed.length + ", v " + value.length + " values");
         }
         float[] q = Fp16.rounded(queryRows);
         float[] kt = Fp16.rounded(keyTransposed);
@@ -470,13 +469,12 @@ public final class SyntheticReference {
                 a[j * s + pos] = attn[pos * hd + j];
             }
         }
-        double[] o = ReferenceOps.conv1x1(a, hd, s, vae.attnProj(), vae.attnProjBias(), cr);
+        double[] o = ReferenceOps.conv(a, h8, w8, vae.attnProj());
         for (int i = 0; i < o.length; i++) {
             o[i] += res[i];
         }
-        int c0 = SyntheticDims.STAGE0_CHANNELS;
-        double[] c = ReferenceOps.conv1x1(ReferenceOps.silu(o), cr, s, vae.stage0Conv(), vae.stage0Bias(), c0);
-        return ReferenceOps.toHalf(ReferenceOps.upsample(c, c0, h8, w8, 4));
+        double[] c = ReferenceOps.conv(ReferenceOps.silu(o), h8, w8, vae.stage0());
+        return ReferenceOps.toHalf(ReferenceOps.upsample(c, h8, w8, 4));
     }
 
     /**
@@ -492,9 +490,8 @@ public final class SyntheticReference {
         int h2 = 8 * gridHeight;
         int w2 = 8 * gridWidth;
         checkLength(stage0, c0 * h2 * w2, "post stage 1 input");
-        double[] up = ReferenceOps.upsample(ReferenceOps.toDouble(Fp16.rounded(stage0)), c0, h2, w2, 2);
-        return ReferenceOps.toHalf(ReferenceOps.conv3x3(up, c0, 2 * h2, 2 * w2, vae.stage1Conv(), vae.stage1Bias(),
-                SyntheticDims.STAGE1_CHANNELS));
+        double[] up = ReferenceOps.upsample(ReferenceOps.toDouble(Fp16.rounded(stage0)), h2, w2, 2);
+        return ReferenceOps.toHalf(ReferenceOps.conv(up, 2 * h2, 2 * w2, vae.stage1()));
     }
 
     /**
@@ -507,11 +504,9 @@ public final class SyntheticReference {
      */
     public float[] postStage2(float[] stage1, int gridHeight, int gridWidth) {
         int c1 = SyntheticDims.STAGE1_CHANNELS;
-        int pixels = 256 * gridHeight * gridWidth;
-        checkLength(stage1, c1 * pixels, "post stage 2 input");
+        checkLength(stage1, c1 * 256 * gridHeight * gridWidth, "post stage 2 input");
         double[] x = ReferenceOps.toDouble(Fp16.rounded(stage1));
-        double[] c = ReferenceOps.conv1x1(ReferenceOps.silu(x), c1, pixels, vae.stage2Conv(), vae.stage2Bias(),
-                SyntheticDims.STAGE2_CHANNELS);
+        double[] c = ReferenceOps.conv(ReferenceOps.silu(x), 16 * gridHeight, 16 * gridWidth, vae.stage2());
         for (int i = 0; i < c.length; i++) {
             c[i] += x[i];
         }
@@ -528,10 +523,9 @@ public final class SyntheticReference {
      */
     public float[] postStage3(float[] stage2, int gridHeight, int gridWidth) {
         int c2 = SyntheticDims.STAGE2_CHANNELS;
-        int pixels = 256 * gridHeight * gridWidth;
-        checkLength(stage2, c2 * pixels, "post stage 3 input");
-        double[] c = ReferenceOps.conv1x1(ReferenceOps.toDouble(Fp16.rounded(stage2)), c2, pixels,
-                vae.stage3Conv(), vae.stage3Bias(), 3);
+        checkLength(stage2, c2 * 256 * gridHeight * gridWidth, "post stage 3 input");
+        double[] c = ReferenceOps.conv(ReferenceOps.toDouble(Fp16.rounded(stage2)), 16 * gridHeight,
+                16 * gridWidth, vae.stage3());
         for (int i = 0; i < c.length; i++) {
             c[i] = Math.tanh(c[i]);
         }
