@@ -18,8 +18,9 @@ import java.util.Set;
  * the expected and actual sizes. Stateless and thread-safe; reads only file sizes and the small manifests.
  */
 public final class BundleValidator {
-    /** The tokenizer file every bundle needs inside {@code tokenizer_dir}. */
-    public static final String TOKENIZER_FILE = "tokenizer.json";
+    /** The tokenizer files every bundle needs inside {@code tokenizer_dir}. */
+    public static final List<String> TOKENIZER_FILES = List.of("tokenizer.json",
+            "tokenizer_config.json");
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -130,13 +131,17 @@ public final class BundleValidator {
 
     private static void checkTokenizer(Path dir, String tokenizerDir, List<BundleFile> files, List<String> problems) {
         Path tokDir = dir.resolve(tokenizerDir);
-        String rel = tokenizerDir + "/" + TOKENIZER_FILE;
-        long size = sizeOf(tokDir.resolve(TOKENIZER_FILE));
-        files.add(new BundleFile(rel, "tokenizer_dir", -1, size));
-        if (!Files.isDirectory(tokDir)) {
+        boolean folder = Files.isDirectory(tokDir);
+        if (!folder) {
             problems.add("tokenizer folder " + tokenizerDir + " (tokenizer_dir) is missing from " + dir);
-        } else if (size < 0) {
-            problems.add("tokenizer file " + rel + " (tokenizer_dir) is missing from " + dir);
+        }
+        for (String name : TOKENIZER_FILES) {
+            String rel = tokenizerDir + "/" + name;
+            long size = sizeOf(tokDir.resolve(name));
+            files.add(new BundleFile(rel, "tokenizer_dir", -1, size));
+            if (folder && size < 0) {
+                problems.add("tokenizer file " + rel + " (tokenizer_dir) is missing from " + dir);
+            }
         }
     }
 

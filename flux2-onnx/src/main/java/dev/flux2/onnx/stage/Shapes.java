@@ -1,7 +1,6 @@
 package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensorLike;
-import ai.onnxruntime.TensorInfo;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -17,7 +16,7 @@ final class Shapes {
     static Map<String, long[]> of(Map<String, ? extends OnnxTensorLike> inputs) {
         Map<String, long[]> shapes = new LinkedHashMap<>();
         for (Map.Entry<String, ? extends OnnxTensorLike> e : inputs.entrySet()) {
-            shapes.put(e.getKey(), ((TensorInfo) e.getValue().getInfo()).getShape());
+            shapes.put(e.getKey(), e.getValue().getInfo().getShape());
         }
         return shapes;
     }

@@ -3,7 +3,6 @@ package dev.flux2.onnx.tensor;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OnnxValue;
 import ai.onnxruntime.OrtSession;
-import ai.onnxruntime.TensorInfo;
 import dev.flux2.api.InferenceException;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
@@ -65,7 +64,7 @@ public final class OutputReader {
      * @param where the stage, for messages
      */
     public static void requireShape(OnnxTensor tensor, long[] expected, String where) {
-        long[] actual = ((TensorInfo) tensor.getInfo()).getShape();
+        long[] actual = tensor.getInfo().getShape();
         if (!Arrays.equals(actual, expected)) {
             throw new InferenceException(where + ": output has shape " + Arrays.toString(actual) + ", expected "
                     + Arrays.toString(expected));
