@@ -9,6 +9,9 @@ import java.util.Objects;
  * array and leaves its input untouched.
  */
 public final class LatentLayout {
+    /** Tokens per tile of the pack/unpack transpose. */
+    private static final int TILE = 32;
+
     private LatentLayout() {
     }
 
@@ -94,10 +97,14 @@ public final class LatentLayout {
         int tokens = p.height() * p.width();
         float[] src = p.data();
         float[] dst = new float[src.length];
-        for (int f = 0; f < channels; f++) {
-            int srcBase = f * tokens;
-            for (int k = 0, d = f; k < tokens; k++, d += channels) {
-                dst[d] = src[srcBase + k];
+        // a transpose [C, N] → [N, C], tiled so that both sides stay in cache
+        for (int k0 = 0; k0 < tokens; k0 += TILE) {
+            int k1 = Math.min(k0 + TILE, tokens);
+            for (int f = 0; f < channels; f++) {
+                int srcBase = f * tokens;
+                for (int k = k0; k < k1; k++) {
+                    dst[k * channels + f] = src[srcBase + k];
+                }
             }
         }
         return dst;
@@ -122,10 +129,13 @@ public final class LatentLayout {
         }
         int count = height * width;
         float[] dst = new float[tokens.length];
-        for (int f = 0; f < channels; f++) {
-            int dstBase = f * count;
-            for (int k = 0, s = f; k < count; k++, s += channels) {
-                dst[dstBase + k] = tokens[s];
+        for (int k0 = 0; k0 < count; k0 += TILE) {
+            int k1 = Math.min(k0 + TILE, count);
+            for (int f = 0; f < channels; f++) {
+                int dstBase = f * count;
+                for (int k = k0; k < k1; k++) {
+                    dst[dstBase + k] = tokens[k * channels + f];
+                }
             }
         }
         return new LatentGrid(dst, channels, height, width);

@@ -14,7 +14,14 @@ import java.util.Objects;
  * @param eps {@code batch_norm_eps} (1e-4 for FLUX.2)
  */
 public record LatentNormalization(float[] runningMean, float[] runningVar, double eps) {
-    /** Validates and copies the statistics. */
+    /**
+     * Validates and copies the statistics.
+     *
+     * @param runningMean one mean per patchified channel
+     * @param runningVar one variance per patchified channel, {@code var + eps > 0}
+     * @param eps the batch-norm epsilon, finite and non-negative
+     * @throws IllegalArgumentException if the lengths differ or a value is not finite
+     */
     public LatentNormalization {
         Objects.requireNonNull(runningMean, "runningMean");
         Objects.requireNonNull(runningVar, "runningVar");
