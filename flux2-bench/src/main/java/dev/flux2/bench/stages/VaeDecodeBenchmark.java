@@ -1,0 +1,75 @@
+package dev.flux2.bench.stages;
+
+import dev.flux2.api.VaeAttentionMode;
+import dev.flux2.bench.support.BenchBundle;
+import dev.flux2.bench.support.StageHarness;
+import dev.flux2.image.PixelTensor;
+import dev.flux2.math.LatentGrid;
+import dev.flux2.math.TorchRandom;
+import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.stage.AttentionPlan;
+import dev.flux2.onnx.stage.AttentionSettings;
+import dev.flux2.onnx.stage.VaeDecoderChain;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The whole VAE decoder chain as the backend runs it (latent → pre → attention → post stages → pixels), with
+ * chunked or whole-sequence attention.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+public class VaeDecodeBenchmark {
+    /** VAE attention mode: CHUNKED (the bundle's chunk size) or WHOLE. */
+    @Param({"CHUNKED", "WHOLE"})
+    public VaeAttentionMode attention;
+
+    /** Image side in pixels; 0 = the bundle's default size. */
+    @Param({"0"})
+    public int size;
+
+    private BenchBundle bundle;
+    private StageHarness harness;
+    private VaeDecoderChain chain;
+    private LatentGrid latent;
+
+    /** Opens the bundle and decodes once (session creation). */
+    @Setup(Level.Trial)
+    public void setUp() {
+        bundle = BenchBundle.syntheticOrReal();
+        harness = StageHarness.open(bundle.directory());
+        int rows = harness.resources().config().requiredModel(GraphKeys.VAE_DECODER_ATTN_CHUNK).settings()
+                .chunkSize().orElse(AttentionPlan.DEFAULT_CHUNK_ROWS);
+        chain = new VaeDecoderChain(harness.resources(), new AttentionSettings(attention, rows));
+        int[] wh = harness.imageSize(size);
+        latent = new LatentGrid(TorchRandom.randn(3L, 128 * (wh[1] / 16) * (wh[0] / 16)), 128, wh[1] / 16,
+                wh[0] / 16);
+        decode();
+    }
+
+    /** Closes sessions and deletes a written bundle. */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        try {
+            harness.close();
+        } finally {
+            bundle.close();
+        }
+    }
+
+    /** @return the decoded pixels */
+    @Benchmark
+    public PixelTensor decode() {
+        return chain.decode(latent, harness.context());
+    }
+}

@@ -1,0 +1,202 @@
+package dev.flux2.bench.stages;
+
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OnnxTensorLike;
+import ai.onnxruntime.OrtSession;
+import dev.flux2.bench.support.StageHarness;
+import dev.flux2.math.TorchRandom;
+import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.graph.VaeDecoderIo;
+import dev.flux2.onnx.session.RunCall;
+import dev.flux2.onnx.session.SessionLease;
+import dev.flux2.onnx.stage.AttentionPlan;
+import dev.flux2.onnx.stage.StageResources;
+import dev.flux2.onnx.tensor.OutputReader;
+import dev.flux2.onnx.tensor.TensorBuffer;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The split VAE decoder taken apart (onnx-bundle.md §8), with every intermediate tensor computed once at setup so
+ * each part can be run on its own: the pre-attention stage on z, one attention chunk of the bundle's chunk size,
+ * attention over the whole sequence in one call, and each post stage on its real input. Runs go through the
+ * backend's session cache and {@code ManagedSession.run}, with the same I/O names the decoder chain uses.
+ */
+final class VaeDecoderFixture implements AutoCloseable {
+    private final StageHarness harness;
+    private final StageResources resources;
+    private final VaeDecoderIo io;
+    private final Deque<AutoCloseable> owned = new ArrayDeque<>();
+    private final TensorBuffer z;
+    private final SessionLease preLease;
+    private final OnnxTensor residual;
+    private final OnnxTensor q;
+    private final OnnxTensor kt;
+    private final OnnxTensor v;
+    private final TensorBuffer qChunk;
+    private final TensorBuffer chunkOut;
+    private final SessionLease chunkLease;
+    private final TensorBuffer attention;
+    private final SessionLease wholeLease;
+    private final List<SessionLease> postLeases = new ArrayList<>();
+    private final List<Map<String, OnnxTensorLike>> postInputs = new ArrayList<>();
+    private final int chunkRows;
+    private final int sequence;
+
+    VaeDecoderFixture(Path bundle, int size) {
+        this.harness = StageHarness.open(bundle);
+        try {
+            this.resources = harness.resources();
+            this.io = resources.io().vaeDecoder();
+            int[] wh = harness.imageSize(size);
+            int gh = wh[1] / 16;
+            int gw = wh[0] / 16;
+            z = own(TensorBuffer.allocate(resources.env(), io.z().elementType(), 1, 128, gh, gw));
+            z.writeFloats(TorchRandom.randn(7L, 128 * gh * gw), 0, 128 * gh * gw, 0);
+            preLease = own(lease(GraphKeys.VAE_DECODER_PRE, Map.of(io.z().name(), z.tensor())));
+            OrtSession.Result pre = own(runPre());
+            residual = OutputReader.tensor(pre, io.residual(), "pre");
+            q = OutputReader.tensor(pre, io.q().name(), "pre");
+            kt = OutputReader.tensor(pre, io.kt(), "pre");
+            v = OutputReader.tensor(pre, io.v(), "pre");
+            long[] qShape = q.getInfo().getShape();
+            sequence = (int) qShape[2];
+            int d = (int) qShape[3];
+
+            long fixed = io.attention().fixedChunkRows();
+            int configured = resources.config().requiredModel(GraphKeys.VAE_DECODER_ATTN_CHUNK).settings().chunkSize()
+                    .orElse(AttentionPlan.DEFAULT_CHUNK_ROWS);
+            chunkRows = (int) Math.min(fixed > 0 ? fixed : configured, sequence);
+            qChunk = own(TensorBuffer.allocate(resources.env(), io.attention().qChunk().elementType(), 1, 1,
+                    chunkRows, d));
+            qChunk.copyElements(OutputReader.bytes(q), 0, 0, chunkRows * d);
+            chunkOut = own(TensorBuffer.allocate(resources.env(), io.attention().output().elementType(), 1, 1,
+                    chunkRows, d));
+            chunkLease = own(lease(GraphKeys.VAE_DECODER_ATTN_CHUNK, attentionInputs(qChunk.tensor())));
+            attention = own(TensorBuffer.allocate(resources.env(), io.attention().output().elementType(), 1, 1,
+                    sequence, d));
+            wholeLease = fixed > 0 && fixed != sequence ? null
+                    : own(lease(GraphKeys.VAE_DECODER_ATTN_CHUNK, attentionInputs(q)));
+            if (wholeLease == null) {
+                throw new IllegalStateException("the attention-chunk graph fixes its rows to " + fixed
+                        + ", so whole-sequence attention (S = " + sequence + ") cannot run on this bundle");
+            }
+            own(attentionWhole());
+
+            OnnxTensorLike current = attention.tensor();
+            for (int i = 0; i < io.post().size(); i++) {
+                VaeDecoderIo.PostStage stage = io.post().get(i);
+                Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
+                stage.residualInput().ifPresent(name -> inputs.put(name, residual));
+                inputs.put(stage.input(), current);
+                postInputs.add(inputs);
+                postLeases.add(own(lease(stage.key(), inputs)));
+                OrtSession.Result out = own(postStage(i));
+                current = OutputReader.tensor(out, stage.output(), stage.key());
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** @return the pre-attention result (residual, q, kᵀ, v); the caller closes it */
+    OrtSession.Result runPre() {
+        return preLease.session().run(new RunCall(Map.of(io.z().name(), z.tensor()),
+                Set.of(io.residual(), io.q().name(), io.kt(), io.v()), Map.of(), "vae decoder pre-attention"),
+                harness.context());
+    }
+
+    /** @return the result of the first attention chunk (written into a pinned output); the caller closes it */
+    OrtSession.Result attentionChunk() {
+        return chunkLease.session().run(new RunCall(attentionInputs(qChunk.tensor()), Set.of(),
+                Map.of(io.attention().output().name(), chunkOut.tensor()), "vae decoder attention chunk"),
+                harness.context());
+    }
+
+    /** @return the result of attention over all S rows in one call (pinned output); the caller closes it */
+    OrtSession.Result attentionWhole() {
+        return wholeLease.session().run(new RunCall(attentionInputs(q), Set.of(),
+                Map.of(io.attention().output().name(), attention.tensor()), "vae decoder attention"),
+                harness.context());
+    }
+
+    /**
+     * @param index post stage index
+     * @return the stage's result on its real input; the caller closes it
+     */
+    OrtSession.Result postStage(int index) {
+        VaeDecoderIo.PostStage stage = io.post().get(index);
+        return postLeases.get(index).session().run(new RunCall(postInputs.get(index), Set.of(stage.output()),
+                Map.of(), "vae decoder " + stage.key()), harness.context());
+    }
+
+    /** @return the number of post stages */
+    int postStages() {
+        return io.post().size();
+    }
+
+    /** @return attention rows per chunk (the bundle's chunk size, at most S) */
+    int chunkRows() {
+        return chunkRows;
+    }
+
+    /** @return S, the attention sequence length */
+    int sequence() {
+        return sequence;
+    }
+
+    private Map<String, OnnxTensorLike> attentionInputs(OnnxTensorLike query) {
+        Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
+        inputs.put(io.attention().qChunk().name(), query);
+        inputs.put(io.attention().kt(), kt);
+        inputs.put(io.attention().v(), v);
+        return inputs;
+    }
+
+    private SessionLease lease(String key, Map<String, ? extends OnnxTensorLike> inputs) {
+        Map<String, long[]> shapes = new LinkedHashMap<>();
+        inputs.forEach((name, t) -> shapes.put(name, ((OnnxTensor) t).getInfo().getShape()));
+        return resources.sessions().acquire(resources.specs().forInputs(key, shapes));
+    }
+
+    private <T extends AutoCloseable> T own(T resource) {
+        owned.push(resource);
+        return resource;
+    }
+
+    /** Closes every result, tensor and lease (newest first), then the harness. */
+    @Override
+    public void close() {
+        RuntimeException failure = null;
+        while (!owned.isEmpty()) {
+            try {
+                owned.pop().close();
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = new IllegalStateException("closing the VAE decoder fixture failed", e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        try {
+            harness.close();
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                failure = e;
+            } else {
+                failure.addSuppressed(e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.flux2.bench.support;
+
+import dev.flux2.api.MemoryPolicy;
+import dev.flux2.onnx.OnnxBundle;
+import dev.flux2.onnx.session.ExecutionProviders;
+import dev.flux2.onnx.session.SessionCache;
+import dev.flux2.onnx.session.SessionFactory;
+import dev.flux2.onnx.session.SharedEnvironment;
+import dev.flux2.onnx.stage.SessionSpecs;
+import dev.flux2.onnx.stage.StageResources;
+import dev.flux2.spi.TokenizedPrompt;
+import dev.flux2.tokenizer.Qwen3PromptTokenizer;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The ONNX backend's stage plumbing for one bundle, assembled the way {@code OnnxBackendProvider} does it (CPU,
+ * RESIDENT sessions so that a benchmark measures runs, not session creation; SEQUENTIAL session cost is in the
+ * end-to-end profile). Owns the session cache and the tokenizer.
+ */
+public final class StageHarness implements AutoCloseable {
+    /** The prompt every stage benchmark encodes. */
+    public static final String PROMPT = "a red fox in the snow, golden hour, 35 mm photograph";
+
+    private final OnnxBundle bundle;
+    private final SessionCache sessions;
+    private final StageResources resources;
+    private final Qwen3PromptTokenizer tokenizer;
+    private final BenchStageContext context = new BenchStageContext();
+
+    private StageHarness(Path directory) {
+        this.bundle = OnnxBundle.load(directory);
+        this.sessions = new SessionCache(new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(),
+                0), MemoryPolicy.RESIDENT);
+        this.resources = new StageResources(SharedEnvironment.get(), sessions, bundle.config(), bundle.io(),
+                new SessionSpecs(bundle.config(), bundle.io(), true, Optional.empty()));
+        Qwen3PromptTokenizer t = null;
+        try {
+            t = Qwen3PromptTokenizer.load(directory.resolve(bundle.config().text().tokenizerDir()),
+                    bundle.config().text().sequenceLength());
+        } finally {
+            if (t == null) {
+                sessions.close();
+            }
+        }
+        this.tokenizer = t;
+    }
+
+    /**
+     * @param directory a bundle directory
+     * @return the harness; the caller closes it
+     */
+    public static StageHarness open(Path directory) {
+        return new StageHarness(directory);
+    }
+
+    /** @return the stage resources (environment, sessions, config, checked I/O, session specs) */
+    public StageResources resources() {
+        return resources;
+    }
+
+    /** @return the context every run of this harness reports to */
+    public BenchStageContext context() {
+        return context;
+    }
+
+    /** @return {@link #PROMPT}, tokenized */
+    public TokenizedPrompt prompt() {
+        return tokenizer.tokenize(PROMPT);
+    }
+
+    /**
+     * @param size image side in pixels, or 0 for the bundle's default size
+     * @return {width, height} in pixels
+     */
+    public int[] imageSize(int size) {
+        if (size > 0) {
+            return new int[] {size, size};
+        }
+        return new int[] {bundle.config().defaults().width(), bundle.config().defaults().height()};
+    }
+
+    /** Closes every session, then the tokenizer. */
+    @Override
+    public void close() {
+        try {
+            sessions.close();
+        } finally {
+            tokenizer.close();
+        }
+    }
+}
