@@ -1,0 +1,25 @@
+package dev.flux2.bench.profile;
+
+import dev.flux2.api.StageTimings;
+
+/**
+ * One measured generation.
+ *
+ * @param index 1-based generation number
+ * @param timings the pipeline's own timings ({@code GenerationResult.timings()})
+ * @param wallNanos wall time around {@code generate} as the caller sees it
+ * @param rssBytes VmRSS right after the generation
+ * @param peakRssBytes VmHWM right after the generation
+ */
+record GenerationSample(int index, StageTimings timings, long wallNanos, long rssBytes, long peakRssBytes) {
+
+    /** @return total − runtime: time in the SDK (Java) and not inside {@code OrtSession.run}, in nanoseconds */
+    long overheadNanos() {
+        return timings.total().toNanos() - timings.runtime().toNanos();
+    }
+
+    /** @return the overhead as a percentage of the total */
+    double overheadPercent() {
+        return 100.0 * overheadNanos() / timings.total().toNanos();
+    }
+}

@@ -1,0 +1,197 @@
+package dev.flux2.bench.profile;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flux2.api.MemoryPolicy;
+import dev.flux2.api.Stage;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Prints a profile run (and writes it as JSON): per-stage table, summary, and the target checks of its mode. */
+final class ProfileReport {
+    private static final double MIB = 1024.0 * 1024.0;
+    /** Java-side overhead target, percent of end-to-end time. */
+    static final double OVERHEAD_TARGET_PERCENT = 2.0;
+    /** SEQUENTIAL peak RSS target: this factor times the largest stage's weight bytes … */
+    static final double MEMORY_FACTOR = 1.3;
+    /** … plus this many bytes. */
+    static final long MEMORY_ALLOWANCE_BYTES = 300L << 20;
+    /** RSS growth target over the RESIDENT generations, percent. */
+    static final double RSS_GROWTH_TARGET_PERCENT = 5.0;
+
+    private final ProfileOptions options;
+    private final MemoryPolicy policy;
+    private final String bundle;
+    private final ProfileRun.Result run;
+    private final BundleWeights weights;
+    private final MachineInfo machine;
+
+    ProfileReport(ProfileOptions options, MemoryPolicy policy, String bundle, ProfileRun.Result run,
+            BundleWeights weights, MachineInfo machine) {
+        this.options = options;
+        this.policy = policy;
+        this.bundle = bundle;
+        this.run = run;
+        this.weights = weights;
+        this.machine = machine;
+    }
+
+    void print(PrintStream out) {
+        out.printf(Locale.ROOT, "%n== %s, %s, %dx%d, %d steps, %d generations (%s) ==%n", options.mode(), policy,
+                options.size(), options.size(), options.steps(), options.generations(), bundle);
+        out.printf(Locale.ROOT, "machine: %d cpus, %s, %.1f GiB, %s; load average %s at start, %s at end%n",
+                machine.cpus(), machine.cpuModel(), machine.memoryBytes() / MIB / 1024, machine.jdk(),
+                machine.loadAverageAtStart(), MachineInfo.currentLoadAverage());
+        out.printf(Locale.ROOT, "pipeline build (config, headers, tokenizer): %.0f ms%n", run.openNanos() / 1e6);
+        out.printf(Locale.ROOT, "%4s %9s %10s %10s %10s %10s %10s %10s %10s %7s %9s%n", "gen", "tokenize",
+                "text_enc", "vae_enc", "denoise", "vae_dec", "total", "runtime", "overhead", "ovh %", "VmRSS MiB");
+        for (GenerationSample s : run.samples()) {
+            if (options.mode() == ProfileOptions.Mode.RSS_GROWTH && s.index() > 3 && s.index() % 10 != 0
+                    && s.index() != options.generations()) {
+                continue;
+            }
+            out.printf(Locale.ROOT, "%4d %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f %9.0f%n",
+                    s.index(), ms(s, Stage.TOKENIZE), ms(s, Stage.TEXT_ENCODE), ms(s, Stage.VAE_ENCODE),
+                    ms(s, Stage.DENOISE), ms(s, Stage.VAE_DECODE), s.timings().total().toNanos() / 1e6,
+                    s.timings().runtime().toNanos() / 1e6, s.overheadNanos() / 1e6, s.overheadPercent(),
+                    s.rssBytes() / MIB);
+        }
+        Summary all = Summary.of(run.samples());
+        out.printf(Locale.ROOT, "all generations:   total %.1f ms, runtime %.1f ms, overhead %.1f ms = %.2f %%%n",
+                all.totalMs, all.runtimeMs, all.overheadMs, all.overheadPercent());
+        if (run.samples().size() > 1) {
+            Summary warm = Summary.of(run.samples().subList(1, run.samples().size()));
+            out.printf(Locale.ROOT, "generations 2..%d: total %.1f ms, runtime %.1f ms, overhead %.1f ms = %.2f %%"
+                    + " (target <= %.0f %%: %s)%n", run.samples().size(), warm.totalMs, warm.runtimeMs,
+                    warm.overheadMs, warm.overheadPercent(), OVERHEAD_TARGET_PERCENT,
+                    verdict(warm.overheadPercent() <= OVERHEAD_TARGET_PERCENT));
+        }
+        long peak = last().peakRssBytes();
+        out.printf(Locale.ROOT, "peak RSS (VmHWM): %.0f MiB; VmRSS before the pipeline was built: %.0f MiB%n",
+                peak / MIB, run.rssBeforeOpenBytes() / MIB);
+        Map.Entry<String, Long> largest = weights.largest();
+        out.printf(Locale.ROOT, "largest stage: %s, %.0f MiB of graph + weights (all graphs: %.0f MiB)%n",
+                largest.getKey(), largest.getValue() / MIB, totalWeights() / MIB);
+        if (options.mode() == ProfileOptions.Mode.MEMORY) {
+            long bound = memoryBound();
+            out.printf(Locale.ROOT, "SEQUENTIAL peak RSS %.0f MiB vs 1.3 x %.0f MiB + 300 MiB = %.0f MiB: %s"
+                    + " (%+.0f MiB, %.2f x the largest stage)%n", peak / MIB, largest.getValue() / MIB, bound / MIB,
+                    verdict(peak <= bound), (peak - bound) / MIB, (double) peak / largest.getValue());
+        }
+        if (options.mode() == ProfileOptions.Mode.RSS_GROWTH) {
+            double growth = rssGrowthPercent();
+            out.printf(Locale.ROOT, "VmRSS after generation 1: %.0f MiB, after generation %d: %.0f MiB, growth"
+                    + " %.2f %% (target <= %.0f %%: %s)%n", run.samples().get(0).rssBytes() / MIB,
+                    run.samples().size(), last().rssBytes() / MIB, growth, RSS_GROWTH_TARGET_PERCENT,
+                    verdict(growth <= RSS_GROWTH_TARGET_PERCENT));
+        }
+    }
+
+    void writeJson(Path file) {
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode root = mapper.createObjectNode();
+        root.put("mode", options.mode().name());
+        root.put("policy", policy.name());
+        root.put("bundle", bundle);
+        root.put("size", options.size());
+        root.put("steps", options.steps());
+        root.put("generations", options.generations());
+        ObjectNode m = root.putObject("machine");
+        m.put("cpus", machine.cpus());
+        m.put("cpuModel", machine.cpuModel());
+        m.put("memoryBytes", machine.memoryBytes());
+        m.put("jdk", machine.jdk());
+        m.put("loadAverageStart", machine.loadAverageAtStart());
+        m.put("loadAverageEnd", MachineInfo.currentLoadAverage());
+        root.put("pipelineBuildMs", run.openNanos() / 1e6);
+        ArrayNode samples = root.putArray("samples");
+        for (GenerationSample s : run.samples()) {
+            ObjectNode n = samples.addObject();
+            n.put("index", s.index());
+            ObjectNode stages = n.putObject("stageMs");
+            s.timings().perStage().forEach((stage, d) -> stages.put(stage.name(), d.toNanos() / 1e6));
+            n.put("totalMs", s.timings().total().toNanos() / 1e6);
+            n.put("runtimeMs", s.timings().runtime().toNanos() / 1e6);
+            n.put("overheadMs", s.overheadNanos() / 1e6);
+            n.put("overheadPercent", s.overheadPercent());
+            n.put("wallMs", s.wallNanos() / 1e6);
+            n.put("rssBytes", s.rssBytes());
+            n.put("peakRssBytes", s.peakRssBytes());
+        }
+        root.put("rssBeforeOpenBytes", run.rssBeforeOpenBytes());
+        root.put("peakRssBytes", last().peakRssBytes());
+        ObjectNode w = root.putObject("graphBytes");
+        weights.bytesByGraph().forEach(w::put);
+        root.put("largestGraph", weights.largest().getKey());
+        root.put("largestGraphBytes", weights.largest().getValue());
+        if (options.mode() == ProfileOptions.Mode.MEMORY) {
+            root.put("memoryBoundBytes", memoryBound());
+        }
+        if (options.mode() == ProfileOptions.Mode.RSS_GROWTH) {
+            root.put("rssGrowthPercent", rssGrowthPercent());
+        }
+        try {
+            mapper.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), root);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+
+    private long memoryBound() {
+        return (long) (MEMORY_FACTOR * weights.largest().getValue()) + MEMORY_ALLOWANCE_BYTES;
+    }
+
+    private double rssGrowthPercent() {
+        long first = run.samples().get(0).rssBytes();
+        return 100.0 * (last().rssBytes() - first) / first;
+    }
+
+    private long totalWeights() {
+        return weights.bytesByGraph().values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private GenerationSample last() {
+        return run.samples().get(run.samples().size() - 1);
+    }
+
+    private static double ms(GenerationSample s, Stage stage) {
+        return s.timings().of(stage).toNanos() / 1e6;
+    }
+
+    private static String verdict(boolean met) {
+        return met ? "MET" : "MISSED";
+    }
+
+    /** Sums of the pipeline's timings over some generations. */
+    private static final class Summary {
+        private final double totalMs;
+        private final double runtimeMs;
+        private final double overheadMs;
+
+        private Summary(double totalMs, double runtimeMs) {
+            this.totalMs = totalMs;
+            this.runtimeMs = runtimeMs;
+            this.overheadMs = totalMs - runtimeMs;
+        }
+
+        static Summary of(List<GenerationSample> samples) {
+            double total = 0;
+            double runtime = 0;
+            for (GenerationSample s : samples) {
+                total += s.timings().total().toNanos() / 1e6;
+                runtime += s.timings().runtime().toNanos() / 1e6;
+            }
+            return new Summary(total / samples.size(), runtime / samples.size());
+        }
+
+        double overheadPercent() {
+            return 100.0 * overheadMs / totalMs;
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.flux2.bench.profile;
+
+import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.api.GenerationRequest;
+import dev.flux2.api.GenerationResult;
+import dev.flux2.api.MemoryPolicy;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs N generations of one prompt (seeds 1..N) in this JVM with one memory policy and records each one's timings
+ * and memory counters.
+ */
+final class ProfileRun {
+    static final String PROMPT = "a red fox in the snow, golden hour, 35 mm photograph";
+
+    private ProfileRun() {
+    }
+
+    /**
+     * The samples and the process memory around them.
+     *
+     * @param samples one per generation
+     * @param rssBeforeOpenBytes VmRSS before the pipeline was built
+     * @param openNanos time to build the pipeline (config, graph headers, tokenizer; no sessions)
+     */
+    record Result(List<GenerationSample> samples, long rssBeforeOpenBytes, long openNanos) {
+    }
+
+    static Result run(Path bundle, MemoryPolicy policy, ProfileOptions options) {
+        long rssBefore = ProcStatus.rssBytes();
+        long openStart = System.nanoTime();
+        List<GenerationSample> samples = new ArrayList<>();
+        try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(bundle).memoryPolicy(policy)
+                .intraOpThreads(options.threads()).build()) {
+            long openNanos = System.nanoTime() - openStart;
+            GenerationRequest base = GenerationRequest.builder(PROMPT).size(options.size(), options.size())
+                    .steps(options.steps()).build();
+            for (int i = 1; i <= options.generations(); i++) {
+                long start = System.nanoTime();
+                GenerationResult result = pipeline.generate(base.toBuilder().seed(i).build());
+                long wall = System.nanoTime() - start;
+                samples.add(new GenerationSample(i, result.timings(), wall, ProcStatus.rssBytes(),
+                        ProcStatus.peakRssBytes()));
+                System.out.printf("generation %d/%d: %.0f ms%n", i, options.generations(), wall / 1e6);
+            }
+            return new Result(List.copyOf(samples), rssBefore, openNanos);
+        }
+    }
+}
