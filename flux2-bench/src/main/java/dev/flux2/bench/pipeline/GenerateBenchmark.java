@@ -8,6 +8,7 @@ import dev.flux2.bench.support.BenchBundle;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
@@ -21,6 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /** One text-to-image generation through {@code Flux2Pipeline} (tokenize, encode, denoise, decode). */
 @State(Scope.Benchmark)
+@Fork(1)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 1)

@@ -10,8 +10,11 @@ import dev.flux2.api.StageTimings;
  * @param wallNanos wall time around {@code generate} as the caller sees it
  * @param rssBytes VmRSS right after the generation
  * @param peakRssBytes VmHWM right after the generation
+ * @param directBytes JVM direct-buffer memory in use right after the generation (freed only by GC)
+ * @param heapUsedBytes Java heap in use right after the generation
  */
-record GenerationSample(int index, StageTimings timings, long wallNanos, long rssBytes, long peakRssBytes) {
+record GenerationSample(int index, StageTimings timings, long wallNanos, long rssBytes, long peakRssBytes,
+        long directBytes, long heapUsedBytes) {
 
     /** @return total − runtime: time in the SDK (Java) and not inside {@code OrtSession.run}, in nanoseconds */
     long overheadNanos() {

@@ -49,18 +49,19 @@ final class ProfileReport {
                 machine.cpus(), machine.cpuModel(), machine.memoryBytes() / MIB / 1024, machine.jdk(),
                 machine.loadAverageAtStart(), MachineInfo.currentLoadAverage());
         out.printf(Locale.ROOT, "pipeline build (config, headers, tokenizer): %.0f ms%n", run.openNanos() / 1e6);
-        out.printf(Locale.ROOT, "%4s %9s %10s %10s %10s %10s %10s %10s %10s %7s %9s%n", "gen", "tokenize",
-                "text_enc", "vae_enc", "denoise", "vae_dec", "total", "runtime", "overhead", "ovh %", "VmRSS MiB");
+        out.printf(Locale.ROOT, "%4s %9s %10s %10s %10s %10s %10s %10s %10s %7s %9s %7s %7s%n", "gen", "tokenize",
+                "text_enc", "vae_enc", "denoise", "vae_dec", "total", "runtime", "overhead", "ovh %", "VmRSS MiB",
+                "direct", "heap");
         for (GenerationSample s : run.samples()) {
             if (options.mode() == ProfileOptions.Mode.RSS_GROWTH && s.index() > 3 && s.index() % 10 != 0
                     && s.index() != options.generations()) {
                 continue;
             }
-            out.printf(Locale.ROOT, "%4d %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f %9.0f%n",
+            out.printf(Locale.ROOT, "%4d %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f %9.0f %7.0f %7.0f%n",
                     s.index(), ms(s, Stage.TOKENIZE), ms(s, Stage.TEXT_ENCODE), ms(s, Stage.VAE_ENCODE),
                     ms(s, Stage.DENOISE), ms(s, Stage.VAE_DECODE), s.timings().total().toNanos() / 1e6,
                     s.timings().runtime().toNanos() / 1e6, s.overheadNanos() / 1e6, s.overheadPercent(),
-                    s.rssBytes() / MIB);
+                    s.rssBytes() / MIB, s.directBytes() / MIB, s.heapUsedBytes() / MIB);
         }
         Summary all = Summary.of(run.samples());
         out.printf(Locale.ROOT, "all generations:   total %.1f ms, runtime %.1f ms, overhead %.1f ms = %.2f %%%n",
@@ -73,8 +74,8 @@ final class ProfileReport {
                     verdict(warm.overheadPercent() <= OVERHEAD_TARGET_PERCENT));
         }
         long peak = last().peakRssBytes();
-        out.printf(Locale.ROOT, "peak RSS (VmHWM): %.0f MiB; VmRSS before the pipeline was built: %.0f MiB%n",
-                peak / MIB, run.rssBeforeOpenBytes() / MIB);
+        out.printf(Locale.ROOT, "peak RSS (VmHWM): %.0f MiB; VmRSS before the pipeline was built: %.0f MiB, after:"
+                + " %.0f MiB%n", peak / MIB, run.rssBeforeOpenBytes() / MIB, run.rssAfterOpenBytes() / MIB);
         Map.Entry<String, Long> largest = weights.largest();
         out.printf(Locale.ROOT, "largest stage: %s, %.0f MiB of graph + weights (all graphs: %.0f MiB)%n",
                 largest.getKey(), largest.getValue() / MIB, totalWeights() / MIB);
@@ -123,8 +124,11 @@ final class ProfileReport {
             n.put("wallMs", s.wallNanos() / 1e6);
             n.put("rssBytes", s.rssBytes());
             n.put("peakRssBytes", s.peakRssBytes());
+            n.put("directBytes", s.directBytes());
+            n.put("heapUsedBytes", s.heapUsedBytes());
         }
         root.put("rssBeforeOpenBytes", run.rssBeforeOpenBytes());
+        root.put("rssAfterOpenBytes", run.rssAfterOpenBytes());
         root.put("peakRssBytes", last().peakRssBytes());
         ObjectNode w = root.putObject("graphBytes");
         weights.bytesByGraph().forEach(w::put);

@@ -4,6 +4,8 @@ import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.MemoryPolicy;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,9 +25,10 @@ final class ProfileRun {
      *
      * @param samples one per generation
      * @param rssBeforeOpenBytes VmRSS before the pipeline was built
+     * @param rssAfterOpenBytes VmRSS after the pipeline was built (JVM, natives, tokenizer; no sessions yet)
      * @param openNanos time to build the pipeline (config, graph headers, tokenizer; no sessions)
      */
-    record Result(List<GenerationSample> samples, long rssBeforeOpenBytes, long openNanos) {
+    record Result(List<GenerationSample> samples, long rssBeforeOpenBytes, long rssAfterOpenBytes, long openNanos) {
     }
 
     static Result run(Path bundle, MemoryPolicy policy, ProfileOptions options) {
@@ -35,6 +38,7 @@ final class ProfileRun {
         try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(bundle).memoryPolicy(policy)
                 .intraOpThreads(options.threads()).build()) {
             long openNanos = System.nanoTime() - openStart;
+            long rssAfterOpen = ProcStatus.rssBytes();
             GenerationRequest base = GenerationRequest.builder(PROMPT).size(options.size(), options.size())
                     .steps(options.steps()).build();
             for (int i = 1; i <= options.generations(); i++) {
@@ -42,10 +46,23 @@ final class ProfileRun {
                 GenerationResult result = pipeline.generate(base.toBuilder().seed(i).build());
                 long wall = System.nanoTime() - start;
                 samples.add(new GenerationSample(i, result.timings(), wall, ProcStatus.rssBytes(),
-                        ProcStatus.peakRssBytes()));
+                        ProcStatus.peakRssBytes(), directBytes(), heapUsed()));
                 System.out.printf("generation %d/%d: %.0f ms%n", i, options.generations(), wall / 1e6);
             }
-            return new Result(List.copyOf(samples), rssBefore, openNanos);
+            return new Result(List.copyOf(samples), rssBefore, rssAfterOpen, openNanos);
         }
+    }
+
+    private static long directBytes() {
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (pool.getName().equals("direct")) {
+                return pool.getMemoryUsed();
+            }
+        }
+        throw new IllegalStateException("this JVM reports no 'direct' buffer pool");
+    }
+
+    private static long heapUsed() {
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 }
