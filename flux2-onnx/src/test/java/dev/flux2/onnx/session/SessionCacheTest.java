@@ -15,6 +15,7 @@ import dev.flux2.api.GenerationCancelledException;
 import dev.flux2.api.InferenceException;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.PipelineClosedException;
+import dev.flux2.onnx.TestStageContext;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.Map;
@@ -45,7 +46,7 @@ class SessionCacheTest {
         return new SessionSpec("doubler", doubler, Map.of("n", n), OptimizationLevel.ALL);
     }
 
-    private static float[] run(ManagedSession session, float[] x, TestContext context) throws Exception {
+    private static float[] run(ManagedSession session, float[] x, TestStageContext context) throws Exception {
         try (OnnxTensor in = OnnxTensor.createTensor(ENV, FloatBuffer.wrap(x), new long[] {1, x.length});
                 OrtSession.Result r = session.run(new RunCall(Map.of("x", in), Set.of("y"), Map.of(), "doubler"),
                         context)) {
@@ -58,7 +59,7 @@ class SessionCacheTest {
     @Test
     void sequentialOpensPerLeaseAndClosesOnRelease() throws Exception {
         try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL)) {
-            TestContext context = new TestContext();
+            TestStageContext context = new TestStageContext();
             try (SessionLease a = cache.acquire(spec(3)); SessionLease b = cache.acquire(spec(3))) {
                 assertNotSame(a.session(), b.session());
                 assertEquals(baseline + 2, OpenSessionCounter.current());
@@ -101,7 +102,7 @@ class SessionCacheTest {
         cache.close();
         assertEquals(baseline, OpenSessionCounter.current());
         PipelineClosedException e = assertThrows(PipelineClosedException.class,
-                () -> run(lease.session(), new float[] {1, 2}, new TestContext()));
+                () -> run(lease.session(), new float[] {1, 2}, new TestStageContext()));
         assertTrue(e.getMessage().contains("doubler") && e.getMessage().contains("closed"), e.getMessage());
         lease.close();
         assertEquals(baseline, OpenSessionCounter.current());
@@ -112,7 +113,7 @@ class SessionCacheTest {
         try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL); SessionLease lease = cache.acquire(spec(3))) {
             // Pinned to n = 3, the session rejects 2 values.
             InferenceException e = assertThrows(InferenceException.class,
-                    () -> run(lease.session(), new float[] {1, 2}, new TestContext()));
+                    () -> run(lease.session(), new float[] {1, 2}, new TestStageContext()));
             assertTrue(e.getMessage().startsWith("doubler failed in ONNX Runtime"), e.getMessage());
             assertTrue(e.backendErrorCode().isPresent(), "the OrtErrorCode is kept");
         }
@@ -130,19 +131,19 @@ class SessionCacheTest {
 
     @Test
     void cancellationTerminatesTheRunningCall() throws Exception {
-        Path chain = TestGraphs.matMulChain(dir.resolve("chain.onnx"), 384, 60);
+        Path chain = TestGraphs.matMulChain(dir.resolve("chain.onnx"), 256, 120);
         SessionSpec spec = new SessionSpec("chain", chain, Map.of(), OptimizationLevel.DISABLED);
-        float[] x = new float[384 * 384];
+        float[] x = new float[256 * 256];
         java.util.Arrays.fill(x, 0.5f);
         try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL); SessionLease lease = cache.acquire(spec);
-                OnnxTensor in = OnnxTensor.createTensor(ENV, FloatBuffer.wrap(x), new long[] {384, 384})) {
+                OnnxTensor in = OnnxTensor.createTensor(ENV, FloatBuffer.wrap(x), new long[] {256, 256})) {
             RunCall call = new RunCall(Map.of("x", in), Set.of("y"), Map.of(), "chain");
-            TestContext uncancelled = new TestContext();
+            TestStageContext uncancelled = new TestStageContext();
             long start = System.nanoTime();
             lease.session().run(call, uncancelled).close();
             long full = System.nanoTime() - start;
 
-            TestContext context = new TestContext();
+            TestStageContext context = new TestStageContext();
             Thread canceller = new Thread(() -> {
                 try {
                     Thread.sleep(Math.max(1, full / 1_000_000 / 10));
@@ -162,7 +163,7 @@ class SessionCacheTest {
             assertTrue(cancelled < full, "terminated after " + cancelled / 1_000_000 + " ms, a full run takes "
                     + full / 1_000_000 + " ms");
             // The terminate flag is per call: the session keeps working.
-            lease.session().run(call, new TestContext()).close();
+            lease.session().run(call, new TestStageContext()).close();
         }
     }
 }

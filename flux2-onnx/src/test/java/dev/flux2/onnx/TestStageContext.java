@@ -1,4 +1,4 @@
-package dev.flux2.onnx.session;
+package dev.flux2.onnx;
 
 import dev.flux2.api.GenerationCancelledException;
 import dev.flux2.api.Stage;
@@ -9,18 +9,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A minimal {@link StageContext} for backend-level tests: a cancel flag with hooks, and a runtime clock. */
-final class TestContext implements StageContext {
+public final class TestStageContext implements StageContext {
     private final AtomicBoolean cancelled = new AtomicBoolean();
     private final List<Runnable> hooks = new CopyOnWriteArrayList<>();
-    final AtomicLong runtimeNanos = new AtomicLong();
+    /** Every {@link #advance} call as "STAGE completed/total". */
+    public final List<String> progress = new CopyOnWriteArrayList<>();
+    /** Sum of the reported runtime. */
+    public final AtomicLong runtimeNanos = new AtomicLong();
 
-    void cancel() {
+    /** Cancels, running every registered hook once. */
+    public void cancel() {
         if (cancelled.compareAndSet(false, true)) {
             hooks.forEach(Runnable::run);
         }
     }
 
-    int hooks() {
+    /** @return the number of registered cancellation hooks */
+    public int hooks() {
         return hooks.size();
     }
 
@@ -47,7 +52,7 @@ final class TestContext implements StageContext {
 
     @Override
     public void advance(Stage stage, int completed, int total) {
-        // Progress is not under test here.
+        progress.add(stage + " " + completed + "/" + total);
     }
 
     @Override
