@@ -1,0 +1,6 @@
+/**
+ * Prompt handling for FLUX.2 [klein]: the Qwen3 chat template ({@link dev.flux2.tokenizer.PromptTemplate}) and a
+ * thread-safe, offline tokenizer that produces exactly the {@code input_ids} and {@code attention_mask} the
+ * reference pipeline feeds its text encoder ({@link dev.flux2.tokenizer.Qwen3PromptTokenizer}).
+ */
+package dev.flux2.tokenizer;
