@@ -191,7 +191,7 @@ final class ResumableFetcher {
                 }
             } catch (IOException e) {
                 out.flush();
-                String why = watchdog.fired() ? "no data arrived for " + options.stallTimeout().toSeconds() + " s"
+                String why = watchdog.fired() ? "no data arrived for " + options.stallTimeout().toMillis() + " ms"
                         : e.toString();
                 throw new TransferInterrupted("transfer of " + path + " interrupted after " + written
                         + " bytes: " + why, e);
