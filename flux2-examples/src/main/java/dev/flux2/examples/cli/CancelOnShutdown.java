@@ -37,7 +37,8 @@ final class CancelOnShutdown implements AutoCloseable {
         return guard;
     }
 
-    private void onShutdown() {
+    /** The hook body; package-private so tests can run it without shutting the JVM down. */
+    void onShutdown() {
         if (unwound.getCount() == 0) {
             return;
         }

@@ -61,6 +61,11 @@ public final class Flux2Cli implements Runnable {
         if (System.getProperty("org.slf4j.simpleLogger.showThreadName") == null) {
             System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
         }
+        // DJL probes for CUDA even in CPU mode and warns on every GPU-less host; the warning is noise here.
+        String djlCuda = "org.slf4j.simpleLogger.log.ai.djl.util.cuda.CudaUtils";
+        if (System.getProperty(djlCuda) == null && !verbose) {
+            System.setProperty(djlCuda, "error");
+        }
     }
 
     /** Reports the jar's implementation version. */
