@@ -9,6 +9,7 @@ import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ProgressListener;
 import dev.flux2.api.ProviderFallback;
+import dev.flux2.examples.image.PngMetadataWriter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.flux2.examples.cli;
+package dev.flux2.examples.image;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

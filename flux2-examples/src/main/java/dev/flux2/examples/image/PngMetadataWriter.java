@@ -1,4 +1,4 @@
-package dev.flux2.examples.cli;
+package dev.flux2.examples.image;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -6,6 +6,7 @@ import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationMetadata;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import javax.imageio.metadata.IIOInvalidTreeException;
 import javax.imageio.metadata.IIOMetadata;
 import javax.imageio.metadata.IIOMetadataNode;
 import javax.imageio.stream.ImageOutputStream;
+import javax.imageio.stream.MemoryCacheImageOutputStream;
 
 /**
  * Writes a generated image as PNG with its generation parameters as text chunks, so the file alone says how to
@@ -29,9 +31,10 @@ import javax.imageio.stream.ImageOutputStream;
  * {@code guidance}, {@code strength} (img2img only), {@code model_variant}, {@code software} and
  * {@code parameters} (all of them as one JSON object). Values are {@code tEXt} chunks; a value that is not
  * Latin-1 (a prompt in most non-Latin scripts) goes into an {@code iTXt} chunk (UTF-8) under the same key.
- * The file is written next to the target and renamed into place, so a failed write leaves no partial PNG.
+ * Files are written next to the target and renamed into place, so a failed write leaves no partial PNG.
+ * Stateless and thread-safe.
  */
-final class PngMetadataWriter {
+public final class PngMetadataWriter {
     private static final String FORMAT = "javax_imageio_png_1.0";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -39,30 +42,47 @@ final class PngMetadataWriter {
     }
 
     /**
+     * Writes a PNG file atomically.
+     *
      * @param image the image and its metadata
      * @param file the PNG to write (replaced if it exists)
      * @throws IOException when the file cannot be written
      */
-    static void write(GeneratedImage image, Path file) throws IOException {
-        Map<String, String> text = textEntries(image.metadata());
-        BufferedImage pixels = image.image();
-        ImageWriter writer = ImageIO.getImageWritersByFormatName("png").next();
+    public static void write(GeneratedImage image, Path file) throws IOException {
         Path absolute = file.toAbsolutePath();
         Path tmp = Files.createTempFile(absolute.getParent(), "." + absolute.getFileName(), ".tmp");
+        try {
+            try (OutputStream out = Files.newOutputStream(tmp)) {
+                write(image, out);
+            }
+            Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /**
+     * Writes PNG bytes to a stream (left open).
+     *
+     * @param image the image and its metadata
+     * @param out the destination
+     * @throws IOException when the stream fails
+     */
+    public static void write(GeneratedImage image, OutputStream out) throws IOException {
+        BufferedImage pixels = image.image();
+        ImageWriter writer = ImageIO.getImageWritersByFormatName("png").next();
         try {
             ImageWriteParam param = writer.getDefaultWriteParam();
             IIOMetadata metadata = writer.getDefaultImageMetadata(
                     ImageTypeSpecifier.createFromRenderedImage(pixels), param);
-            addText(metadata, text);
-            Files.deleteIfExists(tmp);
-            try (ImageOutputStream out = ImageIO.createImageOutputStream(tmp.toFile())) {
-                writer.setOutput(out);
+            addText(metadata, textEntries(image.metadata()));
+            // In-memory cache: no temporary files (ImageIO's default), and close() leaves the caller's stream open.
+            try (ImageOutputStream stream = new MemoryCacheImageOutputStream(out)) {
+                writer.setOutput(stream);
                 writer.write(null, new IIOImage(pixels, null, metadata), param);
             }
-            Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } finally {
             writer.dispose();
-            Files.deleteIfExists(tmp);
         }
     }
 
@@ -70,7 +90,7 @@ final class PngMetadataWriter {
      * @param m the generation metadata
      * @return the text entries written to the PNG, in order
      */
-    static Map<String, String> textEntries(GenerationMetadata m) {
+    public static Map<String, String> textEntries(GenerationMetadata m) {
         Map<String, String> text = new LinkedHashMap<>();
         text.put("prompt", m.prompt());
         m.seed().ifPresent(s -> text.put("seed", Long.toString(s)));

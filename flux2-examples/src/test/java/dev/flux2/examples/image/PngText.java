@@ -1,4 +1,4 @@
-package dev.flux2.examples.cli;
+package dev.flux2.examples.image;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -17,8 +17,13 @@ import org.w3c.dom.Node;
  * @param tEXt keyword → value of the Latin-1 chunks
  * @param iTXt keyword → text of the UTF-8 chunks
  */
-record PngText(Map<String, String> tEXt, Map<String, String> iTXt) {
-    static PngText read(Path png) throws IOException {
+public record PngText(Map<String, String> tEXt, Map<String, String> iTXt) {
+    /**
+     * @param png a PNG file
+     * @return its text chunks
+     * @throws IOException when it cannot be read
+     */
+    public static PngText read(Path png) throws IOException {
         Map<String, String> t = new LinkedHashMap<>();
         Map<String, String> i = new LinkedHashMap<>();
         try (ImageInputStream in = ImageIO.createImageInputStream(png.toFile())) {
