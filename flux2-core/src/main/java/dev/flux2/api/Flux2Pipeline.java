@@ -64,7 +64,10 @@ public final class Flux2Pipeline implements AutoCloseable {
         return engine.generate(Objects.requireNonNull(request, "request"));
     }
 
-    /** @return the model's identity and defaults */
+    /**
+     * @return the model's identity and defaults
+     * @throws PipelineClosedException after {@link #close()}
+     */
     public ModelInfo modelInfo() {
         return engine.modelInfo();
     }

@@ -1,5 +1,6 @@
 package dev.flux2.pipeline;
 
+import dev.flux2.api.Flux2Exception;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.spi.BackendConfig;
@@ -9,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.ServiceLoader;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /** Finds the backend for a model folder with {@link ServiceLoader}. */
@@ -22,28 +25,60 @@ public final class BackendLocator {
      *
      * @param config the model folder and options
      * @param backendName a provider name, or null for any
-     * @return the opened backend
-     * @throws ModelLoadException when the folder is missing or no backend can open it
+     * @return the opened backend; the caller owns it
+     * @throws ModelLoadException when the folder is missing, no backend can open it, or opening fails
      */
     public static Flux2Backend open(BackendConfig config, String backendName) {
-        return select(config.modelDirectory(), backendName).open(config);
+        Flux2BackendProvider provider = select(config.modelDirectory(), backendName, installedProviders());
+        return call(provider, config.modelDirectory(), "open", p -> p.open(config));
     }
 
     /**
      * @param directory the model folder
      * @return the summary from the first backend that recognises the folder
+     * @throws ModelLoadException when the folder is missing or no backend recognises it
      */
     public static ModelSummary inspect(Path directory) {
-        return select(directory, null).inspect(directory);
+        Flux2BackendProvider provider = select(directory, null, installedProviders());
+        return call(provider, directory, "inspect", p -> p.inspect(directory));
     }
 
-    private static Flux2BackendProvider select(Path directory, String backendName) {
+    private static List<Flux2BackendProvider> installedProviders() {
+        List<Flux2BackendProvider> providers = new ArrayList<>();
+        ServiceLoader.load(Flux2BackendProvider.class, BackendLocator.class.getClassLoader()).forEach(providers::add);
+        return providers;
+    }
+
+    /**
+     * Keeps SDK exceptions as they are and turns any other failure of a provider into a {@link ModelLoadException}
+     * that names the backend and the folder, so that callers only ever see the documented exception types.
+     */
+    private static <T> T call(Flux2BackendProvider provider, Path directory, String what,
+            Function<Flux2BackendProvider, T> action) {
+        T result;
+        try {
+            result = action.apply(provider);
+        } catch (Flux2Exception e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new ModelLoadException("backend '" + provider.name() + "' failed to " + what + " "
+                    + directory.toAbsolutePath() + ": " + e, e);
+        }
+        return Objects.requireNonNull(result, () -> "backend '" + provider.name() + "' returned null from " + what);
+    }
+
+    /**
+     * @param directory the model folder
+     * @param backendName a provider name (case-insensitive), or null for the first provider that recognises it
+     * @param providers the candidates, in ServiceLoader order
+     * @return the chosen provider
+     * @throws ModelLoadException naming the folder, the requested backend and the available ones
+     */
+    static Flux2BackendProvider select(Path directory, String backendName, List<Flux2BackendProvider> providers) {
         if (!Files.isDirectory(directory)) {
             throw new ModelLoadException("model directory " + directory.toAbsolutePath()
                     + " does not exist or is not a directory");
         }
-        List<Flux2BackendProvider> providers = new ArrayList<>();
-        ServiceLoader.load(Flux2BackendProvider.class, BackendLocator.class.getClassLoader()).forEach(providers::add);
         if (providers.isEmpty()) {
             throw new ModelLoadException("no FLUX.2 backend on the classpath: add the flux2-onnx artifact "
                     + "(it registers dev.flux2.spi.Flux2BackendProvider)");

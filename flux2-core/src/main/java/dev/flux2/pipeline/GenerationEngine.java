@@ -1,38 +1,151 @@
 package dev.flux2.pipeline;
 
+import dev.flux2.api.CancellationToken;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.ModelInfo;
+import dev.flux2.api.PipelineClosedException;
 import dev.flux2.spi.Flux2Backend;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * Runs generation requests against a backend: resolves defaults, draws noise, encodes text and images, drives the
- * sampler and decodes. Thread-safe. (Skeleton: the sampler is being written under issue 2.)
+ * Runs generation requests against a backend it owns. Thread-safe: any number of {@link #generate} calls may run
+ * concurrently (each holds the read side of a lock); {@link #close()} cancels them, waits for them (the write
+ * side) and then closes the backend exactly once. Calls after {@code close()} throw
+ * {@link PipelineClosedException}.
  */
 public final class GenerationEngine implements AutoCloseable {
     private final Flux2Backend backend;
+    private final ModelInfo modelInfo;
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Set<GenerationContext> running = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean backendClosed = new AtomicBoolean();
+    /** Set when close() was called from inside a generation (a progress listener) and so could not wait. */
+    private final AtomicBoolean closeDeferred = new AtomicBoolean();
 
-    /** @param backend the opened backend; the engine owns and closes it */
+    /**
+     * @param backend the opened backend; the engine owns it from now on (it is closed here if reading its model
+     *     info fails)
+     */
     public GenerationEngine(Flux2Backend backend) {
         this.backend = Objects.requireNonNull(backend, "backend");
+        try {
+            this.modelInfo = Objects.requireNonNull(backend.modelInfo(), "backend returned no model info");
+        } catch (RuntimeException e) {
+            try {
+                backend.close();
+            } catch (RuntimeException closeFailure) {
+                e.addSuppressed(closeFailure);
+            }
+            throw e;
+        }
     }
 
     /**
-     * @param request the request
-     * @return the result
+     * Runs one request on the calling thread.
+     *
+     * @param request the validated request
+     * @return the images and timings
+     * @throws PipelineClosedException when the engine is closed (or closes before the generation starts)
+     * @throws dev.flux2.api.GenerationCancelledException when the request's token is cancelled or the engine is
+     *     closed while generating
      */
     public GenerationResult generate(GenerationRequest request) {
-        throw new IllegalStateException("generation is not wired yet (issue 2 in progress)");
+        Objects.requireNonNull(request, "request");
+        checkOpen("generate");
+        lock.readLock().lock();
+        try {
+            GenerationContext context = new GenerationContext(request.progressListener(), request.numImages());
+            running.add(context);
+            try {
+                // Registered before this check, so a concurrent close() either sees this context and cancels it,
+                // or has already set the flag that is checked here.
+                checkOpen("generate");
+                return generate(request, context);
+            } finally {
+                running.remove(context);
+            }
+        } finally {
+            lock.readLock().unlock();
+            if (closeDeferred.get() && lock.getReadHoldCount() == 0) {
+                closeBackend();
+            }
+        }
     }
 
-    /** @return the backend's model info */
+    private GenerationResult generate(GenerationRequest request, GenerationContext context) {
+        AutoCloseable registration = request.cancellation()
+                .map(token -> register(token, context))
+                .orElse(null);
+        try {
+            return new GenerationRun(backend, modelInfo, request, context).run();
+        } finally {
+            if (registration != null) {
+                unregister(registration);
+            }
+        }
+    }
+
+    private static AutoCloseable register(CancellationToken token, GenerationContext context) {
+        return token.onCancel(() -> context.cancel("the request's CancellationToken was cancelled"));
+    }
+
+    private static void unregister(AutoCloseable registration) {
+        try {
+            registration.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not unregister the cancellation hook", e);
+        }
+    }
+
+    /**
+     * @return the model's identity and defaults
+     * @throws PipelineClosedException after {@link #close()}
+     */
     public ModelInfo modelInfo() {
-        return backend.modelInfo();
+        checkOpen("modelInfo");
+        return modelInfo;
     }
 
+    /**
+     * Cancels running generations, waits for them to unwind and closes the backend. Idempotent. When called from
+     * inside a generation (for example from a progress listener) it cannot wait for that generation: it cancels,
+     * and the backend is closed as soon as the calling thread's generation has unwound.
+     */
     @Override
     public void close() {
-        backend.close();
+        if (closed.compareAndSet(false, true)) {
+            for (GenerationContext context : running) {
+                context.cancel("the pipeline was closed");
+            }
+        }
+        if (lock.getReadHoldCount() > 0) {
+            closeDeferred.set(true);
+            return;
+        }
+        closeBackend();
+    }
+
+    private void closeBackend() {
+        lock.writeLock().lock();
+        try {
+            if (backendClosed.compareAndSet(false, true)) {
+                backend.close();
+            }
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private void checkOpen(String call) {
+        if (closed.get()) {
+            throw new PipelineClosedException(call + "() called on a closed Flux2Pipeline (model "
+                    + modelInfo.variant() + ")");
+        }
     }
 }

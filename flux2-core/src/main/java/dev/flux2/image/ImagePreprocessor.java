@@ -1,0 +1,124 @@
+package dev.flux2.image;
+
+import dev.flux2.api.InvalidImageException;
+import dev.flux2.api.InvalidRequestException;
+import java.awt.image.BufferedImage;
+import java.util.Objects;
+import java.util.OptionalInt;
+
+/**
+ * Brings init and reference images to a size the pipeline accepts, as the diffusers klein pipelines do
+ * (pipeline-reference §10). Every result is a new {@code TYPE_INT_RGB} image whose sides are multiples of 16;
+ * inputs are converted to RGB as PIL's {@code convert("RGB")} would (alpha dropped). Stateless and thread-safe.
+ *
+ * <p>PIL resizes RGBA images in premultiplied form; here alpha is dropped before resizing, so semi-transparent
+ * regions of RGBA inputs can differ from the reference (opaque images are unaffected).
+ */
+public final class ImagePreprocessor {
+    /** The pixel-area cap of the reference pipelines: larger images are scaled down to about 1024². */
+    public static final long MAX_AREA = 1024L * 1024L;
+    /** Sides are floored to a multiple of this (VAE factor 8 × patch 2). */
+    private static final int MULTIPLE = 16;
+
+    private ImagePreprocessor() {
+    }
+
+    /**
+     * The klein reference-image path: if {@code w·h > 1024²}, LANCZOS-resize to {@code (int(w·s), int(h·s))} with
+     * {@code s = sqrt(1024²/(w·h))}; then centre-crop to the sides floored to multiples of 16, with offsets
+     * {@code (w' − w'')/2} and {@code (h' − h'')/2} (integer division). The caller checks the reference's minimum
+     * size and aspect ratio beforehand.
+     *
+     * @param image the reference image; not modified
+     * @return the prepared image, e.g. 1500×1000 → 1254×836 → crop (3, 2) → 1248×832
+     * @throws InvalidImageException if a side would be smaller than 16 pixels
+     */
+    public static BufferedImage prepareReference(BufferedImage image) {
+        Objects.requireNonNull(image, "image");
+        Size capped = capArea(image.getWidth(), image.getHeight());
+        int[] rgb = PackedRgb.read(image);
+        if (capped.width() != image.getWidth() || capped.height() != image.getHeight()) {
+            rgb = LanczosResampler.resize(rgb, image.getWidth(), image.getHeight(), capped.width(), capped.height());
+        }
+        Size floored = floorTo16(capped, image, "reference image");
+        int left = (capped.width() - floored.width()) / 2;
+        int top = (capped.height() - floored.height()) / 2;
+        int[] cropped = PackedRgb.crop(rgb, capped.width(), left, top, floored.width(), floored.height());
+        return PackedRgb.toImage(cropped, floored.width(), floored.height());
+    }
+
+    /**
+     * The img2img init image. With both {@code width} and {@code height}, a LANCZOS resize to exactly that size.
+     * Otherwise the INPAINT convention: the area cap of {@link #prepareReference}, the sides floored to multiples
+     * of 16, then a plain LANCZOS resize to the floored size (no crop), so the working size comes from the image.
+     *
+     * @param image the init image; not modified
+     * @param width the requested output width, if any (a positive multiple of 16)
+     * @param height the requested output height, if any (a positive multiple of 16)
+     * @return the prepared image
+     * @throws InvalidRequestException if a given width or height is not a positive multiple of 16
+     * @throws InvalidImageException if the image (or its capped size) is smaller than 16 pixels on a side
+     */
+    public static BufferedImage prepareInit(BufferedImage image, OptionalInt width, OptionalInt height) {
+        Objects.requireNonNull(image, "image");
+        Objects.requireNonNull(width, "width");
+        Objects.requireNonNull(height, "height");
+        checkMultiple("width", width);
+        checkMultiple("height", height);
+        int w = image.getWidth();
+        int h = image.getHeight();
+        if (w < MULTIPLE || h < MULTIPLE) {
+            throw new InvalidImageException("init image must be at least " + MULTIPLE + "x" + MULTIPLE
+                    + " pixels, got " + w + "x" + h);
+        }
+        int[] rgb = PackedRgb.read(image);
+        if (width.isPresent() && height.isPresent()) {
+            int tw = width.getAsInt();
+            int th = height.getAsInt();
+            return PackedRgb.toImage(LanczosResampler.resize(rgb, w, h, tw, th), tw, th);
+        }
+        Size capped = capArea(w, h);
+        if (capped.width() != w || capped.height() != h) {
+            rgb = LanczosResampler.resize(rgb, w, h, capped.width(), capped.height());
+        }
+        Size floored = floorTo16(capped, image, "init image");
+        rgb = LanczosResampler.resize(rgb, capped.width(), capped.height(), floored.width(), floored.height());
+        return PackedRgb.toImage(rgb, floored.width(), floored.height());
+    }
+
+    private static void checkMultiple(String name, OptionalInt value) {
+        if (value.isPresent()) {
+            int v = value.getAsInt();
+            if (v < MULTIPLE || v % MULTIPLE != 0) {
+                int nearest = Math.max(MULTIPLE, Math.round(v / (float) MULTIPLE) * MULTIPLE);
+                throw new InvalidRequestException(name + " must be a positive multiple of 16, got " + v
+                        + " (nearest valid " + name + ": " + nearest + ")");
+            }
+        }
+    }
+
+    /** diffusers {@code _resize_to_target_area}: the scale and the truncations are Python's, in double. */
+    static Size capArea(int w, int h) {
+        long area = (long) w * h;
+        if (area <= MAX_AREA) {
+            return new Size(w, h);
+        }
+        double s = Math.sqrt((double) MAX_AREA / (double) area);
+        return new Size((int) (w * s), (int) (h * s));
+    }
+
+    private static Size floorTo16(Size size, BufferedImage original, String what) {
+        int w = size.width() / MULTIPLE * MULTIPLE;
+        int h = size.height() / MULTIPLE * MULTIPLE;
+        if (w < MULTIPLE || h < MULTIPLE) {
+            throw new InvalidImageException(what + " of " + original.getWidth() + "x" + original.getHeight()
+                    + " is " + size.width() + "x" + size.height() + " pixels after the 1024² area cap; both sides"
+                    + " must be at least " + MULTIPLE + " pixels");
+        }
+        return new Size(w, h);
+    }
+
+    /** A pixel size. */
+    record Size(int width, int height) {
+    }
+}

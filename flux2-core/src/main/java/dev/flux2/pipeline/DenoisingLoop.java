@@ -1,0 +1,95 @@
+package dev.flux2.pipeline;
+
+import dev.flux2.math.EulerSampler;
+import dev.flux2.math.FlowMatchSchedule;
+import dev.flux2.spi.DenoiseStep;
+import dev.flux2.spi.DenoiserSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drives the transformer over the schedule for one request's images: per step (Euler update on the host, with
+ * classifier-free guidance when enabled) or in one fused call. Reuses its velocity buffers across steps and images;
+ * not thread-safe.
+ */
+final class DenoisingLoop {
+    private static final Logger LOG = LoggerFactory.getLogger(DenoisingLoop.class);
+
+    private final DenoiserSession session;
+    private final TextConditioning text;
+    private final ResolvedRequest request;
+    private final GenerationContext context;
+    private final float[] velocity;
+    private final float[] negativeVelocity;
+
+    /**
+     * @param session the open denoiser (not closed here)
+     * @param text the request's text conditioning (not closed here)
+     * @param request the resolved request (schedule, start index, guidance)
+     * @param context the request's context
+     */
+    DenoisingLoop(DenoiserSession session, TextConditioning text, ResolvedRequest request,
+            GenerationContext context) {
+        this.session = session;
+        this.text = text;
+        this.request = request;
+        this.context = context;
+        int values = request.size().latentValues();
+        this.velocity = new float[values];
+        this.negativeVelocity = request.guidance().classifierFree() ? new float[values] : null;
+    }
+
+    /**
+     * Runs steps {@code startIndex … n−1}, updating the latent in place: {@code x ← x + (σ_{i+1} − σ_i)·v}.
+     * Checks cancellation before every step and reports one {@code ADVANCED} event per step.
+     *
+     * @param x N·128 packed latent tokens; overwritten with the result
+     * @param image the image index, for messages and events
+     * @param span the image's running DENOISE stage
+     */
+    void runSteps(float[] x, int image, GenerationContext.StageSpan span) {
+        FlowMatchSchedule schedule = request.schedule();
+        int n = schedule.steps();
+        int start = request.startIndex();
+        for (int i = start; i < n; i++) {
+            DenoiseStep step = new DenoiseStep(i, n, schedule.sigma(i), schedule.sigma(i + 1));
+            String where = "denoise " + step.label() + " of image " + (image + 1);
+            long begin = System.nanoTime();
+            predict(step, x, where);
+            EulerSampler.step(x, velocity, step.sigma(), step.sigmaNext());
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Image {} {}: sigma {} -> {} in {} ms", image + 1, step.label(), step.sigma(),
+                        step.sigmaNext(), (System.nanoTime() - begin) / 1_000_000);
+            }
+            span.advanced(i - start + 1);
+        }
+    }
+
+    private void predict(DenoiseStep step, float[] x, String where) {
+        context.run(where, () -> session.predictVelocity(step, x, text.positive(), velocity));
+        if (negativeVelocity == null) {
+            return;
+        }
+        context.run(where + " (negative prompt)",
+                () -> session.predictVelocity(step, x, text.negative(), negativeVelocity));
+        float scale = request.guidance().scale();
+        for (int j = 0; j < velocity.length; j++) {
+            velocity[j] = negativeVelocity[j] + scale * (velocity[j] - negativeVelocity[j]);
+        }
+    }
+
+    /**
+     * Runs the whole schedule in one call of the fused denoiser graph.
+     *
+     * @param x N·128 packed initial latent tokens; overwritten with the result
+     * @param image the image index, for messages
+     */
+    void runFused(float[] x, int image) {
+        long begin = System.nanoTime();
+        float[] sigmas = request.schedule().sigmas();
+        context.run("fused " + request.steps() + "-step denoise of image " + (image + 1),
+                () -> session.denoiseFused(sigmas, x, text.positive()));
+        LOG.debug("Image {}: fused {}-step denoise in {} ms", image + 1, request.steps(),
+                (System.nanoTime() - begin) / 1_000_000);
+    }
+}

@@ -1,0 +1,67 @@
+package dev.flux2.pipeline;
+
+import dev.flux2.api.ModelInfo;
+import dev.flux2.spi.DenoiserSession;
+import dev.flux2.spi.FusedSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides whether a request runs the bundle's fused multi-step denoiser. It is used only when the step count
+ * equals the graph's, the request has no init or reference images, guidance needs one pass per step, the caller
+ * did not force per-step denoising and the backend says the graph can run. When only the backend's answer stands
+ * in the way, its reason is logged at INFO: a silently slower path is a bug report waiting to happen.
+ */
+final class FusedPolicy {
+    private static final Logger LOG = LoggerFactory.getLogger(FusedPolicy.class);
+
+    private FusedPolicy() {
+    }
+
+    /**
+     * @param request the resolved request
+     * @param model the model (its fused step count)
+     * @param session the open denoiser, asked whether it can run the schedule fused
+     * @param context the request's context (the question is a backend call)
+     * @return whether to call {@link DenoiserSession#denoiseFused}
+     */
+    static boolean useFused(ResolvedRequest request, ModelInfo model, DenoiserSession session,
+            GenerationContext context) {
+        String ruledOut = ruledOutBy(request, model);
+        if (ruledOut != null) {
+            LOG.debug("Denoising per step: {}", ruledOut);
+            return false;
+        }
+        int steps = request.steps();
+        FusedSupport support = context.call("fused denoiser check", () -> session.fusedSupport(steps));
+        if (!support.available()) {
+            LOG.info("The fused {}-step denoiser cannot be used, denoising per step instead: {}", steps,
+                    support.reason());
+            return false;
+        }
+        LOG.debug("Using the fused {}-step denoiser ({})", steps, support.reason());
+        return true;
+    }
+
+    private static String ruledOutBy(ResolvedRequest request, ModelInfo model) {
+        if (model.fusedSteps() <= 0) {
+            return "the model has no fused denoiser";
+        }
+        if (request.steps() != model.fusedSteps()) {
+            return "the fused denoiser runs " + model.fusedSteps() + " steps, the request " + request.steps();
+        }
+        if (request.images().hasInit()) {
+            return "img2img starts inside the schedule";
+        }
+        if (!request.images().references().isEmpty()) {
+            return "reference images need per-step conditioning";
+        }
+        if (request.guidance().classifierFree()) {
+            return "classifier-free guidance needs two passes per step";
+        }
+        if (request.forcePerStep()) {
+            return "the request forces per-step denoising";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,158 @@
+package dev.flux2.pipeline;
+
+import dev.flux2.api.GeneratedImage;
+import dev.flux2.api.GenerationMetadata;
+import dev.flux2.api.GenerationRequest;
+import dev.flux2.api.GenerationResult;
+import dev.flux2.api.InferenceException;
+import dev.flux2.api.ModelInfo;
+import dev.flux2.api.Stage;
+import dev.flux2.image.ImageConversion;
+import dev.flux2.image.PixelTensor;
+import dev.flux2.math.Img2ImgNoising;
+import dev.flux2.math.LatentGrid;
+import dev.flux2.math.LatentLayout;
+import dev.flux2.math.PositionIds;
+import dev.flux2.spi.DenoiserSession;
+import dev.flux2.spi.DenoiserSetup;
+import dev.flux2.spi.Flux2Backend;
+import java.awt.image.BufferedImage;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Executes one request: prepare and resolve, encode the text once, encode the images once, denoise every image
+ * with one denoiser session, then decode every image. Denoising all images before decoding any lets a backend
+ * with sequential residency load the transformer and the VAE decoder once per request. Every backend handle is
+ * closed on every path.
+ */
+final class GenerationRun {
+    private static final Logger LOG = LoggerFactory.getLogger(GenerationRun.class);
+
+    private final Flux2Backend backend;
+    private final ModelInfo model;
+    private final GenerationRequest request;
+    private final GenerationContext context;
+
+    /**
+     * @param backend the backend (not owned)
+     * @param model the model's info
+     * @param request the validated request
+     * @param context the request's context, already wired to cancellation
+     */
+    GenerationRun(Flux2Backend backend, ModelInfo model, GenerationRequest request, GenerationContext context) {
+        this.backend = backend;
+        this.model = model;
+        this.request = request;
+        this.context = context;
+    }
+
+    /** @return the generated images with their metadata and the request's timings */
+    GenerationResult run() {
+        long start = System.nanoTime();
+        context.throwIfCancelled("the start of the generation");
+        long prepareStart = System.nanoTime();
+        PreparedImages images = ImageInputs.prepare(request, model);
+        if (!images.isEmpty()) {
+            // Resizing runs before text encoding because the working size depends on it; its time still belongs
+            // to turning the images into latents.
+            context.timings().addStage(0, Stage.VAE_ENCODE, System.nanoTime() - prepareStart);
+        }
+        ResolvedRequest resolved = RequestResolver.resolve(request, model, images);
+        LOG.debug("Generating {} image(s) of {}: {} steps from step {}, guidance {}", resolved.numImages(),
+                resolved.size(), resolved.steps(), resolved.startIndex(), resolved.guidance());
+        Denoised denoised;
+        try (TextConditioning text = TextConditioning.encode(resolved, backend, context)) {
+            EncodedImages encoded = ImageInputs.encode(images, resolved.size(), backend, context);
+            denoised = denoiseAll(resolved, text, encoded);
+        }
+        List<BufferedImage> decoded = decodeAll(resolved, denoised.latents());
+        long wall = System.nanoTime() - start;
+        List<GeneratedImage> results = new ArrayList<>(decoded.size());
+        for (int k = 0; k < decoded.size(); k++) {
+            results.add(new GeneratedImage(decoded.get(k), metadata(resolved, denoised, k)));
+        }
+        LOG.info("Generated {} image(s) of {} in {} ms: {} steps ({} run per image{}), seed {}",
+                resolved.numImages(), resolved.size(), wall / 1_000_000, resolved.steps(), resolved.stepsRun(),
+                denoised.fused() ? ", fused" : "", seedLabel(resolved));
+        return new GenerationResult(results, context.timings().forRequest(wall));
+    }
+
+    /** The final latents of all images, and how they were produced. */
+    private record Denoised(float[][] latents, boolean fused, int truncatedTokens) {
+    }
+
+    private Denoised denoiseAll(ResolvedRequest resolved, TextConditioning text, EncodedImages encoded) {
+        WorkingSize size = resolved.size();
+        DenoiserSetup setup = new DenoiserSetup(size.gridHeight(), size.gridWidth(),
+                PositionIds.concat(PositionIds.image(size.gridHeight(), size.gridWidth()), encoded.referenceIds()),
+                encoded.referenceTokens(), PositionIds.text(text.sequenceLength()));
+        float[][] latents = new float[resolved.numImages()][];
+        // Image 0's DENOISE stage includes opening the session, which may load the transformer.
+        GenerationContext.StageSpan firstSpan = context.begin(Stage.DENOISE, 0, resolved.stepsRun());
+        try (DenoiserSession session = context.call("opening the denoiser",
+                () -> backend.openDenoiser(setup, context))) {
+            boolean fused = FusedPolicy.useFused(resolved, model, session, context);
+            DenoisingLoop loop = new DenoisingLoop(session, text, resolved, context);
+            for (int k = 0; k < latents.length; k++) {
+                GenerationContext.StageSpan span = k == 0 ? firstSpan
+                        : context.begin(Stage.DENOISE, k, resolved.stepsRun());
+                float[] x = initialLatent(resolved, encoded, k);
+                if (fused) {
+                    loop.runFused(x, k);
+                } else {
+                    loop.runSteps(x, k, span);
+                }
+                latents[k] = x;
+                span.finish();
+            }
+            return new Denoised(latents, fused, text.truncatedTokens());
+        }
+    }
+
+    /** Pure noise for text-to-image; {@code σ·noise + (1 − σ)·x0} at σ = σ[t_start] for img2img; then packed. */
+    private static float[] initialLatent(ResolvedRequest resolved, EncodedImages encoded, int image) {
+        WorkingSize size = resolved.size();
+        float[] start = resolved.noise().grid(image, size);
+        if (encoded.init() != null) {
+            float sigma = resolved.schedule().sigma(resolved.startIndex());
+            start = Img2ImgNoising.scaleNoise(encoded.init().data(), start, sigma);
+        }
+        return LatentLayout.pack(new LatentGrid(start, WorkingSize.LATENT_CHANNELS, size.gridHeight(),
+                size.gridWidth()));
+    }
+
+    private List<BufferedImage> decodeAll(ResolvedRequest resolved, float[][] latents) {
+        WorkingSize size = resolved.size();
+        List<BufferedImage> images = new ArrayList<>(latents.length);
+        for (int k = 0; k < latents.length; k++) {
+            GenerationContext.StageSpan span = context.begin(Stage.VAE_DECODE, k, 1);
+            LatentGrid latent = LatentLayout.unpack(latents[k], WorkingSize.LATENT_CHANNELS, size.gridHeight(),
+                    size.gridWidth());
+            String where = "VAE decoding of image " + (k + 1);
+            PixelTensor pixels = context.call(where, () -> backend.decodeLatent(latent, context));
+            if (pixels.width() != size.width() || pixels.height() != size.height()) {
+                throw new InferenceException(where + ": expected " + size + " pixels, the backend returned "
+                        + pixels.width() + "x" + pixels.height());
+            }
+            images.add(ImageConversion.toImage(pixels));
+            span.finish();
+        }
+        return images;
+    }
+
+    private GenerationMetadata metadata(ResolvedRequest resolved, Denoised denoised, int image) {
+        return new GenerationMetadata(resolved.prompt(), resolved.noise().seedOf(image), resolved.steps(),
+                resolved.stepsRun(), resolved.size().width(), resolved.size().height(), resolved.guidance().scale(),
+                resolved.strength(), resolved.images().references().size(), denoised.fused(),
+                denoised.truncatedTokens(), model.variant(), context.timings().forImage(image));
+    }
+
+    private static String seedLabel(ResolvedRequest resolved) {
+        return resolved.noise().seedOf(0).isPresent()
+                ? Long.toString(resolved.noise().seedOf(0).getAsLong())
+                : "none (explicit noise)";
+    }
+}

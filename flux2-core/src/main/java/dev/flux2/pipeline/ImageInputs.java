@@ -1,0 +1,133 @@
+package dev.flux2.pipeline;
+
+import dev.flux2.api.GenerationRequest;
+import dev.flux2.api.InferenceException;
+import dev.flux2.api.InvalidRequestException;
+import dev.flux2.api.ModelInfo;
+import dev.flux2.api.Stage;
+import dev.flux2.image.ImageConversion;
+import dev.flux2.image.ImagePreprocessor;
+import dev.flux2.image.PixelTensor;
+import dev.flux2.math.LatentGrid;
+import dev.flux2.math.LatentLayout;
+import dev.flux2.math.PositionIds;
+import dev.flux2.spi.Flux2Backend;
+import java.awt.image.BufferedImage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+
+/** Preprocesses a request's init and reference images and encodes them with the backend's VAE encoder. */
+final class ImageInputs {
+    private ImageInputs() {
+    }
+
+    /**
+     * Checks that the model can take images and preprocesses them (pure Java, no backend call).
+     *
+     * @param request the request
+     * @param model the model
+     * @return the prepared images
+     * @throws InvalidRequestException when images are given but the bundle has no VAE encoder
+     */
+    static PreparedImages prepare(GenerationRequest request, ModelInfo model) {
+        boolean hasInit = request.initImage().isPresent();
+        List<BufferedImage> references = request.referenceImages();
+        if ((hasInit || !references.isEmpty()) && !model.supportsImageInput()) {
+            String given = hasInit ? "an init image was" : references.size() + " reference image(s) were";
+            throw new InvalidRequestException(given + " given, but the model bundle '" + model.variant()
+                    + "' has no VAE encoder, so it cannot take image input (text-to-image only)");
+        }
+        BufferedImage init = request.initImage()
+                .map(image -> prepareInit(image, request.width(), request.height()))
+                .orElse(null);
+        List<BufferedImage> prepared = new ArrayList<>(references.size());
+        for (BufferedImage reference : references) {
+            prepared.add(ImagePreprocessor.prepareReference(reference));
+        }
+        return new PreparedImages(init, prepared);
+    }
+
+    /**
+     * Resizes the init image to the working size. With both sides given this is an exact resize; with one side
+     * given the other comes from the image's own capped and floored size, so the latent always matches the working
+     * size that {@link RequestResolver} derives by the same rule.
+     */
+    private static BufferedImage prepareInit(BufferedImage image, OptionalInt width, OptionalInt height) {
+        if (width.isPresent() == height.isPresent()) {
+            return ImagePreprocessor.prepareInit(image, width, height);
+        }
+        BufferedImage natural = ImagePreprocessor.prepareInit(image, OptionalInt.empty(), OptionalInt.empty());
+        return ImagePreprocessor.prepareInit(image, OptionalInt.of(width.orElse(natural.getWidth())),
+                OptionalInt.of(height.orElse(natural.getHeight())));
+    }
+
+    /**
+     * Encodes the prepared images [stage VAE_ENCODE, attributed to image 0]. Does nothing without images.
+     *
+     * @param images the prepared images
+     * @param size the working size the init latent must match
+     * @param backend the backend
+     * @param context the request's context
+     * @return the latents, the packed reference tokens and their ids
+     */
+    static EncodedImages encode(PreparedImages images, WorkingSize size, Flux2Backend backend,
+            GenerationContext context) {
+        if (images.isEmpty()) {
+            return EncodedImages.none();
+        }
+        int count = (images.hasInit() ? 1 : 0) + images.references().size();
+        GenerationContext.StageSpan span = context.begin(Stage.VAE_ENCODE, 0, count);
+        int done = 0;
+        LatentGrid init = null;
+        if (images.hasInit()) {
+            init = encodeOne(images.init(), "init image", backend, context);
+            requireGrid(init, size.gridHeight(), size.gridWidth(), "init image");
+            span.advanced(++done);
+        }
+        List<float[]> tokens = new ArrayList<>();
+        List<float[]> ids = new ArrayList<>();
+        for (int i = 0; i < images.references().size(); i++) {
+            BufferedImage reference = images.references().get(i);
+            String what = "reference image " + i;
+            LatentGrid latent = encodeOne(reference, what, backend, context);
+            int gridHeight = reference.getHeight() / WorkingSize.PIXELS_PER_TOKEN;
+            int gridWidth = reference.getWidth() / WorkingSize.PIXELS_PER_TOKEN;
+            requireGrid(latent, gridHeight, gridWidth, what);
+            tokens.add(LatentLayout.pack(latent));
+            ids.add(PositionIds.reference(i, gridHeight, gridWidth));
+            span.advanced(++done);
+        }
+        span.finish();
+        return new EncodedImages(init, concat(tokens), concat(ids));
+    }
+
+    private static LatentGrid encodeOne(BufferedImage image, String what, Flux2Backend backend,
+            GenerationContext context) {
+        PixelTensor pixels = ImageConversion.toPixels(image);
+        return context.call("VAE encoding of the " + what, () -> backend.encodeImage(pixels, context));
+    }
+
+    private static void requireGrid(LatentGrid latent, int gridHeight, int gridWidth, String what) {
+        if (latent.channels() != WorkingSize.LATENT_CHANNELS || latent.height() != gridHeight
+                || latent.width() != gridWidth) {
+            throw new InferenceException("VAE encoding of the " + what + ": expected a latent of "
+                    + WorkingSize.LATENT_CHANNELS + "x" + gridHeight + "x" + gridWidth + " (channels x H/16 x W/16)"
+                    + ", the backend returned " + latent.channels() + "x" + latent.height() + "x" + latent.width());
+        }
+    }
+
+    private static float[] concat(List<float[]> parts) {
+        int length = 0;
+        for (float[] part : parts) {
+            length += part.length;
+        }
+        float[] all = new float[length];
+        int offset = 0;
+        for (float[] part : parts) {
+            System.arraycopy(part, 0, all, offset, part.length);
+            offset += part.length;
+        }
+        return all;
+    }
+}

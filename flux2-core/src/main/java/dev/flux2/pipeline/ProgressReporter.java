@@ -1,0 +1,31 @@
+package dev.flux2.pipeline;
+
+import dev.flux2.api.ProgressEvent;
+import dev.flux2.api.ProgressListener;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Delivers progress events to the request's listener, isolating the generation from listener failures. */
+final class ProgressReporter {
+    private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
+
+    private final ProgressListener listener;
+
+    ProgressReporter(ProgressListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /**
+     * Calls the listener. Its contract says it must not throw; when it does anyway, the failure is logged with the
+     * event and the generation goes on, because a broken progress bar must not lose the user's image.
+     */
+    void emit(ProgressEvent event) {
+        try {
+            listener.onProgress(event);
+        } catch (RuntimeException e) {
+            LOG.warn("Progress listener {} threw on {}; ignoring the exception and continuing",
+                    listener.getClass().getName(), event, e);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.flux2.pipeline;
+
+import dev.flux2.api.GenerationRequest;
+import dev.flux2.api.InvalidRequestException;
+import dev.flux2.api.ModelInfo;
+import dev.flux2.math.FlowMatchSchedule;
+import dev.flux2.math.Img2ImgNoising;
+import java.awt.image.BufferedImage;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fills a request's unset values from the model and checks what only the model can check. Size precedence, per
+ * side: the request's explicit value; else the prepared init image; else the first prepared reference; else the
+ * model default.
+ */
+final class RequestResolver {
+    /** img2img strength when the request does not set one (diffusers' inpaint/img2img default). */
+    static final double DEFAULT_STRENGTH = 0.8;
+
+    private static final Logger LOG = LoggerFactory.getLogger(RequestResolver.class);
+
+    private RequestResolver() {
+    }
+
+    /**
+     * @param request the validated request
+     * @param model the model's defaults
+     * @param images the request's images, already prepared
+     * @return the resolved request
+     * @throws InvalidRequestException when explicit noise does not fit the working size
+     */
+    static ResolvedRequest resolve(GenerationRequest request, ModelInfo model, PreparedImages images) {
+        WorkingSize size = resolveSize(request, model, images);
+        int steps = request.steps().orElse(model.defaultSteps());
+        FlowMatchSchedule schedule = request.customSigmas()
+                .map(sigmas -> FlowMatchSchedule.withCustomSigmas(size.tokens(), sigmas))
+                .orElseGet(() -> FlowMatchSchedule.forImage(size.tokens(), steps));
+        OptionalDouble strength = images.hasInit()
+                ? OptionalDouble.of(request.strength().orElse(DEFAULT_STRENGTH))
+                : OptionalDouble.empty();
+        int startIndex = images.hasInit() ? Img2ImgNoising.startIndex(schedule.steps(), strength.getAsDouble()) : 0;
+        return new ResolvedRequest(request.prompt(), request.negativePrompt(), size, schedule, startIndex,
+                resolveGuidance(request, model), resolveNoise(request, size), strength, request.numImages(),
+                request.forcePerStep(), images);
+    }
+
+    private static WorkingSize resolveSize(GenerationRequest request, ModelInfo model, PreparedImages images) {
+        int sourceWidth = model.defaultWidth();
+        int sourceHeight = model.defaultHeight();
+        BufferedImage source = images.hasInit() ? images.init()
+                : images.references().isEmpty() ? null : images.references().get(0);
+        if (source != null) {
+            sourceWidth = source.getWidth();
+            sourceHeight = source.getHeight();
+        }
+        return new WorkingSize(request.width().orElse(sourceWidth), request.height().orElse(sourceHeight));
+    }
+
+    private static GuidancePlan resolveGuidance(GenerationRequest request, ModelInfo model) {
+        if (model.distilled()) {
+            request.guidance()
+                    .filter(g -> g != model.defaultGuidance())
+                    .ifPresent(g -> LOG.warn("Guidance {} is ignored: model {} is step-distilled and runs one "
+                            + "transformer pass per step without classifier-free guidance", g, model.variant()));
+            return new GuidancePlan(1f, false);
+        }
+        float scale = request.guidance().orElse(model.defaultGuidance());
+        return new GuidancePlan(scale, scale > 1f);
+    }
+
+    private static LatentNoise resolveNoise(GenerationRequest request, WorkingSize size) {
+        Optional<float[]> explicit = request.noise();
+        if (explicit.isPresent()) {
+            float[] noise = explicit.get();
+            if (noise.length != size.latentValues()) {
+                throw new InvalidRequestException("explicit noise has " + noise.length + " values, but the working"
+                        + " size " + size + " needs 128·(H/16)·(W/16) = 128·" + size.gridHeight() + "·"
+                        + size.gridWidth() + " = " + size.latentValues());
+            }
+            return LatentNoise.explicit(noise);
+        }
+        if (request.seed().isPresent()) {
+            return LatentNoise.seeded(request.seed().getAsLong());
+        }
+        long seed = ThreadLocalRandom.current().nextLong();
+        LOG.debug("No seed given: drew random seed {}", seed);
+        return LatentNoise.seeded(seed);
+    }
+}

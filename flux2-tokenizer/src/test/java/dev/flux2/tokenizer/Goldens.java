@@ -1,0 +1,120 @@
+package dev.flux2.tokenizer;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Test access to {@code ../shared}: the reference goldens {@code reference/tokenizer.json} and the Qwen3 tokenizer
+ * fixture. Also holds one shared 512-token tokenizer, loaded once per test JVM (the 11 MB {@code tokenizer.json}
+ * takes about half a second to parse) and never closed: it lives as long as the JVM.
+ */
+final class Goldens {
+
+    /** The text sequence length of FLUX.2 [klein] ({@code text_seq_len} in the bundle config). */
+    static final int KLEIN_LENGTH = 512;
+
+    /** One {@code cases[]} entry of the golden file. */
+    record Case(String prompt, String rendered, long[] inputIds, int realTokens, long padId,
+                boolean maskIsPrefixOnes, String paddingSide) {
+        @Override
+        public String toString() {
+            return "prompt=\"" + prompt.replace("\n", "\\n") + "\"";
+        }
+    }
+
+    /** One {@code raw_encodings[]} entry of the golden file. */
+    record RawEncoding(String text, long[] ids) {
+        @Override
+        public String toString() {
+            return "text=\"" + text.replace("\n", "\\n") + "\"";
+        }
+    }
+
+    private static final JsonNode ROOT = readGoldens();
+    private static Qwen3PromptTokenizer shared;
+
+    private Goldens() {
+    }
+
+    /** {@return ../shared, from the system property surefire sets, else beside the module's parent folder} */
+    static Path sharedDir() {
+        String configured = System.getProperty("flux2.shared.dir");
+        Path dir = configured != null ? Path.of(configured)
+                : Path.of("").toAbsolutePath().getParent().resolve("../shared");
+        return dir.normalize();
+    }
+
+    /** {@return the real Qwen3 tokenizer folder of the test fixture} */
+    static Path fixtureTokenizerDir() {
+        return sharedDir().resolve("fixtures/qwen3-tokenizer");
+    }
+
+    /** {@return the tokenizer of the fixture at 512 tokens, shared by the tests of this JVM} */
+    static synchronized Qwen3PromptTokenizer sharedTokenizer() {
+        if (shared == null) {
+            shared = Qwen3PromptTokenizer.load(fixtureTokenizerDir(), KLEIN_LENGTH);
+        }
+        return shared;
+    }
+
+    /** {@return the top-level pad_token_id of the golden file} */
+    static long padTokenId() {
+        return ROOT.get("pad_token_id").asLong();
+    }
+
+    /** {@return every golden case} */
+    static List<Case> cases() {
+        List<Case> cases = new ArrayList<>();
+        for (JsonNode c : ROOT.get("cases")) {
+            cases.add(new Case(c.get("prompt").asText(), c.get("rendered").asText(), longs(c.get("input_ids")),
+                    c.get("real_tokens").asInt(), c.get("pad_id").asLong(), c.get("mask_is_prefix_ones").asBoolean(),
+                    c.get("padding_side").asText()));
+        }
+        return cases;
+    }
+
+    /** {@return every golden raw encoding} */
+    static List<RawEncoding> rawEncodings() {
+        List<RawEncoding> raw = new ArrayList<>();
+        for (JsonNode r : ROOT.get("raw_encodings")) {
+            raw.add(new RawEncoding(r.get("text").asText(), longs(r.get("ids"))));
+        }
+        return raw;
+    }
+
+    /** {@return the golden case with this prompt} */
+    static Case caseFor(String prompt) {
+        return cases().stream().filter(c -> c.prompt().equals(prompt)).findFirst()
+                .orElseThrow(() -> new AssertionError("no golden case for prompt " + prompt));
+    }
+
+    /** {@return the golden raw ids of this text} */
+    static long[] rawIdsFor(String text) {
+        return rawEncodings().stream().filter(r -> r.text().equals(text)).findFirst()
+                .orElseThrow(() -> new AssertionError("no golden raw encoding for " + text)).ids();
+    }
+
+    private static long[] longs(JsonNode array) {
+        long[] values = new long[array.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = array.get(i).asLong();
+        }
+        return values;
+    }
+
+    private static JsonNode readGoldens() {
+        Path file = sharedDir().resolve("reference/tokenizer.json");
+        try {
+            return new ObjectMapper().readTree(Files.readString(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read golden file " + file, e);
+        }
+    }
+}
