@@ -1,4 +1,4 @@
-package dev.flux2.examples.download;
+package dev.flux2.examples.testing;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -25,11 +25,17 @@ import java.util.regex.Pattern;
  * with {@code Range} support (206 + Content-Range, 416). Faults can be injected per file: cut the connection after
  * n bytes (once), or stall after n bytes (once). Every request is recorded.
  */
-final class LoopbackHubServer implements AutoCloseable {
+public final class LoopbackHubServer implements AutoCloseable {
     private static final Pattern RANGE = Pattern.compile("bytes=(\\d+)-");
 
-    /** One request as the server saw it. */
-    record Seen(String method, String path, String range) { }
+    /**
+     * One request as the server saw it.
+     *
+     * @param method HTTP method
+     * @param path request path
+     * @param range the Range header, or null
+     */
+    public record Seen(String method, String path, String range) { }
 
     private final HttpServer server;
     private final Path root;
@@ -40,7 +46,15 @@ final class LoopbackHubServer implements AutoCloseable {
     private final Map<String, Long> stallAfter = new ConcurrentHashMap<>();
     private final CountDownLatch closing = new CountDownLatch(1);
 
-    LoopbackHubServer(Path root, String repo, String revision) throws IOException {
+    /**
+     * Starts serving.
+     *
+     * @param root the folder to serve as the repository
+     * @param repo the repository id in URLs
+     * @param revision the revision in URLs
+     * @throws IOException when no loopback port can be bound
+     */
+    public LoopbackHubServer(Path root, String repo, String revision) throws IOException {
         this.root = root;
         this.repo = repo;
         this.revision = revision;
@@ -55,12 +69,12 @@ final class LoopbackHubServer implements AutoCloseable {
     }
 
     /** @return the endpoint to give the downloader */
-    URI endpoint() {
+    public URI endpoint() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 
     /** @return every request so far */
-    List<Seen> requests() {
+    public List<Seen> requests() {
         return List.copyOf(requests);
     }
 
@@ -68,7 +82,7 @@ final class LoopbackHubServer implements AutoCloseable {
      * @param path a file path in the repo
      * @param bytes the next transfer of it stops (connection closed) after this many body bytes
      */
-    void cutOnceAfter(String path, long bytes) {
+    public void cutOnceAfter(String path, long bytes) {
         cutAfter.put(path, bytes);
     }
 
@@ -76,7 +90,7 @@ final class LoopbackHubServer implements AutoCloseable {
      * @param path a file path in the repo
      * @param bytes the next transfer of it goes silent after this many body bytes (until the client gives up)
      */
-    void stallOnceAfter(String path, long bytes) {
+    public void stallOnceAfter(String path, long bytes) {
         stallAfter.put(path, bytes);
     }
 
