@@ -1,0 +1,447 @@
+package dev.flux2.testkit;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What a synthetic bundle looks like: sizes, optional graphs, variant and failure-test overrides. Immutable;
+ * create it with {@link #builder()}.
+ */
+public final class SyntheticBundleSpec {
+    /** The seed used when none is given. */
+    public static final long DEFAULT_SEED = 0x5EED_F1F2_0001L;
+    /** Upper bound of {@link Builder#transformerPaddingBytes}: keeps each shard below 2³¹ bytes. */
+    public static final long MAX_PADDING_BYTES = 1L << 31;
+
+    private final int textSequenceLength;
+    private final int contextDim;
+    private final int defaultWidth;
+    private final int defaultHeight;
+    private final int vaeChunkSize;
+    private final int vaeHeadDim;
+    private final FusedConvention fused;
+    private final boolean vaeEncoder;
+    private final boolean distilled;
+    private final Path tokenizerSource;
+    private final long transformerPaddingBytes;
+    private final long seed;
+    private final Map<BundleGraph, Map<String, String>> renames;
+    private final Map<BundleGraph, Map<String, TensorElementType>> inputTypes;
+
+    private SyntheticBundleSpec(Builder b) {
+        this.textSequenceLength = b.textSequenceLength;
+        this.contextDim = b.contextDim;
+        this.defaultWidth = b.defaultWidth;
+        this.defaultHeight = b.defaultHeight;
+        this.vaeChunkSize = b.vaeChunkSize;
+        this.vaeHeadDim = b.vaeHeadDim;
+        this.fused = b.fused;
+        this.vaeEncoder = b.vaeEncoder;
+        this.distilled = b.distilled;
+        this.tokenizerSource = b.tokenizerSource != null ? b.tokenizerSource : defaultTokenizerSource();
+        this.transformerPaddingBytes = b.transformerPaddingBytes;
+        this.seed = b.seed;
+        this.renames = freeze(b.renames);
+        this.inputTypes = freeze(b.inputTypes);
+    }
+
+    /** @return a builder with the defaults listed on its setters */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return config {@code text_seq_len}: text tokens per prompt */
+    public int textSequenceLength() {
+        return textSequenceLength;
+    }
+
+    /** @return config {@code context_dim}: channels of the text encoder's {@code ctx} */
+    public int contextDim() {
+        return contextDim;
+    }
+
+    /** @return config {@code default_width} */
+    public int defaultWidth() {
+        return defaultWidth;
+    }
+
+    /** @return config {@code default_height} */
+    public int defaultHeight() {
+        return defaultHeight;
+    }
+
+    /** @return config {@code chunk_size} of the attention-chunk graph */
+    public int vaeChunkSize() {
+        return vaeChunkSize;
+    }
+
+    /** @return config {@code head_dim} of the attention-chunk graph (hd) */
+    public int vaeHeadDim() {
+        return vaeHeadDim;
+    }
+
+    /** @return which fused 4-step graph is written, if any */
+    public FusedConvention fused() {
+        return fused;
+    }
+
+    /** @return whether a {@code vae_encoder} is written (config {@code supports_img2img}) */
+    public boolean vaeEncoder() {
+        return vaeEncoder;
+    }
+
+    /** @return whether the variant is the distilled one (4 steps, guidance 1) rather than base (50 steps, 4.0) */
+    public boolean distilled() {
+        return distilled;
+    }
+
+    /** @return config {@code num_steps}: 4 when distilled, 50 for the base variant */
+    public int numSteps() {
+        return distilled ? 4 : 50;
+    }
+
+    /** @return config {@code guidance}: 1.0 when distilled, 4.0 for the base variant */
+    public double guidance() {
+        return distilled ? 1.0 : 4.0;
+    }
+
+    /** @return config {@code model_variant}: contains "distilled" or "base" */
+    public String modelVariant() {
+        return distilled ? "klein-4b-distilled-onnx-webgpu-q4-synthetic" : "klein-4b-base-onnx-webgpu-q4-synthetic";
+    }
+
+    /** @return the tokenizer directory whose regular files are copied into {@code <bundle>/tokenizer/} */
+    public Path tokenizerSource() {
+        return tokenizerSource;
+    }
+
+    /** @return the minimum number of extra transformer weight bytes (0 = none) */
+    public long transformerPaddingBytes() {
+        return transformerPaddingBytes;
+    }
+
+    /**
+     * @return output columns of the padding MatMulNBits: the requested bytes rounded up to whole columns of
+     *         {@link SyntheticDims#PADDING_BYTES_PER_COLUMN}
+     */
+    public long paddingColumns() {
+        return (transformerPaddingBytes + SyntheticDims.PADDING_BYTES_PER_COLUMN - 1)
+                / SyntheticDims.PADDING_BYTES_PER_COLUMN;
+    }
+
+    /** @return the seed every synthetic weight is derived from */
+    public long seed() {
+        return seed;
+    }
+
+    /** @return the graphs this bundle contains, in config order */
+    public List<BundleGraph> graphs() {
+        List<BundleGraph> list = new ArrayList<>();
+        for (BundleGraph g : BundleGraph.values()) {
+            if (contains(g)) {
+                list.add(g);
+            }
+        }
+        return List.copyOf(list);
+    }
+
+    /**
+     * @param graph a bundle graph
+     * @return whether this spec writes it
+     */
+    public boolean contains(BundleGraph graph) {
+        if (graph == BundleGraph.TRANSFORMER_FUSED_4STEP) {
+            return fused != FusedConvention.NONE;
+        }
+        if (graph == BundleGraph.VAE_ENCODER) {
+            return vaeEncoder;
+        }
+        return true;
+    }
+
+    /**
+     * @param graphKey a config key
+     * @return the input names the config lists for that graph (the real names; renames affect only the file)
+     */
+    public List<String> inputNames(String graphKey) {
+        return names(GraphSignatures.inputs(present(graphKey), this));
+    }
+
+    /**
+     * @param graphKey a config key
+     * @return the output names of that graph
+     */
+    public List<String> outputNames(String graphKey) {
+        return names(GraphSignatures.outputs(present(graphKey), this));
+    }
+
+    /**
+     * @param graphKey a config key
+     * @return config input name → name written into the graph file, for the inputs {@code renameInput} changed
+     */
+    public Map<String, String> renamedInputs(String graphKey) {
+        return renames.getOrDefault(BundleGraph.fromKey(graphKey), Map.of());
+    }
+
+    /**
+     * @param graphKey a config key
+     * @return config input name → element type written into the graph file, for overridden inputs
+     */
+    public Map<String, TensorElementType> inputElementTypes(String graphKey) {
+        return inputTypes.getOrDefault(BundleGraph.fromKey(graphKey), Map.of());
+    }
+
+    private BundleGraph present(String graphKey) {
+        BundleGraph g = BundleGraph.fromKey(graphKey);
+        if (!contains(g)) {
+            throw new IllegalArgumentException("graph '" + graphKey + "' is not part of this bundle spec");
+        }
+        return g;
+    }
+
+    private static List<String> names(List<Port> ports) {
+        List<String> names = new ArrayList<>(ports.size());
+        for (Port p : ports) {
+            names.add(p.name());
+        }
+        return List.copyOf(names);
+    }
+
+    private static <V> Map<BundleGraph, Map<String, V>> freeze(Map<BundleGraph, Map<String, V>> source) {
+        Map<BundleGraph, Map<String, V>> copy = new EnumMap<>(BundleGraph.class);
+        source.forEach((k, v) -> copy.put(k, Collections.unmodifiableMap(new LinkedHashMap<>(v))));
+        return Collections.unmodifiableMap(copy);
+    }
+
+    private static Path defaultTokenizerSource() {
+        String shared = System.getProperty("flux2.shared.dir");
+        Path sharedDir;
+        if (shared != null && !shared.isBlank()) {
+            sharedDir = Path.of(shared);
+        } else {
+            // Surefire runs in the module directory; the project root is its parent and ../shared sits beside it.
+            Path fromModule = Path.of("..", "..", "shared");
+            sharedDir = Files.isDirectory(fromModule) ? fromModule : Path.of("..", "shared");
+        }
+        return sharedDir.resolve("fixtures").resolve("qwen3-tokenizer").toAbsolutePath().normalize();
+    }
+
+    @Override
+    public String toString() {
+        return "SyntheticBundleSpec[text " + textSequenceLength + "x" + contextDim + ", " + defaultWidth + "x"
+                + defaultHeight + ", chunk " + vaeChunkSize + ", hd " + vaeHeadDim + ", fused " + fused
+                + ", encoder " + vaeEncoder + ", " + (distilled ? "distilled" : "base") + ", padding "
+                + transformerPaddingBytes + ", renames " + renames + ", types " + inputTypes + "]";
+    }
+
+    /** Mutable builder; {@link #build()} validates everything. */
+    public static final class Builder {
+        private int textSequenceLength = 64;
+        private int contextDim = 32;
+        private int defaultWidth = 64;
+        private int defaultHeight = 64;
+        private int vaeChunkSize = 64;
+        private int vaeHeadDim = 8;
+        private FusedConvention fused = FusedConvention.NONE;
+        private boolean vaeEncoder = true;
+        private boolean distilled = true;
+        private Path tokenizerSource;
+        private long transformerPaddingBytes;
+        private long seed = DEFAULT_SEED;
+        private final Map<BundleGraph, Map<String, String>> renames = new EnumMap<>(BundleGraph.class);
+        private final Map<BundleGraph, Map<String, TensorElementType>> inputTypes = new EnumMap<>(BundleGraph.class);
+
+        private Builder() {
+        }
+
+        /** @param value config {@code text_seq_len} [64] @return this */
+        public Builder textSequenceLength(int value) {
+            this.textSequenceLength = value;
+            return this;
+        }
+
+        /** @param value config {@code context_dim} [32] @return this */
+        public Builder contextDim(int value) {
+            this.contextDim = value;
+            return this;
+        }
+
+        /**
+         * @param width config {@code default_width} [64], a multiple of 16
+         * @param height config {@code default_height} [64], a multiple of 16
+         * @return this
+         */
+        public Builder defaultSize(int width, int height) {
+            this.defaultWidth = width;
+            this.defaultHeight = height;
+            return this;
+        }
+
+        /** @param value config {@code chunk_size} of the attention-chunk graph [64] @return this */
+        public Builder vaeChunkSize(int value) {
+            this.vaeChunkSize = value;
+            return this;
+        }
+
+        /** @param value attention head dim hd (config {@code head_dim}) [8] @return this */
+        public Builder vaeHeadDim(int value) {
+            this.vaeHeadDim = value;
+            return this;
+        }
+
+        /** @param value fused graph convention [NONE] @return this */
+        public Builder fused(FusedConvention value) {
+            this.fused = Objects.requireNonNull(value, "fused");
+            return this;
+        }
+
+        /** @param value whether to write {@code vae_encoder} [true] @return this */
+        public Builder vaeEncoder(boolean value) {
+            this.vaeEncoder = value;
+            return this;
+        }
+
+        /** @param value distilled variant (4 steps, guidance 1) or base (50 steps, guidance 4) [true] @return this */
+        public Builder distilled(boolean value) {
+            this.distilled = value;
+            return this;
+        }
+
+        /**
+         * @param value tokenizer directory to copy [{@code <flux2.shared.dir or ../shared>/fixtures/qwen3-tokenizer}]
+         * @return this
+         */
+        public Builder tokenizerSource(Path value) {
+            this.tokenizerSource = Objects.requireNonNull(value, "tokenizerSource");
+            return this;
+        }
+
+        /**
+         * Extra 4-bit MatMulNBits weights in the transformer shards that ONNX Runtime loads, pre-packs and reads on
+         * every run (for memory benchmarks). Rounded up to whole padding columns. [0]
+         *
+         * @param value minimum extra bytes, 0..{@link #MAX_PADDING_BYTES}
+         * @return this
+         */
+        public Builder transformerPaddingBytes(long value) {
+            this.transformerPaddingBytes = value;
+            return this;
+        }
+
+        /** @param value seed of every synthetic weight [{@link #DEFAULT_SEED}] @return this */
+        public Builder seed(long value) {
+            this.seed = value;
+            return this;
+        }
+
+        /**
+         * Failure-test override: the graph file declares input {@code from} under the name {@code to}; the config
+         * still lists {@code from}.
+         *
+         * @param graphKey config key of the graph
+         * @param from the real input name
+         * @param to the name written into the graph file
+         * @return this
+         */
+        public Builder renameInput(String graphKey, String from, String to) {
+            BundleGraph g = BundleGraph.fromKey(graphKey);
+            Objects.requireNonNull(from, "from");
+            if (to == null || to.isBlank()) {
+                throw new IllegalArgumentException("renameInput: new name for '" + from + "' must not be blank");
+            }
+            renames.computeIfAbsent(g, k -> new LinkedHashMap<>()).put(from, to);
+            return this;
+        }
+
+        /**
+         * Failure-test override: the graph file declares input {@code input} with element type {@code type}
+         * (the graph still computes correctly, since every input first goes through a Cast).
+         *
+         * @param graphKey config key of the graph
+         * @param input the real input name
+         * @param type the element type written into the graph file
+         * @return this
+         */
+        public Builder inputElementType(String graphKey, String input, TensorElementType type) {
+            BundleGraph g = BundleGraph.fromKey(graphKey);
+            Objects.requireNonNull(input, "input");
+            Objects.requireNonNull(type, "type");
+            inputTypes.computeIfAbsent(g, k -> new LinkedHashMap<>()).put(input, type);
+            return this;
+        }
+
+        /**
+         * @return the validated spec
+         * @throws IllegalArgumentException naming the offending field
+         */
+        public SyntheticBundleSpec build() {
+            require(textSequenceLength >= 1 && textSequenceLength <= 4096, "textSequenceLength", textSequenceLength,
+                    "1..4096");
+            require(contextDim >= 1 && contextDim <= 4096, "contextDim", contextDim, "1..4096");
+            require(defaultWidth >= 16 && defaultWidth <= 4096 && defaultWidth % 16 == 0, "defaultWidth",
+                    defaultWidth, "a multiple of 16 in 16..4096");
+            require(defaultHeight >= 16 && defaultHeight <= 4096 && defaultHeight % 16 == 0, "defaultHeight",
+                    defaultHeight, "a multiple of 16 in 16..4096");
+            require(vaeChunkSize >= 1, "vaeChunkSize", vaeChunkSize, ">= 1");
+            require(vaeHeadDim >= 1 && vaeHeadDim <= 512, "vaeHeadDim", vaeHeadDim, "1..512");
+            require(transformerPaddingBytes >= 0 && transformerPaddingBytes <= MAX_PADDING_BYTES,
+                    "transformerPaddingBytes", transformerPaddingBytes, "0.." + MAX_PADDING_BYTES);
+            SyntheticBundleSpec spec = new SyntheticBundleSpec(this);
+            validateOverrides(spec);
+            return spec;
+        }
+
+        private void validateOverrides(SyntheticBundleSpec spec) {
+            for (Map.Entry<BundleGraph, Map<String, String>> e : renames.entrySet()) {
+                List<String> inputs = checkedInputs(spec, e.getKey(), "renameInput");
+                Set<String> finalNames = new HashSet<>(inputs);
+                for (Map.Entry<String, String> r : e.getValue().entrySet()) {
+                    checkInput(inputs, e.getKey(), r.getKey(), "renameInput");
+                    finalNames.remove(r.getKey());
+                }
+                for (Map.Entry<String, String> r : e.getValue().entrySet()) {
+                    if (!finalNames.add(r.getValue())) {
+                        throw new IllegalArgumentException("renameInput: '" + r.getValue() + "' would name two inputs"
+                                + " of " + e.getKey().key());
+                    }
+                }
+            }
+            for (Map.Entry<BundleGraph, Map<String, TensorElementType>> e : inputTypes.entrySet()) {
+                List<String> inputs = checkedInputs(spec, e.getKey(), "inputElementType");
+                for (String input : e.getValue().keySet()) {
+                    checkInput(inputs, e.getKey(), input, "inputElementType");
+                }
+            }
+        }
+
+        private static List<String> checkedInputs(SyntheticBundleSpec spec, BundleGraph g, String what) {
+            if (!spec.contains(g)) {
+                throw new IllegalArgumentException(what + ": graph '" + g.key() + "' is not part of this bundle");
+            }
+            return spec.inputNames(g.key());
+        }
+
+        private static void checkInput(List<String> inputs, BundleGraph g, String input, String what) {
+            if (!inputs.contains(input)) {
+                throw new IllegalArgumentException(what + ": graph '" + g.key() + "' has no input '" + input
+                        + "' (inputs: " + inputs + ")");
+            }
+        }
+
+        private static void require(boolean ok, String field, long value, String expected) {
+            if (!ok) {
+                throw new IllegalArgumentException("SyntheticBundleSpec." + field + " must be " + expected
+                        + ", was " + value);
+            }
+        }
+    }
+}
