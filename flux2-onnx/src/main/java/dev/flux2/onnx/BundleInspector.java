@@ -1,0 +1,103 @@
+package dev.flux2.onnx;
+
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtProvider;
+import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelSummary;
+import dev.flux2.onnx.config.BundleConfig;
+import dev.flux2.onnx.config.BundleFile;
+import dev.flux2.onnx.config.BundleInventory;
+import dev.flux2.onnx.config.BundleValidator;
+import dev.flux2.onnx.config.ModelEntry;
+import dev.flux2.onnx.graph.BundleIo;
+import dev.flux2.onnx.graph.GraphContracts;
+import dev.flux2.onnx.graph.GraphSignature;
+import dev.flux2.onnx.graph.TensorSignature;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Describes a bundle folder for humans without loading weights: files with expected and actual sizes, every
+ * readable graph's real inputs and outputs (from the graph headers), the fused convention, the providers of the
+ * ONNX Runtime on the classpath, and every problem found. Only an unreadable config is an error: an incomplete
+ * bundle is described, with its problems. Stateless.
+ */
+final class BundleInspector {
+    private BundleInspector() {
+    }
+
+    /**
+     * @param directory the bundle folder
+     * @return the summary
+     * @throws ModelLoadException when the folder has no readable config
+     */
+    static ModelSummary inspect(Path directory) {
+        BundleConfig config = OnnxBundle.readConfig(directory);
+        BundleInventory inventory = BundleValidator.inventory(config);
+        List<String> problems = new ArrayList<>(inventory.problems());
+        Map<String, GraphSignature> signatures = new LinkedHashMap<>();
+        List<ModelSummary.GraphEntry> graphs = new ArrayList<>();
+        for (ModelEntry entry : config.models().values()) {
+            try {
+                GraphSignature s = GraphContracts.readSignature(config, entry);
+                signatures.put(entry.key(), s);
+                graphs.add(new ModelSummary.GraphEntry(entry.key(), entry.file(), tensors(s.inputs()),
+                        tensors(s.outputs())));
+            } catch (ModelLoadException e) {
+                if (inventory.files().stream().anyMatch(f -> f.path().equals(entry.file()) && f.exists())) {
+                    problems.add(e.getMessage());
+                }
+                graphs.add(new ModelSummary.GraphEntry(entry.key(), entry.file(), List.of(), List.of()));
+            }
+        }
+        String fused = "none";
+        if (signatures.size() == config.models().size()) {
+            try {
+                BundleIo io = GraphContracts.check(config, signatures);
+                fused = io.fusedConvention().name().toLowerCase(Locale.ROOT);
+                io.fused().filter(f -> !f.usable()).ifPresent(f -> problems.add("fused graph unusable: "
+                        + f.detail()));
+            } catch (ModelLoadException e) {
+                problems.add(e.getMessage());
+                fused = "unknown";
+            }
+        }
+        List<ModelSummary.FileEntry> files = new ArrayList<>();
+        for (BundleFile f : inventory.files()) {
+            files.add(new ModelSummary.FileEntry(f.path(), f.expectedBytes(), f.actualBytes()));
+        }
+        List<String> providers = new ArrayList<>();
+        for (OrtProvider p : OrtEnvironment.getAvailableProviders()) {
+            providers.add(p.name());
+        }
+        return new ModelSummary(directory, OnnxBackendProvider.NAME, config.defaults().variant(), files, graphs,
+                fused, providers, details(config, problems));
+    }
+
+    private static List<ModelSummary.TensorEntry> tensors(List<TensorSignature> list) {
+        List<ModelSummary.TensorEntry> out = new ArrayList<>();
+        for (TensorSignature t : list) {
+            out.add(new ModelSummary.TensorEntry(t.name(), t.elementType().name(), t.shapeText()));
+        }
+        return out;
+    }
+
+    private static Map<String, String> details(BundleConfig config, List<String> problems) {
+        Map<String, String> d = new LinkedHashMap<>();
+        d.put("model_name", config.defaults().modelName());
+        d.put("distilled", Boolean.toString(config.defaults().distilled()));
+        d.put("default_steps", Integer.toString(config.defaults().numSteps()));
+        d.put("default_guidance", Float.toString(config.defaults().guidance()));
+        d.put("default_size", config.defaults().width() + "x" + config.defaults().height());
+        d.put("text_seq_len", Integer.toString(config.text().sequenceLength()));
+        d.put("context_dim", Integer.toString(config.text().contextDim()));
+        d.put("supports_image_input", Boolean.toString(config.supportsImageInput()));
+        d.put("onnxruntime_version", OrtEnvironment.getEnvironment().getVersion());
+        d.put("problems", problems.isEmpty() ? "none" : String.join("; ", problems));
+        return d;
+    }
+}

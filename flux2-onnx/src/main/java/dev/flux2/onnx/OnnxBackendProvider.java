@@ -1,0 +1,109 @@
+package dev.flux2.onnx;
+
+import ai.onnxruntime.OrtEnvironment;
+import dev.flux2.api.ModelInfo;
+import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelSummary;
+import dev.flux2.onnx.config.BundleConfig;
+import dev.flux2.onnx.config.BundleConfigReader;
+import dev.flux2.onnx.config.ModelEntry;
+import dev.flux2.onnx.graph.BundleIo;
+import dev.flux2.onnx.session.ExecutionProviders;
+import dev.flux2.onnx.session.ProviderSelector;
+import dev.flux2.onnx.session.SessionCache;
+import dev.flux2.onnx.session.SessionFactory;
+import dev.flux2.onnx.session.SharedEnvironment;
+import dev.flux2.onnx.stage.AttentionPlan;
+import dev.flux2.onnx.stage.AttentionSettings;
+import dev.flux2.onnx.stage.SessionSpecs;
+import dev.flux2.onnx.stage.StageResources;
+import dev.flux2.spi.BackendConfig;
+import dev.flux2.spi.Flux2Backend;
+import dev.flux2.spi.Flux2BackendProvider;
+import dev.flux2.tokenizer.Qwen3PromptTokenizer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ONNX Runtime backend ({@value #NAME}) for FLUX.2 [klein] ONNX bundles: a folder with
+ * {@code flux2-config.json}, the graphs it names, their external-data shards and the tokenizer.
+ *
+ * <p>{@link #open} checks everything that does not need weights in memory before returning: the config's fields,
+ * every file and shard size, every graph's inputs and outputs (read from the graph headers, so the 2.5 GB shards
+ * are not loaded), the options, the VAE attention settings, the execution providers and the tokenizer. Sessions
+ * are created when a stage first runs, and kept per the {@link dev.flux2.api.MemoryPolicy} (default SEQUENTIAL).
+ *
+ * <p>Registered in {@code META-INF/services/dev.flux2.spi.Flux2BackendProvider}. Cheap to construct; thread-safe.
+ */
+public final class OnnxBackendProvider implements Flux2BackendProvider {
+    /** The backend's name. */
+    public static final String NAME = "onnx";
+
+    private static final Logger LOG = LoggerFactory.getLogger(OnnxBackendProvider.class);
+
+    /** Creates the provider (no native loading). */
+    public OnnxBackendProvider() {
+        // ServiceLoader needs a public no-argument constructor.
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /**
+     * @return true for a folder with {@code flux2-config.json}, and also for a folder in the gandamu custom WebGPU
+     *     format, so that opening it reports the format as unsupported instead of "no backend found"
+     */
+    @Override
+    public boolean canOpen(Path modelDirectory) {
+        return Files.isRegularFile(modelDirectory.resolve(BundleConfigReader.FILE_NAME))
+                || OnnxBundle.isGandamuLayout(modelDirectory);
+    }
+
+    @Override
+    public Flux2Backend open(BackendConfig config) {
+        OnnxBackendOptions options = OnnxBackendOptions.parse(config.options());
+        OnnxBundle bundle = OnnxBundle.load(config.modelDirectory());
+        BundleConfig bundleConfig = bundle.config();
+        BundleIo io = bundle.io();
+        AttentionSettings attention = attentionSettings(config, bundleConfig, io);
+        ModelInfo info = ModelInfoFactory.of(bundleConfig, io);
+        io.fused().filter(f -> !f.usable()).ifPresent(f -> LOG.warn(
+                "the bundle's fused transformer cannot be used, every generation will run per step: {}", f.detail()));
+        ExecutionProviders providers = ProviderSelector.select(config.executionProviders(),
+                config.providerFallback(), options.deviceId());
+        OrtEnvironment env = SharedEnvironment.get();
+        Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(
+                bundleConfig.directory().resolve(bundleConfig.text().tokenizerDir()),
+                bundleConfig.text().sequenceLength());
+        SessionCache sessions = new SessionCache(new SessionFactory(env, providers, config.intraOpThreads()),
+                config.memoryPolicy());
+        StageResources resources = new StageResources(env, sessions, bundleConfig, io,
+                new SessionSpecs(bundleConfig, io, options.pinDimensions(), options.optimizationLevel()));
+        LOG.info("opened {} ({}): memory policy {}, providers {}, fused {}, VAE attention {} with {} rows per chunk",
+                config.modelDirectory(), info.variant(), config.memoryPolicy(), providers.describe(),
+                io.fusedConvention(), attention.mode(), attention.chunkRows());
+        return new OnnxBackend(new OnnxBackend.Parts(info, tokenizer, resources, attention,
+                options.fusedEnabled()));
+    }
+
+    private static AttentionSettings attentionSettings(BackendConfig config, BundleConfig bundle, BundleIo io) {
+        ModelEntry attn = bundle.requiredModel(dev.flux2.onnx.config.GraphKeys.VAE_DECODER_ATTN_CHUNK);
+        long fixed = io.vaeDecoder().attention().fixedChunkRows();
+        AttentionPlan.checkCompatible(config.vaeAttention(), config.vaeChunkSize(), fixed);
+        int rows = config.vaeChunkSize() > 0 ? config.vaeChunkSize()
+                : (int) (fixed > 0 ? fixed : attn.settings().chunkSize().orElse(AttentionPlan.DEFAULT_CHUNK_ROWS));
+        return new AttentionSettings(config.vaeAttention(), rows);
+    }
+
+    @Override
+    public ModelSummary inspect(Path modelDirectory) {
+        if (!Files.isDirectory(modelDirectory)) {
+            throw new ModelLoadException("model directory " + modelDirectory.toAbsolutePath() + " does not exist");
+        }
+        return BundleInspector.inspect(modelDirectory);
+    }
+}

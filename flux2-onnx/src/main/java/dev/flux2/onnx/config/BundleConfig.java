@@ -1,0 +1,81 @@
+package dev.flux2.onnx.config;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A parsed {@code flux2-config.json}. Built by {@link BundleConfigReader}, which has checked every required field.
+ *
+ * @param file the config file
+ * @param defaults identity and generation defaults
+ * @param text text-side settings
+ * @param models every entry of {@code models}, in file order
+ * @param vaeDecoderPostStageKeys the post-attention VAE stages, in run order
+ * @param supportsImg2img {@code supports_img2img}, if given
+ */
+public record BundleConfig(Path file, ModelDefaults defaults, TextSettings text, Map<String, ModelEntry> models,
+        List<String> vaeDecoderPostStageKeys, Optional<Boolean> supportsImg2img) {
+
+    /** Copies the collections (keeping order). */
+    public BundleConfig {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(defaults, "defaults");
+        Objects.requireNonNull(text, "text");
+        models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
+        vaeDecoderPostStageKeys = List.copyOf(vaeDecoderPostStageKeys);
+        Objects.requireNonNull(supportsImg2img, "supportsImg2img");
+    }
+
+    /** @return the bundle folder */
+    public Path directory() {
+        return file.toAbsolutePath().getParent();
+    }
+
+    /** @param key a models key @return the entry, if present */
+    public Optional<ModelEntry> model(String key) {
+        return Optional.ofNullable(models.get(key));
+    }
+
+    /**
+     * @param key a models key the reader has required
+     * @return the entry
+     * @throws IllegalStateException when absent (the reader guarantees the required keys)
+     */
+    public ModelEntry requiredModel(String key) {
+        ModelEntry e = models.get(key);
+        if (e == null) {
+            throw new IllegalStateException("models." + key + " is missing from " + file);
+        }
+        return e;
+    }
+
+    /** @return the post-attention VAE stage entries, in run order */
+    public List<ModelEntry> vaeDecoderPostStages() {
+        List<ModelEntry> stages = new ArrayList<>();
+        for (String key : vaeDecoderPostStageKeys) {
+            stages.add(requiredModel(key));
+        }
+        return stages;
+    }
+
+    /** @return the fused multi-step denoiser entry, if the bundle has one */
+    public Optional<ModelEntry> fusedTransformer() {
+        return model(GraphKeys.TRANSFORMER_FUSED);
+    }
+
+    /** @return the VAE encoder entry, if the bundle has one */
+    public Optional<ModelEntry> vaeEncoder() {
+        return model(GraphKeys.VAE_ENCODER);
+    }
+
+    /** @return whether init and reference images can be used (a VAE encoder and no {@code supports_img2img: false}) */
+    public boolean supportsImageInput() {
+        return vaeEncoder().isPresent() && supportsImg2img.orElse(true);
+    }
+}

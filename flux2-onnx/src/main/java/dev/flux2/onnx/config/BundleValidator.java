@@ -1,0 +1,159 @@
+package dev.flux2.onnx.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Checks that every file a {@link BundleConfig} names is on disk with the promised size: each graph file (and its
+ * {@code shards.onnx_bytes}), each manifest (a JSON array of shard names), each listed shard (count, total and
+ * largest size) and the tokenizer folder. A truncated download shows up as a size mismatch naming the file and
+ * the expected and actual sizes. Stateless and thread-safe; reads only file sizes and the small manifests.
+ */
+public final class BundleValidator {
+    /** The tokenizer files every bundle needs inside {@code tokenizer_dir}. */
+    public static final List<String> TOKENIZER_FILES = List.of("tokenizer.json",
+            "tokenizer_config.json");
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private BundleValidator() {
+    }
+
+    /**
+     * @param config the parsed config
+     * @return the files and the problems found (never throws for missing files)
+     */
+    public static BundleInventory inventory(BundleConfig config) {
+        Path dir = config.directory();
+        List<BundleFile> files = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        files.add(new BundleFile(BundleConfigReader.FILE_NAME, "config", -1, sizeOf(config.file())));
+        Set<String> manifestsSeen = new HashSet<>();
+        for (ModelEntry entry : config.models().values()) {
+            checkGraphFile(dir, entry, files, problems);
+            if (entry.manifest().isPresent() && manifestsSeen.add(entry.manifest().get())) {
+                checkManifest(dir, entry, files, problems);
+            }
+        }
+        checkTokenizer(dir, config.text().tokenizerDir(), files, problems);
+        return new BundleInventory(dir, files, problems);
+    }
+
+    /**
+     * @param config the parsed config
+     * @return the inventory of a complete bundle
+     * @throws dev.flux2.api.ModelLoadException listing every missing or mis-sized file
+     */
+    public static BundleInventory validate(BundleConfig config) {
+        BundleInventory inventory = inventory(config);
+        inventory.requireComplete();
+        return inventory;
+    }
+
+    private static void checkGraphFile(Path dir, ModelEntry entry, List<BundleFile> files, List<String> problems) {
+        String owner = "models." + entry.key() + ".file";
+        long expected = entry.shards().map(ShardInfo::onnxBytes).orElse(-1L);
+        long actual = sizeOf(dir.resolve(entry.file()));
+        files.add(new BundleFile(entry.file(), owner, expected, actual));
+        if (actual < 0) {
+            problems.add("graph file " + entry.file() + " (" + owner + ") is missing from " + dir);
+        } else if (expected >= 0 && actual != expected) {
+            problems.add("graph file " + entry.file() + " is " + actual + " bytes, expected " + expected
+                    + " (models." + entry.key() + ".shards.onnx_bytes): truncated or incomplete download");
+        }
+    }
+
+    private static void checkManifest(Path dir, ModelEntry entry, List<BundleFile> files, List<String> problems) {
+        String manifest = entry.manifest().orElseThrow();
+        String owner = "models." + entry.key() + ".manifest";
+        Path path = dir.resolve(manifest);
+        long size = sizeOf(path);
+        files.add(new BundleFile(manifest, owner, -1, size));
+        if (size < 0) {
+            problems.add("manifest " + manifest + " (" + owner + ") is missing from " + dir);
+            return;
+        }
+        List<String> shardNames;
+        try {
+            shardNames = readManifest(path);
+        } catch (IOException | IllegalArgumentException e) {
+            problems.add("manifest " + manifest + " (" + owner + ") " + e.getMessage());
+            return;
+        }
+        List<Long> sizes = new ArrayList<>();
+        boolean allPresent = true;
+        for (String shard : shardNames) {
+            long actual = sizeOf(dir.resolve(shard));
+            files.add(new BundleFile(shard, manifest, -1, actual));
+            sizes.add(actual);
+            if (actual < 0) {
+                allPresent = false;
+                problems.add("shard " + shard + " (listed in " + manifest + ") is missing from " + dir);
+            }
+        }
+        Optional<ShardInfo> info = entry.shards();
+        if (info.isPresent() && info.get().count() > 0) {
+            ShardInfo s = info.get();
+            if (shardNames.size() != s.count()) {
+                problems.add("manifest " + manifest + " lists " + shardNames.size() + " shard(s), expected "
+                        + s.count() + " (models." + entry.key() + ".shards.count)");
+            } else if (allPresent) {
+                ShardSizeCheck.check(entry.key(), manifest, shardNames, sizes, s).ifPresent(problems::add);
+            }
+        }
+    }
+
+    private static List<String> readManifest(Path path) throws IOException {
+        JsonNode node = MAPPER.readTree(Files.readAllBytes(path));
+        if (node == null || !node.isArray() || node.isEmpty()) {
+            throw new IllegalArgumentException("must be a non-empty JSON array of shard file names, got "
+                    + (node == null ? "nothing" : abbreviate(node.toString())));
+        }
+        List<String> names = new ArrayList<>();
+        for (JsonNode n : node) {
+            if (!n.isTextual() || n.textValue().isBlank() || n.textValue().contains("/")
+                    || n.textValue().contains("\\") || n.textValue().equals("..")) {
+                throw new IllegalArgumentException("must list plain shard file names inside the bundle folder, got "
+                        + abbreviate(n.toString()));
+            }
+            names.add(n.textValue());
+        }
+        return names;
+    }
+
+    private static void checkTokenizer(Path dir, String tokenizerDir, List<BundleFile> files, List<String> problems) {
+        Path tokDir = dir.resolve(tokenizerDir);
+        boolean folder = Files.isDirectory(tokDir);
+        if (!folder) {
+            problems.add("tokenizer folder " + tokenizerDir + " (tokenizer_dir) is missing from " + dir);
+        }
+        for (String name : TOKENIZER_FILES) {
+            String rel = tokenizerDir + "/" + name;
+            long size = sizeOf(tokDir.resolve(name));
+            files.add(new BundleFile(rel, "tokenizer_dir", -1, size));
+            if (folder && size < 0) {
+                problems.add("tokenizer file " + rel + " (tokenizer_dir) is missing from " + dir);
+            }
+        }
+    }
+
+    private static long sizeOf(Path path) {
+        try {
+            return Files.isRegularFile(path) ? Files.size(path) : -1;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 80 ? s.substring(0, 77) + "..." : s;
+    }
+}

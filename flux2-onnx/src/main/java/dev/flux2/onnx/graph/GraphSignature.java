@@ -1,0 +1,59 @@
+package dev.flux2.onnx.graph;
+
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The inputs and outputs a graph file declares, in declaration order (initializers excluded).
+ *
+ * @param file the graph file it was read from
+ * @param inputs the graph inputs that are not initializers
+ * @param outputs the graph outputs
+ */
+public record GraphSignature(Path file, List<TensorSignature> inputs, List<TensorSignature> outputs) {
+
+    /** Validates and copies. */
+    public GraphSignature {
+        Objects.requireNonNull(file, "file");
+        inputs = List.copyOf(inputs);
+        outputs = List.copyOf(outputs);
+    }
+
+    /** @param name an input name @return the input, if the graph has it */
+    public Optional<TensorSignature> input(String name) {
+        return inputs.stream().filter(t -> t.name().equals(name)).findFirst();
+    }
+
+    /** @param name an output name @return the output, if the graph has it */
+    public Optional<TensorSignature> output(String name) {
+        return outputs.stream().filter(t -> t.name().equals(name)).findFirst();
+    }
+
+    /** @return the input names in declaration order */
+    public List<String> inputNames() {
+        return inputs.stream().map(TensorSignature::name).collect(Collectors.toList());
+    }
+
+    /** @return the output names in declaration order */
+    public List<String> outputNames() {
+        return outputs.stream().map(TensorSignature::name).collect(Collectors.toList());
+    }
+
+    /** @return every symbolic dimension name used by the inputs (what free-dimension overrides can pin) */
+    public Set<String> inputSymbols() {
+        Set<String> symbols = new LinkedHashSet<>();
+        for (TensorSignature t : inputs) {
+            for (Dim d : t.dims()) {
+                if (!d.isFixed() && !d.symbol().isEmpty()) {
+                    symbols.add(d.symbol());
+                }
+            }
+        }
+        return symbols;
+    }
+}

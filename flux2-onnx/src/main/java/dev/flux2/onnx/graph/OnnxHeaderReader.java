@@ -1,0 +1,206 @@
+package dev.flux2.onnx.graph;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Reads a graph's declared inputs and outputs straight from the {@code .onnx} protobuf, without ONNX Runtime and
+ * without reading weights.
+ *
+ * <p>Why not open a session: a session loads every initializer, which for the bundle's transformer means its
+ * 2.5 GB of external-data shards; {@code Flux2Pipeline.Builder.build()} must check every graph's signature and
+ * stay cheap. Why not a protobuf library: only six message types are needed, and a streaming reader can skip
+ * inline initializers (85 MB in a VAE stage) by seeking instead of parsing them. Inputs that are also initializers
+ * (older IR versions list them as inputs) are removed, as ONNX Runtime does.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class OnnxHeaderReader {
+    // ModelProto
+    private static final int MODEL_GRAPH = 7;
+    // GraphProto
+    private static final int GRAPH_INITIALIZER = 5;
+    private static final int GRAPH_INPUT = 11;
+    private static final int GRAPH_OUTPUT = 12;
+    private static final int GRAPH_SPARSE_INITIALIZER = 15;
+    // TensorProto
+    private static final int TENSOR_NAME = 8;
+    // SparseTensorProto
+    private static final int SPARSE_VALUES = 1;
+    // ValueInfoProto
+    private static final int VALUE_NAME = 1;
+    private static final int VALUE_TYPE = 2;
+    // TypeProto
+    private static final int TYPE_TENSOR = 1;
+    // TypeProto.Tensor
+    private static final int TENSOR_ELEM_TYPE = 1;
+    private static final int TENSOR_SHAPE = 2;
+    // TensorShapeProto
+    private static final int SHAPE_DIM = 1;
+    // TensorShapeProto.Dimension
+    private static final int DIM_VALUE = 1;
+    private static final int DIM_PARAM = 2;
+
+    private OnnxHeaderReader() {
+    }
+
+    /**
+     * @param file an ONNX model file
+     * @return its declared inputs (initializers excluded) and outputs
+     * @throws IOException when the file cannot be read or is not an ONNX model
+     */
+    public static GraphSignature read(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            ProtoReader in = new ProtoReader(channel);
+            long end = in.size();
+            boolean sawGraph = false;
+            List<TensorSignature> inputs = new ArrayList<>();
+            List<TensorSignature> outputs = new ArrayList<>();
+            Set<String> initializers = new HashSet<>();
+            while (in.position() < end) {
+                int tag = in.readTag();
+                if (tag >>> 3 == MODEL_GRAPH && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                    long graphEnd = in.readLengthEnd(end);
+                    readGraph(in, graphEnd, inputs, outputs, initializers);
+                    sawGraph = true;
+                } else {
+                    in.skipValue(tag & 7, end);
+                }
+            }
+            if (!sawGraph) {
+                throw new IOException("no graph in " + file.getFileName() + " (not an ONNX model file?)");
+            }
+            inputs.removeIf(t -> initializers.contains(t.name()));
+            return new GraphSignature(file, inputs, outputs);
+        } catch (IOException e) {
+            throw new IOException("cannot read the ONNX graph header of " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void readGraph(ProtoReader in, long end, List<TensorSignature> inputs,
+            List<TensorSignature> outputs, Set<String> initializers) throws IOException {
+        while (in.position() < end) {
+            int tag = in.readTag();
+            int field = tag >>> 3;
+            int wire = tag & 7;
+            if (wire != ProtoReader.LENGTH_DELIMITED) {
+                in.skipValue(wire, end);
+                continue;
+            }
+            long fieldEnd = in.readLengthEnd(end);
+            switch (field) {
+                case GRAPH_INPUT -> inputs.add(readValueInfo(in, fieldEnd));
+                case GRAPH_OUTPUT -> outputs.add(readValueInfo(in, fieldEnd));
+                case GRAPH_INITIALIZER -> addIfPresent(initializers, readTensorName(in, fieldEnd));
+                case GRAPH_SPARSE_INITIALIZER -> addIfPresent(initializers, readSparseName(in, fieldEnd));
+                default -> in.seek(fieldEnd, end);
+            }
+            in.seek(fieldEnd, end);
+        }
+    }
+
+    private static void addIfPresent(Set<String> names, String name) {
+        if (name != null) {
+            names.add(name);
+        }
+    }
+
+    private static String readTensorName(ProtoReader in, long end) throws IOException {
+        String name = null;
+        while (in.position() < end) {
+            int tag = in.readTag();
+            if (tag >>> 3 == TENSOR_NAME && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                name = in.readString(in.readLengthEnd(end));
+            } else {
+                in.skipValue(tag & 7, end);
+            }
+        }
+        return name;
+    }
+
+    private static String readSparseName(ProtoReader in, long end) throws IOException {
+        String name = null;
+        while (in.position() < end) {
+            int tag = in.readTag();
+            if (tag >>> 3 == SPARSE_VALUES && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                name = readTensorName(in, in.readLengthEnd(end));
+            } else {
+                in.skipValue(tag & 7, end);
+            }
+        }
+        return name;
+    }
+
+    private static TensorSignature readValueInfo(ProtoReader in, long end) throws IOException {
+        String name = "";
+        ElementType type = ElementType.UNDEFINED;
+        List<Dim> dims = new ArrayList<>();
+        while (in.position() < end) {
+            int tag = in.readTag();
+            int field = tag >>> 3;
+            if (field == VALUE_NAME && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                name = in.readString(in.readLengthEnd(end));
+            } else if (field == VALUE_TYPE && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                type = readType(in, in.readLengthEnd(end), dims);
+            } else {
+                in.skipValue(tag & 7, end);
+            }
+        }
+        return new TensorSignature(name, type, dims);
+    }
+
+    /** Reads a TypeProto; only tensor types are described, anything else is UNDEFINED. */
+    private static ElementType readType(ProtoReader in, long end, List<Dim> dims) throws IOException {
+        ElementType type = ElementType.UNDEFINED;
+        while (in.position() < end) {
+            int tag = in.readTag();
+            if (tag >>> 3 == TYPE_TENSOR && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                long tensorEnd = in.readLengthEnd(end);
+                while (in.position() < tensorEnd) {
+                    int t = in.readTag();
+                    int field = t >>> 3;
+                    if (field == TENSOR_ELEM_TYPE && (t & 7) == ProtoReader.VARINT) {
+                        type = ElementType.fromOnnxCode((int) in.readVarint());
+                    } else if (field == TENSOR_SHAPE && (t & 7) == ProtoReader.LENGTH_DELIMITED) {
+                        readShape(in, in.readLengthEnd(tensorEnd), dims);
+                    } else {
+                        in.skipValue(t & 7, tensorEnd);
+                    }
+                }
+            } else {
+                in.skipValue(tag & 7, end);
+            }
+        }
+        return type;
+    }
+
+    private static void readShape(ProtoReader in, long end, List<Dim> dims) throws IOException {
+        while (in.position() < end) {
+            int tag = in.readTag();
+            if (tag >>> 3 == SHAPE_DIM && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                long dimEnd = in.readLengthEnd(end);
+                Dim dim = Dim.symbolic("");
+                while (in.position() < dimEnd) {
+                    int t = in.readTag();
+                    int field = t >>> 3;
+                    if (field == DIM_VALUE && (t & 7) == ProtoReader.VARINT) {
+                        dim = Dim.fixed(in.readVarint());
+                    } else if (field == DIM_PARAM && (t & 7) == ProtoReader.LENGTH_DELIMITED) {
+                        dim = Dim.symbolic(in.readString(in.readLengthEnd(dimEnd)));
+                    } else {
+                        in.skipValue(t & 7, dimEnd);
+                    }
+                }
+                dims.add(dim);
+            } else {
+                in.skipValue(tag & 7, end);
+            }
+        }
+    }
+}

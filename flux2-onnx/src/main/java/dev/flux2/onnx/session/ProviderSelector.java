@@ -1,0 +1,111 @@
+package dev.flux2.onnx.session;
+
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtProvider;
+import ai.onnxruntime.OrtSession.SessionOptions;
+import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ProviderFallback;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns the requested provider names into the providers sessions will use, at load time.
+ *
+ * <p>Each requested provider is checked twice: it must be in {@link OrtEnvironment#getAvailableProviders()} (the
+ * natives on the classpath were built with it), and enabling it on throwaway session options must succeed (the GPU
+ * jar lists CUDA even without CUDA libraries; enabling it is what fails, java-notes §2). An unavailable provider
+ * either fails the load ({@link ProviderFallback#FAIL}) with a {@link ModelLoadException} naming the provider and
+ * the reason, or is skipped with a warning ({@link ProviderFallback#WARN_AND_FALL_BACK}). An unknown name always
+ * fails: it is a typo, not an unavailable provider. Stateless.
+ */
+public final class ProviderSelector {
+    private static final Logger LOG = LoggerFactory.getLogger(ProviderSelector.class);
+
+    private ProviderSelector() {
+    }
+
+    /**
+     * @param requested provider names in order of preference (case-insensitive; {@code cpu}, {@code cuda},
+     *     {@code tensorrt}, {@code coreml}, {@code directml}, {@code rocm}, {@code dnnl}, {@code openvino},
+     *     {@code nnapi}, {@code acl}, {@code xnnpack}, {@code qnn}, {@code webgpu})
+     * @param fallback what to do with an unavailable provider
+     * @param deviceId device index for providers that take one
+     * @return the providers to use
+     * @throws ModelLoadException for an unknown name, or an unavailable provider under FAIL
+     */
+    public static ExecutionProviders select(List<String> requested, ProviderFallback fallback, int deviceId) {
+        List<OrtProvider> chosen = new ArrayList<>();
+        for (String name : requested) {
+            OrtProvider provider = parse(name);
+            if (provider == OrtProvider.CPU || chosen.contains(provider)) {
+                continue;
+            }
+            Optional<String> problem = probe(provider, deviceId);
+            if (problem.isEmpty()) {
+                chosen.add(provider);
+            } else if (fallback == ProviderFallback.FAIL) {
+                throw new ModelLoadException("execution provider " + provider.name() + " (requested as '" + name
+                        + "') is unavailable: " + problem.get() + ". Use providerFallback(WARN_AND_FALL_BACK) to "
+                        + "continue without it");
+            } else {
+                LOG.warn("execution provider {} is unavailable, falling back to the next one: {}", provider.name(),
+                        problem.get());
+            }
+        }
+        ExecutionProviders result = new ExecutionProviders(chosen, deviceId);
+        LOG.info("execution providers: {}", result.describe());
+        return result;
+    }
+
+    /**
+     * @param name a provider name, case-insensitive, with or without separators ({@code TensorRT}, {@code core_ml})
+     * @return the provider
+     * @throws ModelLoadException naming the bad value and the known names
+     */
+    public static OrtProvider parse(String name) {
+        String key = normalise(name);
+        switch (key) {
+            case "trt" -> key = "tensorrt";
+            case "dml" -> key = "directml";
+            case "onednn" -> key = "dnnl";
+            default -> { }
+        }
+        for (OrtProvider p : OrtProvider.values()) {
+            if (normalise(p.name()).equals(key)) {
+                return p;
+            }
+        }
+        throw new ModelLoadException("unknown execution provider '" + name + "'; known providers: "
+                + EnumSet.allOf(OrtProvider.class).stream().map(p -> normalise(p.name()))
+                        .collect(Collectors.joining(", ")));
+    }
+
+    private static String normalise(String name) {
+        return name == null ? "" : name.trim().toLowerCase(Locale.ROOT).replaceAll("[-_ ]", "");
+    }
+
+    private static Optional<String> probe(OrtProvider provider, int deviceId) {
+        EnumSet<OrtProvider> available = OrtEnvironment.getAvailableProviders();
+        if (!available.contains(provider)) {
+            return Optional.of("not built into the ONNX Runtime natives on the classpath (available: "
+                    + available + ")" + (provider == OrtProvider.CUDA || provider == OrtProvider.TENSOR_RT
+                            ? "; CUDA needs the com.microsoft.onnxruntime:onnxruntime_gpu artifact" : ""));
+        }
+        SharedEnvironment.get();
+        try (SessionOptions options = new SessionOptions()) {
+            ExecutionProviders.enable(provider, deviceId, options);
+            return Optional.empty();
+        } catch (OrtException e) {
+            return Optional.of("enabling it failed (" + e.getCode() + "): " + e.getMessage());
+        } catch (ExecutionProviders.UnsupportedProviderException e) {
+            return Optional.of(e.getMessage());
+        }
+    }
+}

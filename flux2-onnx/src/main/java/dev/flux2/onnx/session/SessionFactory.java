@@ -1,0 +1,69 @@
+package dev.flux2.onnx.session;
+
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import dev.flux2.api.ModelLoadException;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens sessions: builds {@link OrtSession.SessionOptions} (optimization level, intra-op threads, pinned symbolic
+ * dimensions, execution providers), creates the session from the graph's path so ONNX Runtime finds the external
+ * data beside it (java-notes §5), and hands both to a {@link ManagedSession} that closes the options after the
+ * session. Thread-safe.
+ */
+public final class SessionFactory {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionFactory.class);
+
+    private final OrtEnvironment env;
+    private final ExecutionProviders providers;
+    private final int intraOpThreads;
+
+    /**
+     * @param env the shared environment
+     * @param providers the providers every session uses
+     * @param intraOpThreads threads per run, 0 for the runtime's default
+     */
+    public SessionFactory(OrtEnvironment env, ExecutionProviders providers, int intraOpThreads) {
+        this.env = Objects.requireNonNull(env, "env");
+        this.providers = Objects.requireNonNull(providers, "providers");
+        if (intraOpThreads < 0) {
+            throw new IllegalArgumentException("intraOpThreads must be >= 0, got " + intraOpThreads);
+        }
+        this.intraOpThreads = intraOpThreads;
+    }
+
+    /**
+     * @param spec the graph and its pinned dimensions
+     * @return the open session; the caller closes it
+     * @throws ModelLoadException when ONNX Runtime cannot create the session (naming the graph and file)
+     */
+    public ManagedSession open(SessionSpec spec) {
+        OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+        try {
+            options.setOptimizationLevel(spec.optimizationLevel().ortLevel());
+            if (intraOpThreads > 0) {
+                options.setIntraOpNumThreads(intraOpThreads);
+            }
+            for (Map.Entry<String, Long> d : spec.dimensions().entrySet()) {
+                options.setSymbolicDimensionValue(d.getKey(), d.getValue());
+            }
+            providers.applyTo(options);
+            long start = System.nanoTime();
+            OrtSession session = env.createSession(spec.file().toString(), options);
+            LOG.debug("opened session {} with dimensions {} in {} ms", spec.label(), spec.dimensions(),
+                    (System.nanoTime() - start) / 1_000_000);
+            return new ManagedSession(spec, session, options);
+        } catch (OrtException e) {
+            options.close();
+            throw new ModelLoadException("cannot open graph " + spec.label() + " with ONNX Runtime ("
+                    + e.getCode() + "): " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            options.close();
+            throw e;
+        }
+    }
+}

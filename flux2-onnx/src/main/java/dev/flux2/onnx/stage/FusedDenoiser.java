@@ -1,0 +1,155 @@
+package dev.flux2.onnx.stage;
+
+import ai.onnxruntime.OnnxTensorLike;
+import ai.onnxruntime.OrtSession;
+import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.graph.FusedConvention;
+import dev.flux2.onnx.graph.FusedIo;
+import dev.flux2.onnx.graph.TensorSignature;
+import dev.flux2.onnx.graph.TransformerInputs;
+import dev.flux2.onnx.session.RunCall;
+import dev.flux2.onnx.session.SessionLease;
+import dev.flux2.onnx.tensor.TensorBuffer;
+import dev.flux2.spi.DenoiserSetup;
+import dev.flux2.spi.FusedSupport;
+import dev.flux2.spi.StageContext;
+import dev.flux2.spi.TextEmbedding;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Runs a fused multi-step transformer graph once for a whole schedule (onnx-bundle §7), in either convention:
+ * <ul>
+ *   <li>{@link FusedConvention#ENGINE}: {@code timestep_i} = σ_i and {@code dt_i} = σ_{i+1} − σ_i (computed in
+ *       fp32, as the per-step Euler update does), each a one-value tensor of the type the graph declares;</li>
+ *   <li>{@link FusedConvention#LISTED}: one {@code timesteps} tensor holding σ_0..σ_{k−1}, or σ_0..σ_k when its
+ *       fixed length is k+1.</li>
+ * </ul>
+ * The graph takes the noise tokens only (no reference tokens) and returns the final latent. The session is leased
+ * for the call only, so a SEQUENTIAL run never holds the fused and the per-step transformer at once.
+ * Not thread-safe: one generation owns it.
+ */
+final class FusedDenoiser {
+    private static final int CHANNELS = 128;
+
+    private final StageResources resources;
+    private final DenoiserSetup setup;
+    private final StageContext context;
+    private final Optional<FusedIo> fused;
+    private final boolean enabled;
+
+    /**
+     * @param resources the backend's resources
+     * @param setup the generation's token layout
+     * @param context the generation's context
+     * @param enabled false when the {@code fused=off} option disables fused graphs
+     */
+    FusedDenoiser(StageResources resources, DenoiserSetup setup, StageContext context, boolean enabled) {
+        this.resources = resources;
+        this.setup = setup;
+        this.context = context;
+        this.fused = resources.io().fused();
+        this.enabled = enabled;
+    }
+
+    FusedSupport support(int steps) {
+        if (!enabled) {
+            return FusedSupport.unavailable("fused graphs are disabled by the backend option fused=off");
+        }
+        if (fused.isEmpty()) {
+            return FusedSupport.unavailable("the bundle has no " + GraphKeys.TRANSFORMER_FUSED + " graph");
+        }
+        FusedIo io = fused.get();
+        if (!io.usable()) {
+            return FusedSupport.unavailable(io.detail());
+        }
+        if (steps != io.steps()) {
+            return FusedSupport.unavailable("the fused graph runs exactly " + io.steps() + " steps, the schedule has "
+                    + steps);
+        }
+        if (setup.referenceTokenCount() > 0) {
+            return FusedSupport.unavailable("the fused graph takes no reference tokens and this generation has "
+                    + setup.referenceTokenCount());
+        }
+        return FusedSupport.available(io.convention().name().toLowerCase(java.util.Locale.ROOT) + ": " + io.detail());
+    }
+
+    void denoise(float[] sigmas, float[] latentTokens, TextEmbedding text) {
+        int steps = sigmas.length - 1;
+        FusedSupport support = support(steps);
+        if (!support.available()) {
+            throw new IllegalStateException("denoiseFused called although the fused graph cannot run: "
+                    + support.reason());
+        }
+        if (sigmas[steps] != 0f) {
+            throw new IllegalArgumentException("fused sigmas must end with 0, got " + Arrays.toString(sigmas));
+        }
+        int values = setup.noiseTokens() * CHANNELS;
+        if (latentTokens.length != values) {
+            throw new IllegalArgumentException("expected " + values + " latent values (N·128), got "
+                    + latentTokens.length);
+        }
+        FusedIo io = fused.orElseThrow();
+        TransformerInputs in = io.inputs().orElseThrow();
+        TensorSignature latentOut = io.latent().orElseThrow();
+        int tokens = setup.noiseTokens();
+        int textLength = resources.config().text().sequenceLength();
+        try (ResourceScope owned = new ResourceScope();
+                ContextFeed contextFeed = new ContextFeed(resources.env(), in.ctx())) {
+            Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
+            TensorBuffer x = owned.add(TensorBuffer.allocate(resources.env(), in.x().elementType(), 1, tokens,
+                    CHANNELS));
+            x.writeFloats(latentTokens, 0, values, 0);
+            inputs.put(in.x().name(), x.tensor());
+            TensorBuffer xIds = owned.add(TensorBuffer.allocate(resources.env(), in.xIds().elementType(), 1, tokens,
+                    4));
+            xIds.writeFloats(setup.positionIds(), 0, tokens * 4, 0);
+            inputs.put(in.xIds().name(), xIds.tensor());
+            inputs.put(in.ctx().name(), contextFeed.tensorFor(text, textLength,
+                    resources.config().text().contextDim()));
+            TensorBuffer ctxIds = owned.add(TensorBuffer.allocate(resources.env(), in.ctxIds().elementType(), 1,
+                    textLength, 4));
+            ctxIds.writeFloats(setup.textIds(), 0, setup.textIds().length, 0);
+            inputs.put(in.ctxIds().name(), ctxIds.tensor());
+            addSchedule(io, sigmas, inputs, owned);
+            TensorBuffer latent = owned.add(TensorBuffer.allocate(resources.env(), latentOut.elementType(), 1,
+                    tokens, CHANNELS));
+            try (SessionLease lease = resources.sessions().acquire(resources.specs().forInputs(
+                    GraphKeys.TRANSFORMER_FUSED, Shapes.of(inputs)));
+                    OrtSession.Result ignored = lease.session().run(new RunCall(inputs, Set.of(),
+                            Map.of(latentOut.name(), latent.tensor()), "fused transformer (" + steps + " steps)"),
+                            context)) {
+                latent.readFloats(0, latentTokens, 0, values);
+            }
+        }
+    }
+
+    private void addSchedule(FusedIo io, float[] sigmas, Map<String, OnnxTensorLike> inputs,
+            ResourceScope owned) {
+        if (io.convention() == FusedConvention.ENGINE) {
+            for (int i = 0; i < io.steps(); i++) {
+                TensorSignature t = io.timestepInputs().get(i);
+                TensorSignature d = io.dtInputs().get(i);
+                inputs.put(t.name(), scalar(t, sigmas[i], owned));
+                inputs.put(d.name(), scalar(d, sigmas[i + 1] - sigmas[i], owned));
+            }
+        } else {
+            TensorSignature t = io.timestepInputs().get(0);
+            int length = (int) t.dim(0).value();
+            TensorBuffer buffer = owned.add(TensorBuffer.allocate(resources.env(), t.elementType(), length));
+            buffer.writeFloats(sigmas, 0, length, 0);
+            inputs.put(t.name(), buffer.tensor());
+        }
+    }
+
+    private OnnxTensorLike scalar(TensorSignature t, float value, ResourceScope owned) {
+        long[] shape = new long[t.rank()];
+        Arrays.fill(shape, 1);
+        TensorBuffer buffer = owned.add(TensorBuffer.allocate(resources.env(), t.elementType(), shape));
+        buffer.writeFloat(0, value);
+        return buffer.tensor();
+    }
+}

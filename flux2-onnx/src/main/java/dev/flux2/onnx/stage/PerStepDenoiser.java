@@ -1,0 +1,106 @@
+package dev.flux2.onnx.stage;
+
+import ai.onnxruntime.OnnxTensorLike;
+import ai.onnxruntime.OrtSession;
+import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.graph.TransformerIo;
+import dev.flux2.onnx.session.RunCall;
+import dev.flux2.onnx.session.SessionLease;
+import dev.flux2.onnx.tensor.TensorBuffer;
+import dev.flux2.spi.DenoiseStep;
+import dev.flux2.spi.DenoiserSetup;
+import dev.flux2.spi.StageContext;
+import dev.flux2.spi.TextEmbedding;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The per-step transformer of one generation: x [1, N+M, 128] (noise tokens, then the clean reference tokens,
+ * written once), fp32 x_ids and ctx_ids (created once), σ as {@code timesteps}, and the prediction written into a
+ * pinned [1, N+M, 128] tensor of which only the first N tokens are read back. The session is leased on the first
+ * step and held until {@link #close()}. Not thread-safe: one generation owns it.
+ */
+final class PerStepDenoiser implements AutoCloseable {
+    private static final int CHANNELS = 128;
+
+    private final StageResources resources;
+    private final StageContext context;
+    private final TransformerIo io;
+    private final int noiseValues;
+    private final ResourceScope owned = new ResourceScope();
+    private final TensorBuffer x;
+    private final TensorBuffer xIds;
+    private final TensorBuffer timesteps;
+    private final TensorBuffer ctxIds;
+    private final TensorBuffer pred;
+    private final ContextFeed contextFeed;
+    private SessionLease lease;
+
+    PerStepDenoiser(StageResources resources, DenoiserSetup setup, StageContext context) {
+        this.resources = resources;
+        this.context = context;
+        this.io = resources.io().transformer();
+        int tokens = setup.noiseTokens() + setup.referenceTokenCount();
+        int textLength = resources.config().text().sequenceLength();
+        this.noiseValues = setup.noiseTokens() * CHANNELS;
+        try {
+            x = own(TensorBuffer.allocate(resources.env(), io.inputs().x().elementType(), 1, tokens, CHANNELS));
+            x.writeFloats(setup.referenceTokens(), 0, setup.referenceTokens().length, noiseValues);
+            xIds = own(TensorBuffer.allocate(resources.env(), io.inputs().xIds().elementType(), 1, tokens, 4));
+            xIds.writeFloats(setup.positionIds(), 0, setup.positionIds().length, 0);
+            timesteps = own(TensorBuffer.allocate(resources.env(), io.timesteps().elementType(),
+                    onesShape(io.timesteps().rank())));
+            ctxIds = own(TensorBuffer.allocate(resources.env(), io.inputs().ctxIds().elementType(), 1, textLength, 4));
+            ctxIds.writeFloats(setup.textIds(), 0, setup.textIds().length, 0);
+            pred = own(TensorBuffer.allocate(resources.env(), io.pred().elementType(), 1, tokens, CHANNELS));
+            contextFeed = own(new ContextFeed(resources.env(), io.inputs().ctx()));
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private static long[] onesShape(int rank) {
+        long[] shape = new long[rank];
+        java.util.Arrays.fill(shape, 1);
+        return shape;
+    }
+
+    private <T extends AutoCloseable> T own(T resource) {
+        return owned.add(resource);
+    }
+
+    void predict(DenoiseStep step, float[] latentTokens, TextEmbedding text, float[] velocityOut) {
+        if (latentTokens.length != noiseValues || velocityOut.length != noiseValues) {
+            throw new IllegalArgumentException(step.label() + ": expected " + noiseValues + " latent and velocity "
+                    + "values (N·128), got " + latentTokens.length + " and " + velocityOut.length);
+        }
+        int textLength = resources.config().text().sequenceLength();
+        x.writeFloats(latentTokens, 0, noiseValues, 0);
+        timesteps.writeFloat(0, step.sigma());
+        Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
+        inputs.put(io.inputs().x().name(), x.tensor());
+        inputs.put(io.inputs().xIds().name(), xIds.tensor());
+        inputs.put(io.timesteps().name(), timesteps.tensor());
+        inputs.put(io.inputs().ctx().name(), contextFeed.tensorFor(text, textLength,
+                resources.config().text().contextDim()));
+        inputs.put(io.inputs().ctxIds().name(), ctxIds.tensor());
+        if (lease == null) {
+            lease = resources.sessions().acquire(resources.specs().forInputs(GraphKeys.TRANSFORMER,
+                    Shapes.of(inputs)));
+        }
+        try (OrtSession.Result ignored = lease.session().run(new RunCall(inputs, java.util.Set.of(),
+                Map.of(io.pred().name(), pred.tensor()), "transformer " + step.label()), context)) {
+            pred.readFloats(0, velocityOut, 0, noiseValues);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (lease != null) {
+            lease.close();
+            lease = null;
+        }
+        owned.close();
+    }
+}

@@ -1,0 +1,80 @@
+package dev.flux2.onnx.stage;
+
+import dev.flux2.onnx.config.BundleConfig;
+import dev.flux2.onnx.config.ModelEntry;
+import dev.flux2.onnx.graph.BundleIo;
+import dev.flux2.onnx.graph.Dim;
+import dev.flux2.onnx.graph.GraphSignature;
+import dev.flux2.onnx.graph.TensorSignature;
+import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.onnx.session.SessionSpec;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Builds the {@link SessionSpec} of a graph for the tensors about to be fed to it.
+ *
+ * <p>Symbolic dimensions are pinned from the real shapes of the fed tensors, symbol by symbol as the graph names
+ * them, rather than from what a symbol is assumed to mean: with reference images {@code image_seq} is N + M, not
+ * (H/16)(W/16), and a stage's {@code chunk_seq} is whatever this call feeds. A symbol fed two different sizes is
+ * left free (ONNX Runtime then reports the real mismatch). Pinning can be switched off
+ * ({@code pin_dimensions=false}) so that one session serves every resolution. Immutable.
+ */
+public final class SessionSpecs {
+    private final BundleConfig config;
+    private final BundleIo io;
+    private final boolean pinDimensions;
+    private final Optional<OptimizationLevel> levelOverride;
+
+    /**
+     * @param config the bundle config
+     * @param io the checked graph signatures
+     * @param pinDimensions whether to pin symbolic dimensions per call
+     * @param levelOverride an optimization level for every graph, overriding the config's per-graph setting
+     */
+    public SessionSpecs(BundleConfig config, BundleIo io, boolean pinDimensions,
+            Optional<OptimizationLevel> levelOverride) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.io = Objects.requireNonNull(io, "io");
+        this.pinDimensions = pinDimensions;
+        this.levelOverride = Objects.requireNonNull(levelOverride, "levelOverride");
+    }
+
+    /**
+     * @param graphKey a config key
+     * @param inputShapes the shape of each tensor about to be fed, by input name
+     * @return the spec
+     */
+    public SessionSpec forInputs(String graphKey, Map<String, long[]> inputShapes) {
+        ModelEntry entry = config.requiredModel(graphKey);
+        Map<String, Long> dims = new TreeMap<>();
+        if (pinDimensions) {
+            Set<String> conflicting = new HashSet<>();
+            GraphSignature signature = io.signature(graphKey);
+            for (TensorSignature input : signature.inputs()) {
+                long[] shape = inputShapes.get(input.name());
+                if (shape == null || shape.length != input.rank()) {
+                    continue;
+                }
+                for (int i = 0; i < shape.length; i++) {
+                    Dim d = input.dim(i);
+                    if (d.isFixed() || d.symbol().isEmpty()) {
+                        continue;
+                    }
+                    Long previous = dims.putIfAbsent(d.symbol(), shape[i]);
+                    if (previous != null && previous != shape[i]) {
+                        conflicting.add(d.symbol());
+                    }
+                }
+            }
+            dims.keySet().removeAll(conflicting);
+        }
+        OptimizationLevel level = levelOverride.orElseGet(() -> entry.settings().graphOptimizationLevel()
+                .map(OptimizationLevel::parse).orElse(OptimizationLevel.ALL));
+        return new SessionSpec(graphKey, config.directory().resolve(entry.file()), dims, level);
+    }
+}

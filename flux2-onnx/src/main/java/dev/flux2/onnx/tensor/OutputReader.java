@@ -1,0 +1,73 @@
+package dev.flux2.onnx.tensor;
+
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OnnxValue;
+import ai.onnxruntime.OrtSession;
+import dev.flux2.api.InferenceException;
+import java.nio.ByteBuffer;
+import java.nio.FloatBuffer;
+import java.util.Arrays;
+
+/**
+ * Reads tensors that ONNX Runtime allocated. These are copied out with {@code getFloatBuffer}/{@code getByteBuffer}
+ * and never through {@code getBufferRef()}, which throws a {@code NullPointerException} on runtime-allocated
+ * outputs in 1.26 (java-notes §3). Stateless.
+ */
+public final class OutputReader {
+    private OutputReader() {
+    }
+
+    /**
+     * @param result a run's result
+     * @param name an output name
+     * @param where the stage, for messages
+     * @return the output as a tensor (still owned by the result)
+     */
+    public static OnnxTensor tensor(OrtSession.Result result, String name, String where) {
+        OnnxValue value = result.get(name).orElseThrow(() -> new InferenceException(where
+                + ": the graph returned no output '" + name + "'"));
+        if (!(value instanceof OnnxTensor tensor)) {
+            throw new InferenceException(where + ": output '" + name + "' is a " + value.getType()
+                    + ", expected a tensor");
+        }
+        return tensor;
+    }
+
+    /**
+     * @param tensor a float or fp16 tensor
+     * @param expectedShape the shape it must have
+     * @param where the stage, for messages
+     * @return its values as fp32, in C order
+     */
+    public static float[] floats(OnnxTensor tensor, long[] expectedShape, String where) {
+        requireShape(tensor, expectedShape, where);
+        FloatBuffer buffer = tensor.getFloatBuffer();
+        if (buffer == null) {
+            throw new InferenceException(where + ": output is " + tensor.getInfo().type + ", expected a float tensor");
+        }
+        float[] values = new float[buffer.remaining()];
+        buffer.get(values);
+        return values;
+    }
+
+    /**
+     * @param tensor any numeric tensor
+     * @return a native-order copy of its raw bytes
+     */
+    public static ByteBuffer bytes(OnnxTensor tensor) {
+        return tensor.getByteBuffer();
+    }
+
+    /**
+     * @param tensor a tensor
+     * @param expected the shape it must have
+     * @param where the stage, for messages
+     */
+    public static void requireShape(OnnxTensor tensor, long[] expected, String where) {
+        long[] actual = tensor.getInfo().getShape();
+        if (!Arrays.equals(actual, expected)) {
+            throw new InferenceException(where + ": output has shape " + Arrays.toString(actual) + ", expected "
+                    + Arrays.toString(expected));
+        }
+    }
+}

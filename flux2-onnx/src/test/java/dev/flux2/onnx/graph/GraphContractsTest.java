@@ -1,0 +1,252 @@
+package dev.flux2.onnx.graph;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.SharedFiles;
+import dev.flux2.onnx.config.BundleConfig;
+import dev.flux2.onnx.config.BundleConfigReader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The contract checks on hand-made signatures that follow onnx-bundle §6 for the seed config (512 × 7680 text,
+ * fp16 activations, fp32 ids), with one thing changed per test.
+ */
+class GraphContractsTest {
+    private static final ElementType H = ElementType.FLOAT16;
+    private static final ElementType F = ElementType.FLOAT;
+
+    @TempDir
+    Path dir;
+
+    private BundleConfig config(Consumer<ObjectNode> edit) {
+        ObjectNode n = SharedFiles.seedConfig();
+        edit.accept(n);
+        return BundleConfigReader.read(SharedFiles.write(n, dir.resolve(BundleConfigReader.FILE_NAME)));
+    }
+
+    private static TensorSignature t(String name, ElementType type, Object... dims) {
+        List<Dim> list = new ArrayList<>();
+        for (Object d : dims) {
+            list.add(d instanceof String s ? Dim.symbolic(s) : Dim.fixed(((Number) d).longValue()));
+        }
+        return new TensorSignature(name, type, list);
+    }
+
+    private static GraphSignature g(List<TensorSignature> in, List<TensorSignature> out) {
+        return new GraphSignature(Path.of("g.onnx"), in, out);
+    }
+
+    /** Signatures as onnx-bundle §6 documents them, with the engine's fused convention. */
+    static Map<String, GraphSignature> documented() {
+        Map<String, GraphSignature> m = new LinkedHashMap<>();
+        m.put("text_encoder", g(List.of(t("input_ids", ElementType.INT64, "batch", "text_seq"),
+                t("attention_mask", ElementType.INT64, "batch", "text_seq")),
+                List.of(t("ctx", H, "batch", "text_seq", 7680))));
+        List<TensorSignature> common = List.of(t("x", H, 1, "image_seq", 128), t("x_ids", F, 1, "image_seq", 4),
+                t("ctx", H, 1, 512, 7680), t("ctx_ids", F, 1, 512, 4));
+        List<TensorSignature> transformerIn = new ArrayList<>(common);
+        transformerIn.add(2, t("timesteps", H, 1));
+        m.put("transformer", g(transformerIn, List.of(t("pred", H, 1, "image_seq", 128))));
+        m.put("vae_decoder_pre", g(List.of(t("z", H, 1, 128, "latent_height", "latent_width")), List.of(
+                t("/decoder/block_1/Add_output_0", H, 1, 512, "h8", "w8"),
+                t("/decoder/attn_1/Mul_6_output_0", H, 1, 1, "kv_seq", 512),
+                t("/decoder/attn_1/Mul_7_output_0", H, 1, 1, 512, "kv_seq"),
+                t("/decoder/attn_1/Reshape_2_output_0", H, 1, 1, "kv_seq", 512))));
+        m.put("vae_decoder_attn_chunk", g(List.of(t("q_chunk", H, 1, 1, "chunk_seq", 512),
+                t("kt", H, 1, 1, 512, "kv_seq"), t("v", H, 1, 1, "kv_seq", 512)),
+                List.of(t("attn_chunk", H, 1, 1, "chunk_seq", 512))));
+        m.put("vae_decoder_post_stage_0", g(List.of(t("/decoder/block_1/Add_output_0", H, 1, 512, "h8", "w8"),
+                t("/decoder/attn_1/MatMul_1_output_0", H, 1, 1, "kv_seq", 512)),
+                List.of(t("/decoder/block.2_2/Add_output_0", H, 1, 256, "h2", "w2"))));
+        m.put("vae_decoder_post_stage_1", g(List.of(t("/decoder/block.2_2/Add_output_0", H, 1, 256, "h2", "w2")),
+                List.of(t("/decoder/block.0_3/Add_output_0", H, 1, 128, "height", "width"))));
+        m.put("vae_decoder_post_stage_2", g(List.of(t("/decoder/block.0_3/Add_output_0", H, 1, 128, "height",
+                "width")), List.of(t("/decoder/block.2_3/Add_output_0", H, 1, 128, "height", "width"))));
+        m.put("vae_decoder_post_stage_3", g(List.of(t("/decoder/block.2_3/Add_output_0", H, 1, 128, "height",
+                "width")), List.of(t("image", H, 1, 3, "height", "width"))));
+        List<TensorSignature> fusedIn = new ArrayList<>(common);
+        for (int i = 0; i < 4; i++) {
+            fusedIn.add(t("timestep_" + i, H, 1));
+            fusedIn.add(t("dt_" + i, F, 1));
+        }
+        m.put("transformer_fused_4step", g(fusedIn, List.of(t("latent", H, 1, "image_seq", 128))));
+        m.put("vae_encoder", g(List.of(t("image", H, 1, 3, "height", "width")),
+                List.of(t("z", H, 1, 128, "latent_height", "latent_width"))));
+        return m;
+    }
+
+    private static Map<String, GraphSignature> with(String key, GraphSignature s) {
+        Map<String, GraphSignature> m = documented();
+        m.put(key, s);
+        return m;
+    }
+
+    private static GraphSignature replaceInput(String key, String name, TensorSignature replacement) {
+        GraphSignature s = documented().get(key);
+        List<TensorSignature> in = new ArrayList<>(s.inputs());
+        in.replaceAll(x -> x.name().equals(name) ? replacement : x);
+        return g(in, s.outputs());
+    }
+
+    private String failure(BundleConfig c, Map<String, GraphSignature> signatures) {
+        return assertThrows(ModelLoadException.class, () -> GraphContracts.check(c, signatures)).getMessage();
+    }
+
+    @Test
+    void documentedSignaturesPass() {
+        BundleIo io = GraphContracts.check(config(n -> { }), documented());
+        assertEquals("x", io.transformer().inputs().x().name());
+        assertEquals(H, io.transformer().timesteps().elementType());
+        assertEquals("pred", io.transformer().pred().name());
+        assertEquals("ctx", io.textEncoder().ctx().name());
+        assertEquals("/decoder/attn_1/Mul_7_output_0", io.vaeDecoder().kt());
+        assertEquals(-1, io.vaeDecoder().attention().fixedChunkRows());
+        assertEquals(4, io.vaeDecoder().post().size());
+        assertEquals(Optional.of("/decoder/block_1/Add_output_0"), io.vaeDecoder().post().get(0).residualInput());
+        assertEquals("/decoder/attn_1/MatMul_1_output_0", io.vaeDecoder().post().get(0).input());
+        assertEquals("image", io.vaeDecoder().post().get(3).output());
+        assertEquals(FusedConvention.ENGINE, io.fusedConvention());
+        assertEquals(F, io.fused().orElseThrow().dtInputs().get(0).elementType());
+        assertTrue(io.vaeEncoder().isPresent());
+    }
+
+    @Test
+    void renamedInputNamesGraphTensorAndWhatWasFound() {
+        String msg = failure(config(n -> { }), with("transformer", replaceInput("transformer", "x",
+                t("x_in", H, 1, "image_seq", 128))));
+        assertTrue(msg.startsWith("graph transformer (flux2-klein-4b-transformer-q4.onnx)"), msg);
+        assertTrue(msg.contains("input 'x' is declared") && msg.contains("x_in"), msg);
+    }
+
+    @Test
+    void wrongDtypeNamesExpectedAndFound() {
+        String msg = failure(config(n -> { }), with("transformer", replaceInput("transformer", "x_ids",
+                t("x_ids", ElementType.INT64, 1, "image_seq", 4))));
+        assertTrue(msg.contains("graph transformer") && msg.contains("'x_ids'") && msg.contains("must be FLOAT of rank 3")
+                && msg.contains("found INT64 [1, image_seq, 4]"), msg);
+    }
+
+    @Test
+    void fp32ActivationsAreExpectedWhenTheConfigSaysSo() {
+        String msg = failure(config(n -> { }), with("transformer", replaceInput("transformer", "x",
+                t("x", F, 1, "image_seq", 128))));
+        assertTrue(msg.contains("'x'") && msg.contains("FLOAT16") && msg.contains("found FLOAT "), msg);
+        BundleConfig fp32 = config(n -> ((ObjectNode) n.get("models").get("transformer"))
+                .put("activation_dtype", "fp32"));
+        GraphSignature s = documented().get("transformer");
+        List<TensorSignature> in = new ArrayList<>();
+        for (TensorSignature x : s.inputs()) {
+            in.add(x.elementType() == H ? new TensorSignature(x.name(), F, x.dims()) : x);
+        }
+        TensorSignature pred = s.outputs().get(0);
+        BundleIo io = GraphContracts.check(fp32, with("transformer", g(in, List.of(new TensorSignature(
+                pred.name(), F, pred.dims())))));
+        assertEquals(F, io.transformer().inputs().ctx().elementType());
+        assertEquals(H, io.textEncoder().ctx().elementType(), "the text encoder keeps fp16; the denoiser converts");
+    }
+
+    @Test
+    void wrongRankAndFixedSizeAreErrors() {
+        String msg = failure(config(n -> { }), with("transformer", replaceInput("transformer", "timesteps",
+                t("timesteps", H, 1, 1))));
+        assertTrue(msg.contains("'timesteps'") && msg.contains("rank 1") && msg.contains("[1, 1]"), msg);
+        msg = failure(config(n -> { }), with("text_encoder", g(documented().get("text_encoder").inputs(),
+                List.of(t("ctx", H, 1, 512, 4096)))));
+        assertTrue(msg.contains("graph text_encoder") && msg.contains("[1, 512, 7680]") && msg.contains("4096"), msg);
+    }
+
+    @Test
+    void textSequenceLengthMustMatchAFixedGraphDimension() {
+        String msg = failure(config(n -> n.put("text_seq_len", 256)), documented());
+        assertTrue(msg.contains("graph transformer") && msg.contains("'ctx'") && msg.contains("[1, 256, 7680]"), msg);
+    }
+
+    @Test
+    void anUnfedExtraInputIsAnError() {
+        GraphSignature s = documented().get("vae_decoder_pre");
+        List<TensorSignature> in = new ArrayList<>(s.inputs());
+        in.add(t("scale", F, 1));
+        String msg = failure(config(n -> ((ObjectNode) n.get("models").get("vae_decoder_pre")).remove("inputs")),
+                with("vae_decoder_pre", g(in, s.outputs())));
+        assertTrue(msg.contains("graph vae_decoder_pre") && msg.contains("[scale]"), msg);
+    }
+
+    @Test
+    void vaeStagesMustChainTheirElementTypes() {
+        GraphSignature s = documented().get("vae_decoder_post_stage_2");
+        String msg = failure(config(n -> { }), with("vae_decoder_post_stage_2", g(List.of(
+                t("/decoder/block.0_3/Add_output_0", F, 1, 128, "height", "width")), s.outputs())));
+        assertTrue(msg.contains("graph vae_decoder_post_stage_2") && msg.contains("FLOAT16")
+                && msg.contains("previous stage output"), msg);
+    }
+
+    @Test
+    void residualAndAttentionInputsCanBeNamedInTheConfig() {
+        BundleConfig c = config(n -> {
+            ObjectNode stage = (ObjectNode) n.get("models").get("vae_decoder_post_stage_0");
+            stage.put("residual_input", "/decoder/block_1/Add_output_0");
+            stage.put("attn_input", "/decoder/attn_1/MatMul_1_output_0");
+            stage.putArray("inputs").add("/decoder/attn_1/MatMul_1_output_0").add("/decoder/block_1/Add_output_0");
+        });
+        BundleIo io = GraphContracts.check(c, documented());
+        assertEquals("/decoder/attn_1/MatMul_1_output_0", io.vaeDecoder().post().get(0).input());
+    }
+
+    @Test
+    void listedFusedConventionNeedsAFixedLength() {
+        GraphSignature engine = documented().get("transformer_fused_4step");
+        List<TensorSignature> in = new ArrayList<>(engine.inputs().subList(0, 4));
+        in.add(t("timesteps", H, 4));
+        BundleIo listed = GraphContracts.check(config(n -> { }), with("transformer_fused_4step",
+                g(in, engine.outputs())));
+        assertEquals(FusedConvention.LISTED, listed.fusedConvention());
+        in.set(4, t("timesteps", H, 5));
+        assertEquals(FusedConvention.LISTED, GraphContracts.check(config(n -> { }), with("transformer_fused_4step",
+                g(in, engine.outputs()))).fusedConvention());
+        in.set(4, t("timesteps", H, "n"));
+        BundleIo ambiguous = GraphContracts.check(config(n -> { }), with("transformer_fused_4step",
+                g(in, engine.outputs())));
+        assertEquals(FusedConvention.NONE, ambiguous.fusedConvention());
+        String why = ambiguous.fused().orElseThrow().detail();
+        assertTrue(why.contains("flux2-klein-4b-transformer-q4-fused-4step.onnx") && why.contains("ambiguous")
+                && why.contains("timesteps"), why);
+    }
+
+    @Test
+    void unknownFusedInputsMakeItUnusableWithTheInputsNamed() {
+        GraphSignature engine = documented().get("transformer_fused_4step");
+        List<TensorSignature> in = new ArrayList<>(engine.inputs().subList(0, 4));
+        in.add(t("sigma_schedule", F, 4));
+        BundleIo io = GraphContracts.check(config(n -> { }), with("transformer_fused_4step", g(in, engine.outputs())));
+        assertFalse(io.fused().orElseThrow().usable());
+        String why = io.fused().orElseThrow().detail();
+        assertTrue(why.contains("sigma_schedule") && why.contains("neither"), why);
+    }
+
+    @Test
+    void bundleWithoutOptionalGraphsPasses() {
+        BundleConfig c = config(n -> {
+            ((ObjectNode) n.get("models")).remove("transformer_fused_4step");
+            ((ObjectNode) n.get("models")).remove("vae_encoder");
+        });
+        Map<String, GraphSignature> m = documented();
+        m.remove("transformer_fused_4step");
+        m.remove("vae_encoder");
+        BundleIo io = GraphContracts.check(c, m);
+        assertTrue(io.fused().isEmpty() && io.vaeEncoder().isEmpty());
+        assertEquals(FusedConvention.NONE, io.fusedConvention());
+    }
+}

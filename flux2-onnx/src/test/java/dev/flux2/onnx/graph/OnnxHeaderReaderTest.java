@@ -1,0 +1,116 @@
+package dev.flux2.onnx.graph;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.onnx.proto.OnnxMl;
+import ai.onnxruntime.NodeInfo;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtSession;
+import ai.onnxruntime.TensorInfo;
+import com.google.protobuf.ByteString;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The hand-written header reader against graphs encoded by the official ONNX protobuf classes, and against what
+ * ONNX Runtime itself reports for the same file.
+ */
+class OnnxHeaderReaderTest {
+    @TempDir
+    Path dir;
+
+    private static OnnxMl.ValueInfoProto value(String name, OnnxMl.TensorProto.DataType type, Object... dims) {
+        OnnxMl.TensorShapeProto.Builder shape = OnnxMl.TensorShapeProto.newBuilder();
+        for (Object d : dims) {
+            OnnxMl.TensorShapeProto.Dimension.Builder dim = OnnxMl.TensorShapeProto.Dimension.newBuilder();
+            if (d instanceof String s) {
+                dim.setDimParam(s);
+            } else {
+                dim.setDimValue(((Number) d).longValue());
+            }
+            shape.addDim(dim);
+        }
+        return OnnxMl.ValueInfoProto.newBuilder().setName(name).setType(OnnxMl.TypeProto.newBuilder()
+                .setTensorType(OnnxMl.TypeProto.Tensor.newBuilder().setElemType(type.getNumber()).setShape(shape)))
+                .build();
+    }
+
+    /** x (fp16 [1, image_seq, 4]) + w (an initializer that older exporters also list as an input) → y. */
+    private Path writeModel(int weightBytes) throws IOException {
+        OnnxMl.TensorProto weight = OnnxMl.TensorProto.newBuilder().setName("w")
+                .setDataType(OnnxMl.TensorProto.DataType.FLOAT16.getNumber()).addDims(weightBytes / 2)
+                .setRawData(ByteString.copyFrom(new byte[weightBytes])).build();
+        OnnxMl.GraphProto graph = OnnxMl.GraphProto.newBuilder().setName("g")
+                .addNode(OnnxMl.NodeProto.newBuilder().setOpType("Identity").addInput("x").addOutput("y"))
+                .addInitializer(weight)
+                .addInput(value("x", OnnxMl.TensorProto.DataType.FLOAT16, 1, "image_seq", 4))
+                .addInput(value("w", OnnxMl.TensorProto.DataType.FLOAT16, weightBytes / 2))
+                .addInput(value("ids", OnnxMl.TensorProto.DataType.INT64, "batch", 512))
+                .addOutput(value("y", OnnxMl.TensorProto.DataType.FLOAT16, 1, "image_seq", 4))
+                .build();
+        OnnxMl.ModelProto model = OnnxMl.ModelProto.newBuilder().setIrVersion(8).setProducerName("test")
+                .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setVersion(17))
+                .setDocString("x".repeat(70_000)) // bigger than the reader's buffer, before the graph
+                .setGraph(graph).build();
+        Path file = dir.resolve("m.onnx");
+        Files.write(file, model.toByteArray());
+        return file;
+    }
+
+    @Test
+    void readsInputsOutputsTypesAndShapesButNotInitializers() throws IOException {
+        GraphSignature s = OnnxHeaderReader.read(writeModel(300_000));
+        assertEquals(List.of("x", "ids"), s.inputNames(), "the initializer w is not a real input");
+        TensorSignature x = s.input("x").orElseThrow();
+        assertEquals(ElementType.FLOAT16, x.elementType());
+        assertEquals(List.of(Dim.fixed(1), Dim.symbolic("image_seq"), Dim.fixed(4)), x.dims());
+        assertEquals("[1, image_seq, 4]", x.shapeText());
+        assertEquals(ElementType.INT64, s.input("ids").orElseThrow().elementType());
+        assertEquals(List.of("y"), s.outputNames());
+        assertEquals(java.util.Set.of("image_seq", "batch"), s.inputSymbols());
+    }
+
+    @Test
+    void agreesWithOnnxRuntime() throws Exception {
+        Path file = writeModel(64);
+        GraphSignature s = OnnxHeaderReader.read(file);
+        OrtEnvironment env = OrtEnvironment.getEnvironment();
+        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+                OrtSession session = env.createSession(file.toString(), options)) {
+            Map<String, NodeInfo> inputs = session.getInputInfo();
+            assertEquals(inputs.keySet(), new java.util.LinkedHashSet<>(s.inputNames()));
+            for (TensorSignature t : s.inputs()) {
+                TensorInfo info = (TensorInfo) inputs.get(t.name()).getInfo();
+                long[] shape = t.dims().stream().mapToLong(Dim::value).toArray();
+                assertArrayEquals(info.getShape(), shape, t.name());
+                String[] names = t.dims().stream().map(Dim::symbol).toArray(String[]::new);
+                assertArrayEquals(info.getDimensionNames(), names, t.name());
+            }
+        }
+    }
+
+    @Test
+    void rejectsFilesThatAreNotOnnx() throws IOException {
+        Path junk = Files.write(dir.resolve("junk.onnx"), new byte[] {(byte) 0xFF, (byte) 0xFF, 0x01});
+        IOException e = assertThrows(IOException.class, () -> OnnxHeaderReader.read(junk));
+        assertTrue(e.getMessage().contains("junk.onnx"), e.getMessage());
+        Path empty = Files.write(dir.resolve("empty.onnx"), new byte[0]);
+        e = assertThrows(IOException.class, () -> OnnxHeaderReader.read(empty));
+        assertTrue(e.getMessage().contains("no graph"), e.getMessage());
+    }
+
+    @Test
+    void truncatedFileIsReported() throws IOException {
+        byte[] full = Files.readAllBytes(writeModel(1000));
+        Path cut = Files.write(dir.resolve("cut.onnx"), java.util.Arrays.copyOf(full, full.length - 10));
+        assertThrows(IOException.class, () -> OnnxHeaderReader.read(cut));
+    }
+}
