@@ -18,13 +18,24 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
 
     @Override
     public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
-        PrintWriter err = commandLine.getErr();
+        report(commandLine.getErr(), ex,
+                commandLine.getCommand() instanceof BaseCommand base && base.verbose());
+        return ExitCodes.of(ex);
+    }
+
+    /**
+     * Prints one line for a failure, plus the stack trace when verbose.
+     *
+     * @param err where to print
+     * @param ex the failure
+     * @param verbose whether to add the stack trace
+     */
+    static void report(PrintWriter err, Throwable ex, boolean verbose) {
         err.println("flux2: " + label(ex) + message(ex));
-        if (commandLine.getCommand() instanceof BaseCommand base && base.verbose()) {
+        if (verbose) {
             ex.printStackTrace(err);
         }
         err.flush();
-        return ExitCodes.of(ex);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.flux2.examples.cli;
 import dev.flux2.api.CancellationToken;
 import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GeneratedImage;
+import dev.flux2.api.GenerationCancelledException;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.MemoryPolicy;
@@ -101,8 +102,25 @@ final class GenerateCommand extends BaseCommand {
         out().println("seed: " + baseSeed);
         out().flush();
         PrintStream progressStream = System.err;
-        try (CancelOnShutdown guard = CancelOnShutdown.install(token, progressStream, SHUTDOWN_GRACE);
-             Flux2Pipeline pipeline = pipelineBuilder().build();
+        try (CancelOnShutdown guard = CancelOnShutdown.install(token, progressStream, SHUTDOWN_GRACE)) {
+            // The failure is reported inside the guard (a catch of this try-with-resources would run after
+            // close()): once the guard closes, a Ctrl-C shutdown completes and the JVM halts.
+            try {
+                return generate(validated, outputs, progressStream);
+            } catch (RuntimeException e) {
+                // After a cancel, any failure is the cancellation surfacing (for example a runtime call aborted
+                // mid-graph): it is reported, and exits, as one.
+                RuntimeException shown = token.isCancelled() && !(e instanceof GenerationCancelledException)
+                        ? new GenerationCancelledException("generation cancelled (" + e.getMessage() + ")", e) : e;
+                ErrorReporter.report(err(), shown, verbose);
+                return ExitCodes.of(shown);
+            }
+        }
+    }
+
+    private int generate(GenerationRequest validated, List<Path> outputs, PrintStream progressStream)
+            throws IOException {
+        try (Flux2Pipeline pipeline = pipelineBuilder().build();
              ProgressBars bars = noProgress ? null : new ProgressBars(progressStream, numImages)) {
             ModelInfo info = pipeline.modelInfo();
             err().printf(Locale.ROOT, "model: %s (defaults: %d steps, %dx%d, guidance %s)%n", info.variant(),

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -50,9 +51,11 @@ public final class PngMetadataWriter {
      */
     public static void write(GeneratedImage image, Path file) throws IOException {
         Path absolute = file.toAbsolutePath();
-        Path tmp = Files.createTempFile(absolute.getParent(), "." + absolute.getFileName(), ".tmp");
+        // Not Files.createTempFile: its owner-only permissions would survive the rename; this one follows the umask.
+        Path tmp = absolute.resolveSibling("." + absolute.getFileName() + "." + System.nanoTime() + ".tmp");
         try {
-            try (OutputStream out = Files.newOutputStream(tmp)) {
+            try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE)) {
                 write(image, out);
             }
             Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

@@ -32,6 +32,19 @@ final class CliProcess {
     }
 
     static Result run(Path workDir, String... args) throws IOException, InterruptedException {
+        Path out = Files.createTempFile(workDir, "stdout", ".txt");
+        Path err = Files.createTempFile(workDir, "stderr", ".txt");
+        Process p = start(workDir, out, err, args);
+        if (!p.waitFor(180, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("flux2 " + String.join(" ", args) + " did not finish within 180 s");
+        }
+        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    /** Starts the CLI with stdout and stderr going to files; the caller waits for it. */
+    static Process start(Path workDir, Path out, Path err, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx1g");
@@ -39,19 +52,11 @@ final class CliProcess {
         cmd.add("-jar");
         cmd.add(jar().toAbsolutePath().toString());
         cmd.addAll(List.of(args));
-        Path out = Files.createTempFile(workDir, "stdout", ".txt");
-        Path err = Files.createTempFile(workDir, "stderr", ".txt");
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile())
                 .redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().put("DJL_OFFLINE", "true");
         pb.environment().put("OPT_OUT_TRACKING", "true");
         pb.environment().put("RUST_FLAVOR", "cpu");
-        Process p = pb.start();
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("flux2 " + String.join(" ", args) + " did not finish within 180 s");
-        }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+        return pb.start();
     }
 }

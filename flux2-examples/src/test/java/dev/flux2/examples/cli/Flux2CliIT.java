@@ -2,8 +2,8 @@ package dev.flux2.examples.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,6 +19,7 @@ import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -163,6 +164,45 @@ class Flux2CliIT {
         assertTrue(r.out().contains(bundle.shardFiles("transformer").get(0).getFileName().toString()), r.out());
         assertTrue(r.out().contains("Execution providers available:") && r.out().contains("CPU"), r.out());
         assertTrue(r.out().contains("Fused denoiser convention:"), r.out());
+    }
+
+    @Test
+    void ctrlCCancelsTheRunningGenerationAndExitsWith130() throws Exception {
+        assumeTrue(sigintDeliverable(), "SIGINT is ignored in this process tree (or not Linux): a JVM started here"
+                + " keeps it ignored, so Ctrl-C cannot be simulated");
+        Path png = work.resolve("interrupted.png");
+        Path out = work.resolve("interrupted.out");
+        Path err = work.resolve("interrupted.err");
+        // Large enough that denoising and decoding take a few seconds on the synthetic graphs.
+        Process p = CliProcess.start(work, out, err, "generate", "--model", bundle.directory().toString(),
+                "--prompt", "x", "--seed", "1", "--width", "1024", "--height", "1024", "--output", png.toString());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.readString(err).contains("Denoise") && p.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(p.isAlive(), "the generation was still running when Ctrl-C came: " + Files.readString(err));
+        assertEquals(0, new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the CLI stopped after Ctrl-C");
+        String stderr = Files.readString(err);
+        assertEquals(130, p.exitValue(), stderr);
+        assertTrue(stderr.contains("flux2: cancelled: "), stderr);
+        assertFalse(Files.exists(png), "no image is written for a cancelled generation");
+        assertFalse(Files.readString(out).contains("output:"), Files.readString(out));
+    }
+
+    /** Linux with SIGINT (signal 2, bit 1 of SigIgn) not ignored by this JVM, whose children inherit it. */
+    private static boolean sigintDeliverable() throws IOException {
+        Path status = Path.of("/proc/self/status");
+        if (!Files.isReadable(status)) {
+            return false;
+        }
+        for (String line : Files.readAllLines(status)) {
+            if (line.startsWith("SigIgn:")) {
+                long mask = Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16);
+                return (mask & 0b10) == 0;
+            }
+        }
+        return false;
     }
 
     static void copyTree(Path from, Path to) throws IOException {
