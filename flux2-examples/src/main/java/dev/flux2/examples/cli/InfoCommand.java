@@ -79,7 +79,8 @@ final class InfoCommand extends BaseCommand {
         out.println();
         out.println("Fused denoiser convention: " + s.fusedConvention());
         out.println("Execution providers available: " + String.join(", ", s.availableProviders()));
-        for (Map.Entry<String, String> d : s.details().entrySet()) {
+        // ModelSummary.details() is an unordered copy: sort for stable output.
+        for (Map.Entry<String, String> d : new java.util.TreeMap<>(s.details()).entrySet()) {
             out.println(d.getKey() + ": " + d.getValue());
         }
     }

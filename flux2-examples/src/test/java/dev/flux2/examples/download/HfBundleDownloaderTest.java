@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.examples.download.DownloadedFile.Outcome;
 import dev.flux2.examples.testing.LoopbackHubServer;
+import dev.flux2.testkit.SyntheticBundle;
+import dev.flux2.testkit.SyntheticBundleSpec;
+import dev.flux2.testkit.SyntheticBundleWriter;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -76,6 +79,32 @@ class HfBundleDownloaderTest {
             assertTrue(hub.requests().stream().anyMatch(r -> r.path().equals("/cdn/" + TinyHubRepo.TE_SHARD_1)));
             try (var s = Files.walk(target)) {
                 assertTrue(s.noneMatch(p -> p.toString().endsWith(".part")), "no .part file left behind");
+            }
+        }
+    }
+
+    @Test
+    void downloadsASyntheticBundleFileForFile() throws IOException {
+        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(),
+                tmp.resolve("synthetic"));
+        Path target = tmp.resolve("bundle");
+        try (LoopbackHubServer hub = new LoopbackHubServer(bundle.directory(), REPO, REV)) {
+            DownloadReport report = download(options(hub, target).build());
+            List<String> origin = TinyHubRepo.files(bundle.directory());
+            List<String> downloaded = TinyHubRepo.files(target);
+            for (String f : downloaded) {
+                assertArrayEquals(Files.readAllBytes(bundle.directory().resolve(f)),
+                        Files.readAllBytes(target.resolve(f)), f);
+            }
+            // Only what the bundle needs is fetched: the fixture's notes beside the tokenizer stay behind.
+            List<String> notFetched = origin.stream().filter(f -> !downloaded.contains(f)).toList();
+            assertTrue(notFetched.stream().allMatch(f -> f.startsWith("tokenizer/") && !f.endsWith(".json")),
+                    notFetched.toString());
+            assertEquals(origin.size() - notFetched.size(), downloaded.size());
+            assertTrue(report.files().stream().anyMatch(f -> f.path().equals("tokenizer/tokenizer.json")
+                    && f.outcome() == Outcome.DOWNLOADED));
+            for (Path shard : bundle.shardFiles("transformer")) {
+                assertTrue(report.files().stream().anyMatch(f -> f.path().equals(shard.getFileName().toString())));
             }
         }
     }
