@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -127,8 +126,7 @@ public record BundleConfigFile(
             throw new ModelLoadException(origin + " has no 'models' object naming the graphs");
         }
         List<GraphFile> graphs = new ArrayList<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = models.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : models.properties()) {
             JsonNode m = e.getValue();
             String graphFile = requiredText(m, "file", origin + " models." + e.getKey());
             Optional<String> manifest = m.hasNonNull("manifest")

@@ -102,34 +102,32 @@ final class GenerateCommand extends BaseCommand {
         out().println("seed: " + baseSeed);
         out().flush();
         PrintStream progressStream = System.err;
-        try (CancelOnShutdown guard = CancelOnShutdown.install(token, progressStream, SHUTDOWN_GRACE)) {
-            // The failure is reported inside the guard (a catch of this try-with-resources would run after
-            // close()): once the guard closes, a Ctrl-C shutdown completes and the JVM halts.
-            try {
-                return generate(validated, outputs, progressStream);
-            } catch (RuntimeException e) {
-                // After a cancel, any failure is the cancellation surfacing (for example a runtime call aborted
-                // mid-graph): it is reported, and exits, as one.
-                RuntimeException shown = token.isCancelled() && !(e instanceof GenerationCancelledException)
-                        ? new GenerationCancelledException("generation cancelled (" + e.getMessage() + ")", e) : e;
-                ErrorReporter.report(err(), shown, verbose);
-                return ExitCodes.of(shown);
-            }
+        CancelOnShutdown guard = CancelOnShutdown.install(token, progressStream, SHUTDOWN_GRACE);
+        try {
+            return generate(validated, outputs, progressStream);
+        } catch (RuntimeException e) {
+            // Reported before the guard closes: once it does, a Ctrl-C shutdown completes and the JVM halts. After
+            // a cancel, any failure is the cancellation surfacing (for example a runtime call aborted mid-graph).
+            RuntimeException shown = token.isCancelled() && !(e instanceof GenerationCancelledException)
+                    ? new GenerationCancelledException("generation cancelled (" + e.getMessage() + ")", e) : e;
+            ErrorReporter.report(err(), shown, verbose);
+            return ExitCodes.of(shown);
+        } finally {
+            guard.close();
         }
     }
 
     private int generate(GenerationRequest validated, List<Path> outputs, PrintStream progressStream)
             throws IOException {
-        try (Flux2Pipeline pipeline = pipelineBuilder().build();
-             ProgressBars bars = noProgress ? null : new ProgressBars(progressStream, numImages)) {
+        try (Flux2Pipeline pipeline = pipelineBuilder().build()) {
             ModelInfo info = pipeline.modelInfo();
             err().printf(Locale.ROOT, "model: %s (defaults: %d steps, %dx%d, guidance %s)%n", info.variant(),
                     info.defaultSteps(), info.defaultWidth(), info.defaultHeight(), info.defaultGuidance());
             err().flush();
-            ProgressListener listener = bars == null ? ProgressListener.NONE : bars;
-            GenerationResult result = pipeline.generate(validated.toBuilder().progressListener(listener).build());
-            if (bars != null) {
-                bars.close();
+            GenerationResult result;
+            try (ProgressBars bars = noProgress ? null : new ProgressBars(progressStream, numImages)) {
+                ProgressListener listener = bars == null ? ProgressListener.NONE : bars;
+                result = pipeline.generate(validated.toBuilder().progressListener(listener).build());
             }
             for (int k = 0; k < result.images().size(); k++) {
                 GeneratedImage image = result.images().get(k);
