@@ -36,9 +36,9 @@ record Q4Matrix(int k, int n, byte[] codes, byte[] zeroPoints, float[] scales) {
     }
 
     /**
-     * Draws codes and zero points uniformly from 0..15 and scales uniformly from [scaleLo, scaleHi).
+     * Draws codes and zero points uniformly from 0..15 and scales uniformly from [maxScale/2, maxScale).
      */
-    static Q4Matrix random(DeterministicRandom rnd, int k, int n, float scaleLo, float scaleHi) {
+    static Q4Matrix random(DeterministicRandom rnd, int k, int n, float maxScale) {
         if (k % SyntheticDims.Q4_BLOCK_SIZE != 0) {
             throw new IllegalArgumentException("K must be a multiple of the block size, was " + k);
         }
@@ -51,6 +51,6 @@ record Q4Matrix(int k, int n, byte[] codes, byte[] zeroPoints, float[] scales) {
         for (int i = 0; i < blocks; i++) {
             zp[i] = (byte) rnd.nextInt(16);
         }
-        return new Q4Matrix(k, n, codes, zp, rnd.uniformArray(blocks, scaleLo, scaleHi));
+        return new Q4Matrix(k, n, codes, zp, rnd.uniformArray(blocks, maxScale / 2, maxScale));
     }
 }

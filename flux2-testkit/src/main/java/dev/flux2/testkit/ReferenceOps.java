@@ -7,38 +7,30 @@ final class ReferenceOps {
     private ReferenceOps() {
     }
 
-    /** y[o][p] = Σ_i w[o][i]·x[i][p] + b[o] over p = every pixel. */
-    static double[] conv1x1(double[] x, int in, int pixels, float[] w, float[] b, int out) {
-        double[] y = new double[out * pixels];
-        for (int o = 0; o < out; o++) {
-            for (int p = 0; p < pixels; p++) {
-                double s = b[o];
-                for (int i = 0; i < in; i++) {
-                    s += (double) w[o * in + i] * x[i * pixels + p];
-                }
-                y[o * pixels + p] = s;
-            }
-        }
-        return y;
-    }
-
-    /** 3×3 convolution, stride 1, zero padding 1; w is [out][in][3][3]. */
-    static double[] conv3x3(double[] x, int in, int height, int width, float[] w, float[] b, int out) {
-        double[] y = new double[out * height * width];
-        for (int o = 0; o < out; o++) {
+    /**
+     * Convolution with stride 1 and zero padding kernel/2: y[o][r][c] = b[o] + Σ_i Σ_kr Σ_kc w[o][i][kr][kc] ·
+     * x[i][r + kr − p][c + kc − p].
+     */
+    static double[] conv(double[] x, int height, int width, ConvLayer layer) {
+        int in = layer.in();
+        int k = layer.kernel();
+        int pad = k / 2;
+        float[] w = layer.weight();
+        double[] y = new double[layer.out() * height * width];
+        for (int o = 0; o < layer.out(); o++) {
             for (int r = 0; r < height; r++) {
                 for (int c = 0; c < width; c++) {
-                    double s = b[o];
+                    double s = layer.bias()[o];
                     for (int i = 0; i < in; i++) {
-                        for (int kr = 0; kr < 3; kr++) {
-                            int rr = r + kr - 1;
+                        for (int kr = 0; kr < k; kr++) {
+                            int rr = r + kr - pad;
                             if (rr < 0 || rr >= height) {
                                 continue;
                             }
-                            for (int kc = 0; kc < 3; kc++) {
-                                int cc = c + kc - 1;
+                            for (int kc = 0; kc < k; kc++) {
+                                int cc = c + kc - pad;
                                 if (cc >= 0 && cc < width) {
-                                    s += (double) w[((o * in + i) * 3 + kr) * 3 + kc] * x[(i * height + rr) * width + cc];
+                                    s += (double) w[((o * in + i) * k + kr) * k + kc] * x[(i * height + rr) * width + cc];
                                 }
                             }
                         }
@@ -51,7 +43,8 @@ final class ReferenceOps {
     }
 
     /** Nearest-neighbour upsampling by an integer factor: y[c][r][col] = x[c][r/f][col/f]. */
-    static double[] upsample(double[] x, int channels, int height, int width, int factor) {
+    static double[] upsample(double[] x, int height, int width, int factor) {
+        int channels = x.length / (height * width);
         int h2 = height * factor;
         int w2 = width * factor;
         double[] y = new double[channels * h2 * w2];

@@ -35,18 +35,4 @@ public enum TensorElementType {
     public int onnxCode() {
         return onnxCode;
     }
-
-    /**
-     * @param code a {@code TensorProto.DataType} number
-     * @return the matching constant
-     * @throws IllegalArgumentException if the code is not one of this enum's types
-     */
-    public static TensorElementType fromOnnxCode(int code) {
-        for (TensorElementType t : values()) {
-            if (t.onnxCode == code) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("unsupported ONNX element type code " + code);
-    }
 }

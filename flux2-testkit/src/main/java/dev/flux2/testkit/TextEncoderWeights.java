@@ -24,7 +24,7 @@ record TextEncoderWeights(float[] featureProjection, Q4Matrix projection, float[
             }
         }
         Q4Matrix w = Q4Matrix.random(new DeterministicRandom(spec.seed(), "text_encoder.q4"), f, spec.contextDim(),
-                0.008f, 0.016f);
+                0.016f);
         float[] mask = new DeterministicRandom(spec.seed(), "text_encoder.mask")
                 .uniformArray(spec.contextDim(), -0.5f, 0.5f);
         float[] bias = new DeterministicRandom(spec.seed(), "text_encoder.bias")

@@ -22,7 +22,7 @@ record TransformerWeights(Q4Matrix tokenProjection, float[] idProjection, float[
     static TransformerWeights generate(SyntheticBundleSpec spec) {
         long seed = spec.seed();
         int d = spec.contextDim();
-        Q4Matrix tokens = Q4Matrix.random(new DeterministicRandom(seed, "transformer.q4"), C, C, 0.003f, 0.006f);
+        Q4Matrix tokens = Q4Matrix.random(new DeterministicRandom(seed, "transformer.q4"), C, C, 0.006f);
         float[] idProj = new DeterministicRandom(seed, "transformer.ids").uniformArray(4 * C, -0.3f, 0.3f);
         float pi = (float) Math.PI;
         float[] idPhase = new DeterministicRandom(seed, "transformer.idPhase").uniformArray(C, -pi, pi);

@@ -14,10 +14,6 @@ import java.util.List;
  */
 final class VaeDecoderGraphs {
     private static final int CR = SyntheticDims.RESIDUAL_CHANNELS;
-    private static final int C0 = SyntheticDims.STAGE0_CHANNELS;
-    private static final int C1 = SyntheticDims.STAGE1_CHANNELS;
-    private static final int C2 = SyntheticDims.STAGE2_CHANNELS;
-    private static final int P = SyntheticDims.PATCH_CHANNELS;
 
     private final SyntheticBundleSpec spec;
     private final VaeWeights w;
@@ -37,7 +33,7 @@ final class VaeDecoderGraphs {
         String u = b.op("Add", b.op("Mul", z, b.constFloat(w.bnStd(), 1, 128, 1, 1)),
                 b.constFloat(w.bnMean(), 1, 128, 1, 1));
         String patches = b.op("DepthToSpace", List.of(u), attrInt("blocksize", 2), attrString("mode", "CRD"));
-        String residual = conv(b, patches, w.patchConv(), w.patchBias(), CR, P, 1);
+        String residual = conv(b, patches, w.patchConv());
         b.output(residual, out.get(0));
         // Attention works on the fp16 residual the graph outputs, as the real fp16 graph does.
         String res16 = b.cast(out.get(0).name(), FLOAT);
@@ -78,13 +74,13 @@ final class VaeDecoderGraphs {
                 y = stage0(b, x, b.input(in.get(1), FLOAT));
                 break;
             case 1:
-                y = conv(b, upsample(b, x, 2), w.stage1Conv(), w.stage1Bias(), C1, C0, 3);
+                y = conv(b, upsample(b, x, 2), w.stage1());
                 break;
             case 2:
-                y = b.op("Add", x, conv(b, silu(b, x), w.stage2Conv(), w.stage2Bias(), C2, C1, 1));
+                y = b.op("Add", x, conv(b, silu(b, x), w.stage2()));
                 break;
             default:
-                y = b.op("Tanh", conv(b, x, w.stage3Conv(), w.stage3Bias(), 3, C2, 1));
+                y = b.op("Tanh", conv(b, x, w.stage3()));
                 break;
         }
         b.output(y, GraphSignatures.outputs(g, spec).get(0));
@@ -99,8 +95,8 @@ final class VaeDecoderGraphs {
                 b.constLong(new long[] {4}, 1), b.constLong(new long[] {0}, 1));
         String shape = b.op("Concat", List.of(b.constLong(new long[] {1, hd}, 2), spatial), attrInt("axis", 0));
         String nchw = b.op("Reshape", channelsFirst, shape);
-        String o = b.op("Add", conv(b, nchw, w.attnProj(), w.attnProjBias(), CR, hd, 1), residual);
-        String c = conv(b, silu(b, o), w.stage0Conv(), w.stage0Bias(), C0, CR, 1);
+        String o = b.op("Add", conv(b, nchw, w.attnProj()), residual);
+        String c = conv(b, silu(b, o), w.stage0());
         return upsample(b, c, 4);
     }
 
@@ -114,11 +110,12 @@ final class VaeDecoderGraphs {
                 attrString("nearest_mode", "floor"));
     }
 
-    static String conv(GraphBuilder b, String x, float[] weight, float[] bias, int out, int in, int kernel) {
-        String wName = b.constFloat(weight, out, in, kernel, kernel);
-        String bName = b.constFloat(bias, out);
-        int pad = kernel / 2;
-        return b.op("Conv", List.of(x, wName, bName), attrInts("kernel_shape", kernel, kernel),
+    static String conv(GraphBuilder b, String x, ConvLayer layer) {
+        int k = layer.kernel();
+        String wName = b.constFloat(layer.weight(), layer.out(), layer.in(), k, k);
+        String bName = b.constFloat(layer.bias(), layer.out());
+        int pad = k / 2;
+        return b.op("Conv", List.of(x, wName, bName), attrInts("kernel_shape", k, k),
                 attrInts("pads", pad, pad, pad, pad));
     }
 }

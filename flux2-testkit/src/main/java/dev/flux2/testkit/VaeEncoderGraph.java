@@ -20,8 +20,7 @@ final class VaeEncoderGraph {
         GraphBuilder b = new GraphBuilder(g, spec);
         String image = b.input(GraphSignatures.inputs(g, spec).get(0), FLOAT);
         String pooled = b.op("AveragePool", List.of(image), attrInts("kernel_shape", 8, 8), attrInts("strides", 8, 8));
-        String features = VaeDecoderGraphs.conv(b, pooled, w.encoderConv(), w.encoderBias(),
-                SyntheticDims.PATCH_CHANNELS, 3, 1);
+        String features = VaeDecoderGraphs.conv(b, pooled, w.encoder());
         String s2d = b.op("SpaceToDepth", List.of(features), attrInt("blocksize", 2));
         String z = b.op("Gather", List.of(s2d, b.constLong(patchifyOrder(), 128)), attrInt("axis", 1));
         String normalised = b.op("Div", b.op("Sub", z, b.constFloat(w.bnMean(), 1, 128, 1, 1)),

@@ -6,10 +6,26 @@ import static org.junit.jupiter.api.Assertions.fail;
 /** Element-wise comparison of graph output and reference with an fp16-ulp tolerance, reporting the worst case. */
 final class Agreement {
     /**
-     * Absolute slack for single graphs: fp32 rounding of O(4) summands (≈16 fp32 ulps of 4) can move a result
-     * that cancels to nearly 0 by more than that tiny value's fp16 ulp.
+     * A bound |actual − expected| ≤ ulps·ulp16(max(|actual|, |expected|)) + absolute.
+     *
+     * @param ulps fp16 ulps of the value
+     * @param absolute absolute slack
      */
-    static final double SINGLE_GRAPH_ABS = 0x1p-17;
+    record Tolerance(double ulps, double absolute) {
+    }
+
+    /**
+     * Single graph: one fp16 rounding of an fp32 result (≤ 1 ulp), plus slack for fp32 rounding of O(4) summands
+     * (≈16 fp32 ulps of 4 = 2^-17) where they cancel to nearly 0.
+     */
+    static final Tolerance SINGLE = new Tolerance(1, 0x1p-17);
+    /**
+     * Chains of graphs or in-graph fp16 boundaries (fused steps, VAE chain): one possible flip per boundary of
+     * values up to 4 (≤ 2^-9 each), damped by |dt| or the downstream gain.
+     */
+    static final Tolerance CHAIN = new Tolerance(2, 0x1p-9);
+    /** Bit-for-bit (the same arithmetic on both sides). */
+    static final Tolerance EXACT = new Tolerance(0, 0);
 
     private Agreement() {
     }
@@ -19,7 +35,9 @@ final class Agreement {
      *
      * @return the largest difference measured in fp16 ulps of the expected value
      */
-    static double assertClose(String what, float[] expected, float[] actual, double ulps, double absolute) {
+    static double assertClose(String what, float[] expected, float[] actual, Tolerance tolerance) {
+        double ulps = tolerance.ulps();
+        double absolute = tolerance.absolute();
         assertEquals(expected.length, actual.length, what + ": length");
         double worstUlps = 0;
         for (int i = 0; i < expected.length; i++) {

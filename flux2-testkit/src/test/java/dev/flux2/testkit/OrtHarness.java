@@ -24,19 +24,35 @@ final class OrtHarness implements AutoCloseable {
     private final OrtSession session;
     private final Map<String, OnnxTensor> feeds = new LinkedHashMap<>();
 
-    private OrtHarness(Path graph, OptLevel level) throws OrtException {
+    private OrtHarness(Path graph, OptLevel level, Map<String, Long> symbolicDims) throws OrtException {
         options = new OrtSession.SessionOptions();
-        options.setOptimizationLevel(level);
-        options.setIntraOpNumThreads(1);
-        session = ENV.createSession(graph.toString(), options);
+        OrtSession created = null;
+        try {
+            options.setOptimizationLevel(level);
+            options.setIntraOpNumThreads(1);
+            for (Map.Entry<String, Long> e : symbolicDims.entrySet()) {
+                options.setSymbolicDimensionValue(e.getKey(), e.getValue());
+            }
+            created = ENV.createSession(graph.toString(), options);
+        } finally {
+            if (created == null) {
+                options.close();
+            }
+        }
+        session = created;
+    }
+
+    /** Opens with the given free-dimension overrides (what {@code setSymbolicDimensionValue} pins). */
+    static OrtHarness open(Path graph, Map<String, Long> symbolicDims) throws OrtException {
+        return new OrtHarness(graph, OptLevel.ALL_OPT, symbolicDims);
     }
 
     static OrtHarness open(Path graph) throws OrtException {
-        return new OrtHarness(graph, OptLevel.ALL_OPT);
+        return new OrtHarness(graph, OptLevel.ALL_OPT, Map.of());
     }
 
     static OrtHarness open(Path graph, OptLevel level) throws OrtException {
-        return new OrtHarness(graph, level);
+        return new OrtHarness(graph, level, Map.of());
     }
 
     OrtSession session() {
