@@ -14,26 +14,19 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The parts of a bundle's {@code flux2-config.json} the examples need on their own: CLI defaults, the tokenizer
- * folder and the graph/shard inventory used to plan and verify a download. The pipeline reads the config again
- * itself; this is deliberately a small, independent reader (the examples use only the public API).
+ * The parts of a bundle's {@code flux2-config.json} the examples need without a pipeline: the tokenizer folder and
+ * length (for {@code flux2 tokenize}) and the graph/shard inventory used to plan and verify a download. Generation
+ * defaults (steps, guidance, size) are not read here: the pipeline resolves them and reports them in
+ * {@code ModelInfo}. This is deliberately a small, independent reader (the examples use only the public API).
  *
- * @param modelVariant the {@code model_variant} label
- * @param numSteps {@code num_steps}
- * @param guidance {@code guidance}
+ * @param modelVariant the {@code model_variant} label ({@code model_name}, or "unknown", when absent)
  * @param textSeqLen {@code text_seq_len}, the tokenizer's padded length
- * @param defaultWidth {@code default_width} in pixels
- * @param defaultHeight {@code default_height} in pixels
- * @param tokenizerDir {@code tokenizer_dir}, relative to the bundle folder
+ * @param tokenizerDir {@code tokenizer_dir}, relative to the bundle folder ({@code tokenizer} when absent)
  * @param graphs one entry per {@code models.*} entry, in file order
  */
 public record BundleConfigFile(
         String modelVariant,
-        int numSteps,
-        float guidance,
         int textSeqLen,
-        int defaultWidth,
-        int defaultHeight,
         String tokenizerDir,
         List<GraphFile> graphs) {
 
@@ -135,11 +128,7 @@ public record BundleConfigFile(
         }
         return new BundleConfigFile(
                 root.path("model_variant").asText(root.path("model_name").asText("unknown")),
-                requiredInt(root, "num_steps", origin),
-                (float) root.path("guidance").asDouble(1.0),
                 requiredInt(root, "text_seq_len", origin),
-                requiredInt(root, "default_width", origin),
-                requiredInt(root, "default_height", origin),
                 root.path("tokenizer_dir").asText("tokenizer"),
                 graphs);
     }

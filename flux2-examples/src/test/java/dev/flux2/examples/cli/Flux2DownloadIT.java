@@ -42,13 +42,16 @@ class Flux2DownloadIT {
             CliProcess.Result first = CliProcess.run(work, args);
             assertEquals(3, first.exitCode(), first.toString());
             assertTrue(first.err().contains(shardName) && first.err().contains("resume"), first.err());
-            assertEquals(cut, Files.size(target.resolve(shardName + ".part")));
+            // Bytes in flight when the connection drops may be lost, never more than the server sent.
+            long kept = Files.size(target.resolve(shardName + ".part"));
+            assertTrue(kept > 0 && kept <= cut, "kept " + kept + " of the " + cut + " bytes sent");
 
             CliProcess.Result second = CliProcess.run(work, args);
             assertEquals(0, second.exitCode(), second.toString());
             assertTrue(second.out().contains("bundle ready"), second.out());
+            assertTrue(second.out().contains("resumed at " + kept), second.out());
             assertTrue(hub.requests().stream().anyMatch(r -> r.path().endsWith("/" + shardName)
-                    && ("bytes=" + cut + "-").equals(r.range())), hub.requests().toString());
+                    && ("bytes=" + kept + "-").equals(r.range())), hub.requests().toString());
         }
         assertEquals(Files.mismatch(shard, target.resolve(shardName)), -1L, "resumed shard equals the original");
 

@@ -139,18 +139,20 @@ class HfBundleDownloaderTest {
             assertTrue(first.getMessage().contains(TinyHubRepo.TE_SHARD_1), first.getMessage());
             assertTrue(first.getMessage().contains("resume"), first.getMessage());
             Path part = target.resolve(TinyHubRepo.TE_SHARD_1 + ".part");
-            assertEquals(cut, Files.size(part), "bytes received before the cut are kept");
+            // Bytes still in flight when the server drops the connection may be lost, never more than were sent.
+            long kept = Files.size(part);
+            assertTrue(kept > 0 && kept <= cut, "bytes received before the cut are kept: " + kept);
             assertFalse(Files.exists(target.resolve(TinyHubRepo.TE_SHARD_1)), "no final file for a partial transfer");
 
             DownloadReport second = download(options(hub, target).build());
 
             assertTrue(hub.requests().stream().anyMatch(r -> r.path().equals("/cdn/" + TinyHubRepo.TE_SHARD_1)
-                    && ("bytes=" + cut + "-").equals(r.range())), "a Range request from byte " + cut + ": "
+                    && ("bytes=" + kept + "-").equals(r.range())), "a Range request from byte " + kept + ": "
                     + hub.requests());
             DownloadedFile shard = second.files().stream()
                     .filter(f -> f.path().equals(TinyHubRepo.TE_SHARD_1)).findFirst().orElseThrow();
-            assertEquals(cut, shard.resumedFrom());
-            assertEquals(TinyHubRepo.TE_SHARD_1_BYTES - cut, second.transferredBytes()
+            assertEquals(kept, shard.resumedFrom());
+            assertEquals(TinyHubRepo.TE_SHARD_1_BYTES - kept, second.transferredBytes()
                     - second.files().stream().filter(f -> !f.path().equals(TinyHubRepo.TE_SHARD_1))
                     .filter(f -> f.outcome() == Outcome.DOWNLOADED).mapToLong(DownloadedFile::bytes).sum());
             assertFalse(Files.exists(part));
@@ -165,7 +167,7 @@ class HfBundleDownloaderTest {
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
             hub.cutOnceAfter(TinyHubRepo.TR_SHARD_1, 70_000);
             download(options(hub, target).retries(1).build());
-            assertTrue(hub.requests().stream().anyMatch(r -> "bytes=70000-".equals(r.range())), hub.requests()
+            assertTrue(hub.requests().stream().anyMatch(r -> rangeStartsWithin(r, 70_000)), hub.requests()
                     .toString());
             assertSameFiles(repo, target);
         }
@@ -180,7 +182,7 @@ class HfBundleDownloaderTest {
             long start = System.nanoTime();
             download(options(hub, target).retries(1).stallTimeout(Duration.ofMillis(400)).build());
             assertTrue(System.nanoTime() - start < Duration.ofSeconds(20).toNanos(), "the stall was detected");
-            assertTrue(hub.requests().stream().anyMatch(r -> "bytes=50000-".equals(r.range())), hub.requests()
+            assertTrue(hub.requests().stream().anyMatch(r -> rangeStartsWithin(r, 50_000)), hub.requests()
                     .toString());
             assertSameFiles(repo, target);
         }
@@ -304,6 +306,15 @@ class HfBundleDownloaderTest {
             assertTrue(e.getMessage().contains(TinyHubRepo.TR_SHARD_1) && e.getMessage().contains("10 bytes")
                     && e.getMessage().contains(Integer.toString(TinyHubRepo.TR_SHARD_1_BYTES)), e.getMessage());
         }
+    }
+
+    /** A resumed request: a Range from a byte in (0, limit], limit being what the server sent before the fault. */
+    private static boolean rangeStartsWithin(LoopbackHubServer.Seen r, long limit) {
+        if (r.range() == null || !r.range().matches("bytes=\\d+-")) {
+            return false;
+        }
+        long start = Long.parseLong(r.range().substring(6, r.range().length() - 1));
+        return start > 0 && start <= limit;
     }
 
     /** A known-bundles document for the tiny repo; {@code override} may replace a file's digest. */
