@@ -155,7 +155,8 @@ public final class HfBundleDownloader {
                     Optional<DownloadedFile> fetched = fetcher.fetch(path, target,
                             part -> pinned.ifPresent(p -> verifyPinned(path, part, p, true)));
                     if (fetched.isEmpty()) {
-                        if (!optional) {
+                        // A file the pinned list names must exist, even one that is optional elsewhere.
+                        if (!optional || pinned.isPresent()) {
                             throw new DownloadException(path + " is not in " + options.repo() + " at revision "
                                     + options.revision() + " (HTTP 404 for " + options.resolveUrl(path) + ")");
                         }

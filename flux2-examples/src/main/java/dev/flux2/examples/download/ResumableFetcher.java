@@ -134,7 +134,8 @@ final class ResumableFetcher {
                     return Optional.of(rangeNotSatisfiable(response, path, target, part, offset, check));
                 }
                 case 401, 403 -> throw new DownloadException("access to " + url + " was refused (HTTP " + status
-                        + "): the repository may be private or gated; this downloader sends no token");
+                        + "): the repository may not exist, or be private or gated (this downloader sends no"
+                        + " token)");
                 case 429, 500, 502, 503, 504 -> throw new TransferInterrupted("server answered HTTP " + status
                         + " for " + url, null);
                 default -> throw new DownloadException("unexpected HTTP " + status + " for " + url);
