@@ -277,6 +277,20 @@ class HfBundleDownloaderTest {
     }
 
     @Test
+    void aPinnedFileTheServerLacksIsAnErrorEvenIfOptionalElsewhere() throws IOException {
+        Path repo = repoDir();
+        Files.writeString(repo.resolve("tokenizer/chat_template.jinja"), "{{ messages }}");
+        KnownBundles pinned = pinnedList(repo, path -> null);
+        Files.delete(repo.resolve("tokenizer/chat_template.jinja"));
+        try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
+            DownloadException e = assertThrows(DownloadException.class, () -> new HfBundleDownloader(
+                    options(hub, tmp.resolve("bundle")).build(), pinned, DownloadListener.NONE).download());
+            assertTrue(e.getMessage().contains("tokenizer/chat_template.jinja") && e.getMessage().contains("404"),
+                    e.getMessage());
+        }
+    }
+
+    @Test
     void blake3MismatchNamesTheFileAndBothDigestsAndDropsTheTransfer() throws IOException {
         Path repo = repoDir();
         String wrong = "00".repeat(32);
