@@ -1,6 +1,8 @@
 package dev.flux2.api;
 
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,13 +30,13 @@ public record ModelSummary(
         List<String> availableProviders,
         Map<String, String> details) {
 
-    /** Copies the collections. */
+    /** Copies the collections; {@code details} keeps its iteration order. */
     public ModelSummary {
         Objects.requireNonNull(directory, "directory");
         files = List.copyOf(files);
         graphs = List.copyOf(graphs);
         availableProviders = List.copyOf(availableProviders);
-        details = Map.copyOf(details);
+        details = Collections.unmodifiableMap(new LinkedHashMap<>(details));
     }
 
     /**

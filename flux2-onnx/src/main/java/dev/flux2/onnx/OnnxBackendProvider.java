@@ -6,6 +6,7 @@ import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.onnx.config.BundleConfig;
 import dev.flux2.onnx.config.BundleConfigReader;
+import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.config.ModelEntry;
 import dev.flux2.onnx.graph.BundleIo;
 import dev.flux2.onnx.session.ExecutionProviders;
@@ -79,19 +80,24 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(
                 bundleConfig.directory().resolve(bundleConfig.text().tokenizerDir()),
                 bundleConfig.text().sequenceLength());
-        SessionCache sessions = new SessionCache(new SessionFactory(env, providers, config.intraOpThreads()),
-                config.memoryPolicy());
-        StageResources resources = new StageResources(env, sessions, bundleConfig, io,
-                new SessionSpecs(bundleConfig, io, options.pinDimensions(), options.optimizationLevel()));
-        LOG.info("opened {} ({}): memory policy {}, providers {}, fused {}, VAE attention {} with {} rows per chunk",
-                config.modelDirectory(), info.variant(), config.memoryPolicy(), providers.describe(),
-                io.fusedConvention(), attention.mode(), attention.chunkRows());
-        return new OnnxBackend(new OnnxBackend.Parts(info, tokenizer, resources, attention,
-                options.fusedEnabled()));
+        try {
+            SessionCache sessions = new SessionCache(new SessionFactory(env, providers, config.intraOpThreads()),
+                    config.memoryPolicy());
+            StageResources resources = new StageResources(env, sessions, bundleConfig, io,
+                    new SessionSpecs(bundleConfig, io, options.pinDimensions(), options.optimizationLevel()));
+            LOG.info("opened {} ({}): memory policy {}, providers {}, fused {}, VAE attention {} with {} rows per "
+                    + "chunk", config.modelDirectory(), info.variant(), config.memoryPolicy(), providers.describe(),
+                    io.fusedConvention(), attention.mode(), attention.chunkRows());
+            return new OnnxBackend(new OnnxBackend.Parts(info, tokenizer, resources, attention,
+                    options.fusedEnabled()));
+        } catch (RuntimeException e) {
+            tokenizer.close();
+            throw e;
+        }
     }
 
     private static AttentionSettings attentionSettings(BackendConfig config, BundleConfig bundle, BundleIo io) {
-        ModelEntry attn = bundle.requiredModel(dev.flux2.onnx.config.GraphKeys.VAE_DECODER_ATTN_CHUNK);
+        ModelEntry attn = bundle.requiredModel(GraphKeys.VAE_DECODER_ATTN_CHUNK);
         long fixed = io.vaeDecoder().attention().fixedChunkRows();
         AttentionPlan.checkCompatible(config.vaeAttention(), config.vaeChunkSize(), fixed);
         int rows = config.vaeChunkSize() > 0 ? config.vaeChunkSize()

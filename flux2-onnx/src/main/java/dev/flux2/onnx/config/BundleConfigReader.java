@@ -74,6 +74,11 @@ public final class BundleConfigReader {
         checkFixed(root, "latent_downsample", LATENT_DOWNSAMPLE);
         ModelDefaults defaults = defaults(root);
         Map<String, ModelEntry> models = models(root.requiredObject("models"));
+        if (models.containsKey("vae_decoder") && !models.containsKey(GraphKeys.VAE_DECODER_PRE)) {
+            throw root.fieldError("models.vae_decoder", "is a single-graph VAE decoder, which this backend does not "
+                    + "run; it needs the split decoder (models.vae_decoder_pre, models.vae_decoder_attn_chunk and "
+                    + "the stages listed in vae_decoder_post_stage_keys)");
+        }
         List<String> postKeys = root.requiredStringList("vae_decoder_post_stage_keys");
         for (String key : List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER, GraphKeys.VAE_DECODER_PRE,
                 GraphKeys.VAE_DECODER_ATTN_CHUNK)) {

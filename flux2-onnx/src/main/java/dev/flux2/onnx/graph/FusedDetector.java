@@ -1,6 +1,8 @@
 package dev.flux2.onnx.graph;
 
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.config.ModelEntry;
+import dev.flux2.onnx.config.TensorNames;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -52,11 +54,11 @@ final class FusedDetector {
 
     /** The fused graph's shared inputs are resolved from the graph's own names, not the config's list. */
     private static SignatureCheck graphNames(SignatureCheck c) {
-        var entry = c.entry();
-        var names = new dev.flux2.onnx.config.TensorNames(List.of(), entry.names().outputs(),
-                entry.names().residualInput(), entry.names().attentionInput());
-        return new SignatureCheck(new dev.flux2.onnx.config.ModelEntry(entry.key(), entry.file(), entry.manifest(),
-                names, entry.shards(), entry.settings()), c.signature());
+        ModelEntry entry = c.entry();
+        TensorNames names = new TensorNames(List.of(), entry.names().outputs(), entry.names().residualInput(),
+                entry.names().attentionInput());
+        return new SignatureCheck(new ModelEntry(entry.key(), entry.file(), entry.manifest(), names, entry.shards(),
+                entry.settings()), c.signature());
     }
 
     private static Optional<FusedIo> engine(GraphSignature sig, Set<String> rest, int steps, TransformerInputs common,

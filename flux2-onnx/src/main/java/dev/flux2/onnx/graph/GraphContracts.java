@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The I/O contract of every bundle graph (onnx-bundle §6), checked against the graphs' real signatures.
@@ -23,6 +25,7 @@ import java.util.Set;
  * token ids and masks are int64. Stateless.
  */
 public final class GraphContracts {
+    private static final Logger LOG = LoggerFactory.getLogger(GraphContracts.class);
     private static final List<String> X = List.of("x", "hidden_states");
     private static final List<String> X_IDS = List.of("x_ids", "img_ids");
     private static final List<String> TIMESTEPS = List.of("timesteps", "timestep");
@@ -76,7 +79,7 @@ public final class GraphContracts {
                 contextDim);
         if (transformer.inputs().ctx().elementType() != text.ctx().elementType()) {
             // Supported (the denoiser converts once per generation) but worth knowing.
-            org.slf4j.LoggerFactory.getLogger(GraphContracts.class).info(
+            LOG.info(
                     "text encoder produces {} context but the transformer takes {}; converting once per prompt",
                     text.ctx().elementType(), transformer.inputs().ctx().elementType());
         }

@@ -37,19 +37,20 @@ public final class SignatureCheck {
     }
 
     /**
-     * Requires the graph's inputs and outputs to be exactly those the config declares (when it declares them):
-     * a renamed tensor would otherwise fail only at the first run.
+     * Requires the graph to have every input and output the config declares (when it declares them), and no input
+     * the config does not declare: a renamed tensor would otherwise fail only at the first run, and an undeclared
+     * input would never be fed. Extra outputs are harmless (only the declared ones are requested) and allowed.
      *
      * @param checkInputs whether to compare inputs (false for graphs whose inputs follow a detected convention)
      */
     public void requireDeclaredNames(boolean checkInputs) {
         if (checkInputs) {
-            compare("input", entry.names().inputs(), signature.inputNames());
+            compare("input", entry.names().inputs(), signature.inputNames(), true);
         }
-        compare("output", entry.names().outputs(), signature.outputNames());
+        compare("output", entry.names().outputs(), signature.outputNames(), false);
     }
 
-    private void compare(String kind, List<String> declared, List<String> actual) {
+    private void compare(String kind, List<String> declared, List<String> actual, boolean exact) {
         if (declared.isEmpty()) {
             return;
         }
@@ -60,7 +61,7 @@ public final class SignatureCheck {
             }
         }
         for (String name : actual) {
-            if (!declared.contains(name)) {
+            if (exact && !declared.contains(name)) {
                 throw error("the graph has " + kind + " '" + name + "' that models." + entry.key() + "." + kind
                         + "s does not declare (declared: " + declared + ")");
             }

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * What the contract requires of one tensor: its element type(s), its rank and the sizes of dimensions that are
@@ -42,7 +43,7 @@ public record TensorRule(String role, Set<ElementType> types, int rank, Map<Inte
 
     /** @return the expectation as text, for example {@code FLOAT16 of rank 3 [1, ?, 128]} */
     public String describe() {
-        String shape = java.util.stream.IntStream.range(0, rank)
+        String shape = IntStream.range(0, rank)
                 .mapToObj(i -> fixedDims.containsKey(i) ? Long.toString(fixedDims.get(i)) : "?")
                 .collect(Collectors.joining(", ", "[", "]"));
         String typeText = types.stream().map(Enum::name).sorted().collect(Collectors.joining(" or "));

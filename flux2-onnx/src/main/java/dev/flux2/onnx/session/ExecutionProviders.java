@@ -4,6 +4,7 @@ import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -73,9 +74,9 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
             case CORE_ML -> options.addCoreML();
             case NNAPI -> options.addNnapi();
             case ACL -> options.addACL(false);
-            case XNNPACK -> options.addXnnpack(java.util.Map.of());
-            case QNN -> options.addQnn(java.util.Map.of());
-            case WEBGPU -> options.addWebGPU(java.util.Map.of());
+            case XNNPACK -> options.addXnnpack(Map.of());
+            case QNN -> options.addQnn(Map.of());
+            case WEBGPU -> options.addWebGPU(Map.of());
             default -> throw new UnsupportedProviderException(provider.name()
                     + " cannot be enabled through the ONNX Runtime Java API");
         }

@@ -1,6 +1,7 @@
 package dev.flux2.onnx.session;
 
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -22,7 +23,7 @@ public record SessionSpec(String graphKey, Path file, Map<String, Long> dimensio
         Objects.requireNonNull(graphKey, "graphKey");
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(optimizationLevel, "optimizationLevel");
-        dimensions = java.util.Collections.unmodifiableMap(new TreeMap<>(dimensions));
+        dimensions = Collections.unmodifiableMap(new TreeMap<>(dimensions));
     }
 
     /** @return a label such as {@code transformer (flux2-klein-4b-transformer-q4.onnx)} */

@@ -27,7 +27,12 @@ final class TerminableRunOptions implements AutoCloseable {
      */
     TerminableRunOptions(StageContext context) throws OrtException {
         this.options = new RunOptions();
-        this.registration = context.onCancel(this::terminate);
+        try {
+            this.registration = context.onCancel(this::terminate);
+        } catch (RuntimeException e) {
+            options.close();
+            throw e;
+        }
     }
 
     RunOptions options() {

@@ -16,6 +16,7 @@ import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -74,7 +75,7 @@ final class FusedDenoiser {
             return FusedSupport.unavailable("the fused graph takes no reference tokens and this generation has "
                     + setup.referenceTokenCount());
         }
-        return FusedSupport.available(io.convention().name().toLowerCase(java.util.Locale.ROOT) + ": " + io.detail());
+        return FusedSupport.available(io.convention().name().toLowerCase(Locale.ROOT) + ": " + io.detail());
     }
 
     void denoise(float[] sigmas, float[] latentTokens, TextEmbedding text) {

@@ -11,8 +11,10 @@ import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The per-step transformer of one generation: x [1, N+M, 128] (noise tokens, then the clean reference tokens,
@@ -62,7 +64,7 @@ final class PerStepDenoiser implements AutoCloseable {
 
     private static long[] onesShape(int rank) {
         long[] shape = new long[rank];
-        java.util.Arrays.fill(shape, 1);
+        Arrays.fill(shape, 1);
         return shape;
     }
 
@@ -89,7 +91,7 @@ final class PerStepDenoiser implements AutoCloseable {
             lease = resources.sessions().acquire(resources.specs().forInputs(GraphKeys.TRANSFORMER,
                     Shapes.of(inputs)));
         }
-        try (OrtSession.Result ignored = lease.session().run(new RunCall(inputs, java.util.Set.of(),
+        try (OrtSession.Result ignored = lease.session().run(new RunCall(inputs, Set.of(),
                 Map.of(io.pred().name(), pred.tensor()), "transformer " + step.label()), context)) {
             pred.readFloats(0, velocityOut, 0, noiseValues);
         }

@@ -1,6 +1,7 @@
 package dev.flux2.onnx.stage;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,7 @@ final class ResourceScope implements AutoCloseable {
     @Override
     public void close() {
         List<AutoCloseable> reversed = new ArrayList<>(resources);
-        java.util.Collections.reverse(reversed);
+        Collections.reverse(reversed);
         resources.clear();
         closeAll(reversed);
     }

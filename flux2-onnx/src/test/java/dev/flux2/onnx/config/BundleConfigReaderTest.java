@@ -168,4 +168,14 @@ class BundleConfigReaderTest {
         String msg = assertThrows(ModelLoadException.class, () -> BundleConfigReader.read(file)).getMessage();
         assertTrue(msg.contains("flux2-config.json not found") && msg.contains(dir.toString()), msg);
     }
+
+    @Test
+    void unifiedVaeDecoderIsReportedAsUnsupported() {
+        String msg = failure(n -> {
+            ObjectNode models = (ObjectNode) n.get("models");
+            models.remove("vae_decoder_pre");
+            models.putObject("vae_decoder").put("file", "vae-decoder.onnx");
+        });
+        assertTrue(msg.contains("models.vae_decoder") && msg.contains("split decoder"), msg);
+    }
 }

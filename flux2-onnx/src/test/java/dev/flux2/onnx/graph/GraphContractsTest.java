@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The contract checks on hand-made signatures that follow onnx-bundle §6 for the seed config (512 × 7680 text,
  * fp16 activations, fp32 ids), with one thing changed per test.
  */
-class GraphContractsTest {
+public class GraphContractsTest {
     private static final ElementType H = ElementType.FLOAT16;
     private static final ElementType F = ElementType.FLOAT;
 
@@ -50,7 +50,7 @@ class GraphContractsTest {
     }
 
     /** Signatures as onnx-bundle §6 documents them, with the engine's fused convention. */
-    static Map<String, GraphSignature> documented() {
+    public static Map<String, GraphSignature> documented() {
         Map<String, GraphSignature> m = new LinkedHashMap<>();
         m.put("text_encoder", g(List.of(t("input_ids", ElementType.INT64, "batch", "text_seq"),
                 t("attention_mask", ElementType.INT64, "batch", "text_seq")),
@@ -248,5 +248,16 @@ class GraphContractsTest {
         BundleIo io = GraphContracts.check(c, m);
         assertTrue(io.fused().isEmpty() && io.vaeEncoder().isEmpty());
         assertEquals(FusedConvention.NONE, io.fusedConvention());
+    }
+
+    @Test
+    void extraOutputsAreAllowedButDeclaredOnesMustExist() {
+        GraphSignature text = documented().get("text_encoder");
+        List<TensorSignature> outputs = new ArrayList<>(text.outputs());
+        outputs.add(t("hidden_states_27", H, 1, 512, 2560));
+        GraphContracts.check(config(n -> { }), with("text_encoder", g(text.inputs(), outputs)));
+        String msg = failure(config(n -> { }), with("text_encoder", g(text.inputs(),
+                List.of(t("prompt_embeds", H, 1, 512, 7680)))));
+        assertTrue(msg.contains("output 'ctx' is declared") && msg.contains("prompt_embeds"), msg);
     }
 }

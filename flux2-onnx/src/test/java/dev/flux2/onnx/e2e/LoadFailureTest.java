@@ -1,0 +1,201 @@
+package dev.flux2.onnx.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.session.OpenSessionCounter;
+import dev.flux2.testkit.FusedConvention;
+import dev.flux2.testkit.SyntheticBundle;
+import dev.flux2.testkit.SyntheticBundleSpec;
+import dev.flux2.testkit.SyntheticBundleWriter;
+import dev.flux2.testkit.TensorElementType;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every way a bundle can be broken fails {@code build()} with a {@link ModelLoadException} that names the file or
+ * graph and what was expected, before any generation, and opens no session.
+ */
+class LoadFailureTest {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    @TempDir
+    static Path root;
+    private static SyntheticBundle bundle;
+    private int sessionsBefore;
+
+    @BeforeAll
+    static void writeBundle() {
+        bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE).build(),
+                root.resolve("bundle"));
+    }
+
+    @BeforeEach
+    void countSessions() {
+        sessionsBefore = OpenSessionCounter.current();
+    }
+
+    @AfterEach
+    void noSessionLeaked() {
+        assertEquals(sessionsBefore, OpenSessionCounter.current(), "a failed build must not leave sessions open");
+    }
+
+    private static String buildFailure(Path dir) {
+        return assertThrows(ModelLoadException.class, () -> Flux2Pipeline.builder().model(dir).build().close())
+                .getMessage();
+    }
+
+    /** Moves a file away, checks the failure, puts it back. */
+    private static String withoutFile(Path file) throws IOException {
+        Path aside = file.resolveSibling(file.getFileName() + ".aside");
+        Files.move(file, aside);
+        try {
+            return buildFailure(bundle.directory());
+        } finally {
+            Files.move(aside, file, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    @Test
+    void intactBundleBuilds() {
+        Flux2Pipeline.builder().model(bundle.directory()).build().close();
+    }
+
+    @Test
+    void missingConfig() throws IOException {
+        String msg = withoutFile(bundle.configFile());
+        assertTrue(msg.contains("flux2-config.json"), msg);
+        Path aside = bundle.configFile().resolveSibling("config.aside");
+        Files.move(bundle.configFile(), aside);
+        try {
+            msg = assertThrows(ModelLoadException.class, () -> Flux2Pipeline.builder().model(bundle.directory())
+                    .backend("onnx").build()).getMessage();
+            assertTrue(msg.contains("flux2-config.json not found") && msg.contains(bundle.directory().toString()),
+                    msg);
+        } finally {
+            Files.move(aside, bundle.configFile());
+        }
+    }
+
+    @Test
+    void eachMissingGraphIsNamed() throws IOException {
+        List<String> keys = new ArrayList<>(List.of("text_encoder", "transformer", "transformer_fused_4step",
+                "vae_decoder_pre", "vae_decoder_attn_chunk", "vae_encoder"));
+        for (int i = 0; i < 4; i++) {
+            keys.add("vae_decoder_post_stage_" + i);
+        }
+        for (String key : keys) {
+            Path file = bundle.graphFile(key);
+            String msg = withoutFile(file);
+            assertTrue(msg.contains(file.getFileName().toString()) && msg.contains("models." + key + ".file")
+                    && msg.contains("missing"), key + ": " + msg);
+        }
+    }
+
+    @Test
+    void missingManifestAndShardAreNamed() throws IOException {
+        Path manifest = bundle.manifestFile("transformer").orElseThrow();
+        String msg = withoutFile(manifest);
+        assertTrue(msg.contains("manifest " + manifest.getFileName()) && msg.contains("missing"), msg);
+        for (Path shard : bundle.shardFiles("text_encoder")) {
+            msg = withoutFile(shard);
+            assertTrue(msg.contains("shard " + shard.getFileName()) && msg.contains("missing"), msg);
+        }
+    }
+
+    @Test
+    void eachMissingTokenizerFileIsNamed() throws IOException {
+        for (String name : List.of("tokenizer.json", "tokenizer_config.json")) {
+            String msg = withoutFile(bundle.tokenizerDirectory().resolve(name));
+            assertTrue(msg.contains("tokenizer/" + name) && msg.contains("missing"), msg);
+        }
+    }
+
+    @Test
+    void truncatedShardReportsExpectedAndActualSize() throws IOException {
+        Path shard = bundle.shardFiles("transformer").get(0);
+        byte[] original = Files.readAllBytes(shard);
+        try (RandomAccessFile f = new RandomAccessFile(shard.toFile(), "rw")) {
+            f.setLength(original.length - 100);
+        }
+        try {
+            String msg = buildFailure(bundle.directory());
+            assertTrue(msg.contains("shard " + shard.getFileName() + " is " + (original.length - 100)
+                    + " bytes, expected " + original.length), msg);
+        } finally {
+            Files.write(shard, original);
+        }
+    }
+
+    @Test
+    void wrongInputNameNamesGraphTensorExpectedAndFound(@TempDir Path dir) {
+        SyntheticBundleWriter.write(SyntheticBundleSpec.builder().renameInput("transformer", "x", "x_in").build(), dir);
+        String msg = buildFailure(dir);
+        assertTrue(msg.contains("graph transformer") && msg.contains("'x'") && msg.contains("x_in"), msg);
+    }
+
+    @Test
+    void wrongDtypeNamesGraphTensorExpectedAndFound(@TempDir Path dir) {
+        SyntheticBundleWriter.write(SyntheticBundleSpec.builder()
+                .inputElementType("vae_decoder_pre", "z", TensorElementType.FLOAT).build(), dir);
+        String msg = buildFailure(dir);
+        assertTrue(msg.contains("graph vae_decoder_pre") && msg.contains("'z'") && msg.contains("must be FLOAT16")
+                && msg.contains("found FLOAT "), msg);
+    }
+
+    private static String withConfig(Consumer<ObjectNode> edit) throws IOException {
+        Path config = bundle.configFile();
+        byte[] original = Files.readAllBytes(config);
+        ObjectNode node = (ObjectNode) MAPPER.readTree(original);
+        edit.accept(node);
+        MAPPER.writeValue(config.toFile(), node);
+        try {
+            return buildFailure(bundle.directory());
+        } finally {
+            Files.write(config, original);
+        }
+    }
+
+    @Test
+    void badConfigFieldsAreNamed() throws IOException {
+        String msg = withConfig(n -> n.put("text_seq_len", "abc"));
+        assertTrue(msg.contains("'text_seq_len'") && msg.contains("\"abc\""), msg);
+        msg = withConfig(n -> ((ObjectNode) n.get("models")).remove("transformer"));
+        assertTrue(msg.contains("'models.transformer'") && msg.contains("missing"), msg);
+        // The graphs fix context_dim (32), so a config that disagrees is caught from the graph headers.
+        msg = withConfig(n -> n.put("context_dim", 16));
+        assertTrue(msg.contains("graph text_encoder") && msg.contains("'ctx'") && msg.contains("[1, 64, 16]")
+                && msg.contains("32]"), msg);
+    }
+
+    @Test
+    void unknownOptionListsTheKnownOnes() {
+        String msg = assertThrows(ModelLoadException.class, () -> Flux2Pipeline.builder().model(bundle.directory())
+                .option("graph_opt", "all").build()).getMessage();
+        assertTrue(msg.contains("'graph_opt'") && msg.contains("graph_optimization_level"), msg);
+    }
+
+    @Test
+    void gandamuBundleIsReportedAsUnsupported(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("manifest.json"), "{\"tensors\": []}");
+        Files.write(dir.resolve("shard_000.bin"), new byte[16]);
+        String msg = buildFailure(dir);
+        assertTrue(msg.contains("unsupported format") && msg.contains("gandamu"), msg);
+    }
+}
