@@ -6,7 +6,9 @@ import dev.flux2.testkit.timing.TimingTransformerSpec;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -15,7 +17,8 @@ import java.util.Map;
  * with 1+1, 2+1 and 1+2 blocks (same width, same 512×512 input): one double-stream block costs
  * {@code d = t(2+1) − t(1+1)}, one single-stream block {@code s = t(1+2) − t(1+1)}, and everything else (timestep
  * embedding, modulations, x/context embedders, RoPE, final norm and projection, I/O) {@code e = t(1+1) − d − s};
- * the real step is estimated as {@code e + 5·d + 20·s}.
+ * the real step is estimated as {@code e + 5·d + 20·s = 4·t(2+1) + 19·t(1+2) − 22·t(1+1)}. Its standard error
+ * is propagated from the standard errors of the three means (the spread of the measured shots).
  *
  * <p>Usage: {@code java -cp benchmarks.jar dev.flux2.bench.timing.StepExtrapolation results.json}.
  */
@@ -34,9 +37,10 @@ public final class StepExtrapolation {
      * @param doubleMs d: one double-stream block
      * @param singleMs s: one single-stream block
      * @param oneAndOneMs the measured 1+1 step
+     * @param realStepErrorMs standard error of {@link #realStepMs()}
      */
     public record Estimate(String width, int size, double embedMs, double doubleMs, double singleMs,
-            double oneAndOneMs) {
+            double oneAndOneMs, double realStepErrorMs) {
         /** @return e + 5·d + 20·s, the estimated real step in ms */
         public double realStepMs() {
             return embedMs + TimingTransformerSpec.KLEIN_DOUBLE_BLOCKS * doubleMs
@@ -52,6 +56,7 @@ public final class StepExtrapolation {
      */
     public static Estimate estimate(JsonNode results, String width) {
         Map<String, Double> byLayout = new HashMap<>();
+        Map<String, Double> errors = new HashMap<>();
         int size = -1;
         for (JsonNode r : results) {
             JsonNode params = r.path("params");
@@ -59,9 +64,16 @@ public final class StepExtrapolation {
                 continue;
             }
             size = params.path("size").asInt();
-            double ms = toMillis(r.path("primaryMetric").path("score").asDouble(),
-                    r.path("primaryMetric").path("scoreUnit").asText());
-            byLayout.put(params.path("blocks").asText(), ms);
+            String unit = r.path("primaryMetric").path("scoreUnit").asText();
+            double[] shots = shots(r.path("primaryMetric").path("rawData"), unit);
+            String layout = params.path("blocks").asText();
+            if (shots.length == 0) {
+                byLayout.put(layout, toMillis(r.path("primaryMetric").path("score").asDouble(), unit));
+                errors.put(layout, 0.0);
+            } else {
+                byLayout.put(layout, mean(shots));
+                errors.put(layout, standardError(shots));
+            }
         }
         for (String layout : new String[] {"1+1", "2+1", "1+2"}) {
             if (!byLayout.containsKey(layout)) {
@@ -72,7 +84,43 @@ public final class StepExtrapolation {
         double base = byLayout.get("1+1");
         double d = byLayout.get("2+1") - base;
         double s = byLayout.get("1+2") - base;
-        return new Estimate(width, size, base - d - s, d, s, base);
+        double error = Math.sqrt(square(22 * errors.get("1+1")) + square(4 * errors.get("2+1"))
+                + square(19 * errors.get("1+2")));
+        return new Estimate(width, size, base - d - s, d, s, base, error);
+    }
+
+    private static double[] shots(JsonNode rawData, String unit) {
+        List<Double> values = new ArrayList<>();
+        for (JsonNode fork : rawData) {
+            for (JsonNode v : fork) {
+                values.add(toMillis(v.asDouble(), unit));
+            }
+        }
+        return values.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    private static double mean(double[] v) {
+        double sum = 0;
+        for (double x : v) {
+            sum += x;
+        }
+        return sum / v.length;
+    }
+
+    private static double standardError(double[] v) {
+        if (v.length < 2) {
+            return 0;
+        }
+        double m = mean(v);
+        double ss = 0;
+        for (double x : v) {
+            ss += (x - m) * (x - m);
+        }
+        return Math.sqrt(ss / (v.length - 1) / v.length);
+    }
+
+    private static double square(double x) {
+        return x * x;
     }
 
     private static double toMillis(double score, String unit) {
@@ -112,7 +160,9 @@ public final class StepExtrapolation {
         out.printf(Locale.ROOT, "  e  embedders, modulation, output    %10.0f ms%n", e.embedMs());
         out.printf(Locale.ROOT, "  d  one double-stream block          %10.0f ms%n", e.doubleMs());
         out.printf(Locale.ROOT, "  s  one single-stream block          %10.0f ms%n", e.singleMs());
-        out.printf(Locale.ROOT, "  real step e + 5d + 20s              %10.0f ms%n", e.realStepMs());
-        out.printf(Locale.ROOT, "  real 4-step denoise                 %10.0f ms%n", 4 * e.realStepMs());
+        out.printf(Locale.ROOT, "  real step e + 5d + 20s              %10.0f ms ± %.0f (1 s.e.)%n", e.realStepMs(),
+                e.realStepErrorMs());
+        out.printf(Locale.ROOT, "  real 4-step denoise                 %10.0f ms ± %.0f%n", 4 * e.realStepMs(),
+                4 * e.realStepErrorMs());
     }
 }

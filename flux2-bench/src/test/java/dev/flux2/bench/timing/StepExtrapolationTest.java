@@ -34,6 +34,20 @@ class StepExtrapolationTest {
     }
 
     @Test
+    void shotsGiveTheMeanAndThePropagatedStandardError() {
+        ArrayNode results = JSON.createArrayNode();
+        results.add(withShots(record(STEP, "klein", "1+1", 0, "ms/op"), 990, 1010));
+        results.add(withShots(record(STEP, "klein", "2+1", 0, "ms/op"), 1600, 1600));
+        results.add(withShots(record(STEP, "klein", "1+2", 0, "ms/op"), 1290, 1310));
+        StepExtrapolation.Estimate e = StepExtrapolation.estimate(results, "klein");
+        assertEquals(1000, e.oneAndOneMs(), 1e-9);
+        assertEquals(600, e.doubleMs(), 1e-9);
+        assertEquals(300, e.singleMs(), 1e-9);
+        // Two shots ±10 have a standard error of 10; real = 4·t21 + 19·t12 − 22·t11.
+        assertEquals(Math.sqrt(22 * 22 * 100 + 19 * 19 * 100), e.realStepErrorMs(), 1e-9);
+    }
+
+    @Test
     void aMissingLayoutIsNamed() {
         ArrayNode results = JSON.createArrayNode();
         results.add(record(STEP, "klein", "1+1", 1000, "ms/op"));
@@ -51,6 +65,14 @@ class StepExtrapolationTest {
         assertEquals(256, TimingTransformerStepBenchmark.spec("tiny", "1+1").hidden());
         assertThrows(IllegalArgumentException.class, () -> TimingTransformerStepBenchmark.spec("huge", "1+1"));
         assertThrows(IllegalArgumentException.class, () -> TimingTransformerStepBenchmark.spec("klein", "1"));
+    }
+
+    private static JsonNode withShots(JsonNode record, double... shots) {
+        ArrayNode fork = ((ObjectNode) record.get("primaryMetric")).putArray("rawData").addArray();
+        for (double v : shots) {
+            fork.add(v);
+        }
+        return record;
     }
 
     private static JsonNode record(String benchmark, String width, String blocks, double score, String unit) {
