@@ -89,8 +89,10 @@ public final class EndToEndProfile {
         MemoryPolicy policy = options.policies().get(0);
         ProfileRun.Result run = ProfileRun.run(bundle, policy, options);
         String description = System.getProperty("flux2.profile.bundleDescription", fallbackDescription);
+        // Measured after the peak RSS was read for every generation, so it cannot raise the reported peak.
+        SessionOpenCost sessions = SessionOpenCost.measure(bundle, options.threads());
         ProfileReport report = new ProfileReport(options, policy, description, run, BundleWeights.of(bundle),
-                machine);
+                machine, sessions);
         report.print(System.out);
         options.json().ifPresent(report::writeJson);
     }

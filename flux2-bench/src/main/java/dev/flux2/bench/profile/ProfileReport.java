@@ -31,15 +31,17 @@ final class ProfileReport {
     private final ProfileRun.Result run;
     private final BundleWeights weights;
     private final MachineInfo machine;
+    private final SessionOpenCost sessionCost;
 
     ProfileReport(ProfileOptions options, MemoryPolicy policy, String bundle, ProfileRun.Result run,
-            BundleWeights weights, MachineInfo machine) {
+            BundleWeights weights, MachineInfo machine, SessionOpenCost sessionCost) {
         this.options = options;
         this.policy = policy;
         this.bundle = bundle;
         this.run = run;
         this.weights = weights;
         this.machine = machine;
+        this.sessionCost = sessionCost;
     }
 
     void print(PrintStream out) {
@@ -72,6 +74,16 @@ final class ProfileReport {
                     + " (target <= %.0f %%: %s)%n", run.samples().size(), warm.totalMs, warm.runtimeMs,
                     warm.overheadMs, warm.overheadPercent(), OVERHEAD_TARGET_PERCENT,
                     verdict(warm.overheadPercent() <= OVERHEAD_TARGET_PERCENT));
+        }
+        out.printf(Locale.ROOT, "session creation, measured separately (each graph once, what every SEQUENTIAL"
+                + " generation pays): %.1f ms%n", sessionCost.totalNanos() / 1e6);
+        sessionCost.nanosByGraph().forEach((graph, nanos) -> out.printf(Locale.ROOT, "  %-26s %8.1f ms%n", graph,
+                nanos / 1e6));
+        if (policy == MemoryPolicy.SEQUENTIAL && run.samples().size() > 1) {
+            Summary warm = Summary.of(run.samples().subList(1, run.samples().size()));
+            double javaMs = warm.overheadMs - sessionCost.totalNanos() / 1e6;
+            out.printf(Locale.ROOT, "generations 2..%d without session creation: overhead %.1f ms = %.2f %% of the"
+                    + " total%n", run.samples().size(), javaMs, 100 * javaMs / warm.totalMs);
         }
         long peak = last().peakRssBytes();
         out.printf(Locale.ROOT, "peak RSS (VmHWM): %.0f MiB; VmRSS before the pipeline was built: %.0f MiB, after:"
@@ -130,6 +142,9 @@ final class ProfileReport {
         root.put("rssBeforeOpenBytes", run.rssBeforeOpenBytes());
         root.put("rssAfterOpenBytes", run.rssAfterOpenBytes());
         root.put("peakRssBytes", last().peakRssBytes());
+        ObjectNode sessions = root.putObject("sessionCreateMs");
+        sessionCost.nanosByGraph().forEach((graph, nanos) -> sessions.put(graph, nanos / 1e6));
+        root.put("sessionCreateTotalMs", sessionCost.totalNanos() / 1e6);
         ObjectNode w = root.putObject("graphBytes");
         weights.bytesByGraph().forEach(w::put);
         root.put("largestGraph", weights.largest().getKey());

@@ -16,6 +16,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -58,13 +59,19 @@ class ProfileRunTest {
             bundle.toString(), "--size", "64"});
         ProfileRun.Result run = ProfileRun.run(bundle, MemoryPolicy.SEQUENTIAL, options);
         BundleWeights weights = BundleWeights.of(bundle);
+        SessionOpenCost sessions = SessionOpenCost.measure(bundle, 0);
+        assertEquals(List.of("text_encoder", "transformer", "vae_decoder_pre", "vae_decoder_attn_chunk",
+                "vae_decoder_post_stage_0", "vae_decoder_post_stage_1", "vae_decoder_post_stage_2",
+                "vae_decoder_post_stage_3"), List.copyOf(sessions.nanosByGraph().keySet()));
+        assertTrue(sessions.nanosByGraph().values().stream().allMatch(n -> n > 0));
         ProfileReport report = new ProfileReport(options, MemoryPolicy.SEQUENTIAL, "synthetic", run, weights,
-                MachineInfo.current());
+                MachineInfo.current(), sessions);
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
         String printed = text.toString(StandardCharsets.UTF_8);
         assertTrue(printed.contains("SEQUENTIAL peak RSS"), printed);
         assertTrue(printed.contains("generations 2..2"), printed);
+        assertTrue(printed.contains("without session creation"), printed);
 
         Path json = out.resolve("memory.json");
         report.writeJson(json);
@@ -73,6 +80,7 @@ class ProfileRunTest {
         assertEquals("transformer", root.get("largestGraph").asText());
         long expectedBound = (long) (1.3 * weights.largest().getValue()) + (300L << 20);
         assertEquals(expectedBound, root.get("memoryBoundBytes").asLong());
+        assertEquals(sessions.totalNanos() / 1e6, root.get("sessionCreateTotalMs").asDouble(), 1e-6);
     }
 
     @Test
