@@ -12,9 +12,11 @@ import dev.flux2.api.StageTimings;
  * @param peakRssBytes VmHWM right after the generation
  * @param directBytes JVM direct-buffer memory in use right after the generation (freed only by GC)
  * @param heapUsedBytes Java heap in use right after the generation
+ * @param rssAfterGcBytes VmRSS after a full GC that also freed unreachable direct buffers (rss-growth mode only;
+ *     -1 otherwise)
  */
 record GenerationSample(int index, StageTimings timings, long wallNanos, long rssBytes, long peakRssBytes,
-        long directBytes, long heapUsedBytes) {
+        long directBytes, long heapUsedBytes, long rssAfterGcBytes) {
 
     /** @return total − runtime: time in the SDK (Java) and not inside {@code OrtSession.run}, in nanoseconds */
     long overheadNanos() {

@@ -59,7 +59,8 @@ final class ProfileReport {
                     && s.index() != options.generations()) {
                 continue;
             }
-            out.printf(Locale.ROOT, "%4d %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f %9.0f %7.0f %7.0f%n",
+            out.printf(Locale.ROOT, "%4d %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f %9.0f %7.0f %7.0f"
+                    + "%n",
                     s.index(), ms(s, Stage.TOKENIZE), ms(s, Stage.TEXT_ENCODE), ms(s, Stage.VAE_ENCODE),
                     ms(s, Stage.DENOISE), ms(s, Stage.VAE_DECODE), s.timings().total().toNanos() / 1e6,
                     s.timings().runtime().toNanos() / 1e6, s.overheadNanos() / 1e6, s.overheadPercent(),
@@ -103,6 +104,12 @@ final class ProfileReport {
                     + " %.2f %% (target <= %.0f %%: %s)%n", run.samples().get(0).rssBytes() / MIB,
                     run.samples().size(), last().rssBytes() / MIB, growth, RSS_GROWTH_TARGET_PERCENT,
                     verdict(growth <= RSS_GROWTH_TARGET_PERCENT));
+            GenerationSample second = run.samples().get(1);
+            out.printf(Locale.ROOT, "after a full GC: generation 1 %.0f MiB, generation 2 %.0f MiB, generation %d"
+                    + " %.0f MiB: growth %.2f %% from generation 1, %.2f %% from generation 2%n",
+                    run.samples().get(0).rssAfterGcBytes() / MIB, second.rssAfterGcBytes() / MIB,
+                    run.samples().size(), last().rssAfterGcBytes() / MIB, rssAfterGcGrowthPercent(0),
+                    rssAfterGcGrowthPercent(1));
         }
     }
 
@@ -138,6 +145,7 @@ final class ProfileReport {
             n.put("peakRssBytes", s.peakRssBytes());
             n.put("directBytes", s.directBytes());
             n.put("heapUsedBytes", s.heapUsedBytes());
+            n.put("rssAfterGcBytes", s.rssAfterGcBytes());
         }
         root.put("rssBeforeOpenBytes", run.rssBeforeOpenBytes());
         root.put("rssAfterOpenBytes", run.rssAfterOpenBytes());
@@ -154,6 +162,8 @@ final class ProfileReport {
         }
         if (options.mode() == ProfileOptions.Mode.RSS_GROWTH) {
             root.put("rssGrowthPercent", rssGrowthPercent());
+            root.put("rssAfterGcGrowthPercentFromGeneration1", rssAfterGcGrowthPercent(0));
+            root.put("rssAfterGcGrowthPercentFromGeneration2", rssAfterGcGrowthPercent(1));
         }
         try {
             mapper.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), root);
@@ -169,6 +179,11 @@ final class ProfileReport {
     private double rssGrowthPercent() {
         long first = run.samples().get(0).rssBytes();
         return 100.0 * (last().rssBytes() - first) / first;
+    }
+
+    private double rssAfterGcGrowthPercent(int fromIndex) {
+        long from = run.samples().get(fromIndex).rssAfterGcBytes();
+        return 100.0 * (last().rssAfterGcBytes() - from) / from;
     }
 
     private long totalWeights() {

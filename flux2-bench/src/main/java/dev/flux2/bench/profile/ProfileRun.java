@@ -45,12 +45,31 @@ final class ProfileRun {
                 long start = System.nanoTime();
                 GenerationResult result = pipeline.generate(base.toBuilder().seed(i).build());
                 long wall = System.nanoTime() - start;
-                samples.add(new GenerationSample(i, result.timings(), wall, ProcStatus.rssBytes(),
-                        ProcStatus.peakRssBytes(), directBytes(), heapUsed()));
+                long rss = ProcStatus.rssBytes();
+                long peak = ProcStatus.peakRssBytes();
+                long direct = directBytes();
+                long heap = heapUsed();
+                long afterGc = options.mode() == ProfileOptions.Mode.RSS_GROWTH ? rssAfterGc() : -1;
+                samples.add(new GenerationSample(i, result.timings(), wall, rss, peak, direct, heap, afterGc));
                 System.out.printf("generation %d/%d: %.0f ms%n", i, options.generations(), wall / 1e6);
             }
             return new Result(List.copyOf(samples), rssBefore, rssAfterOpen, openNanos);
         }
+    }
+
+    /**
+     * VmRSS once garbage is gone: direct buffers are returned to the OS only after a GC has found them unreachable
+     * and the cleaner thread has run, so without this a leak and transient garbage look the same.
+     */
+    private static long rssAfterGc() {
+        System.gc();
+        try {
+            Thread.sleep(200);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the cleaner after a GC", e);
+        }
+        return ProcStatus.rssBytes();
     }
 
     private static long directBytes() {
