@@ -40,18 +40,26 @@ public final class EndToEndProfile {
         }
         ProfileOptions options = ProfileOptions.parse(args);
         boolean written = options.bundle().equals("synthetic") || options.bundle().equals("timing");
-        if (!written && options.policies().size() == 1) {
-            measure(Path.of(options.bundle()), options, options.bundle());
+        if (!written) {
+            Path dir = Path.of(options.bundle());
+            if (options.policies().size() == 1) {
+                measure(dir, options, dir.toString());
+            } else {
+                children(options, dir, dir.toString());
+            }
             return;
         }
-        try (BenchBundle bundle = written ? write(options) : BenchBundle.real().orElse(null)) {
-            Path dir = bundle != null ? bundle.directory() : Path.of(options.bundle());
-            String description = bundle != null ? bundle.toString() : dir.toString();
-            for (MemoryPolicy policy : options.policies()) {
-                int code = child(options, policy, dir, description);
-                if (code != 0) {
-                    throw new IllegalStateException("the " + policy + " profile JVM exited with code " + code);
-                }
+        try (BenchBundle bundle = write(options)) {
+            children(options, bundle.directory(), bundle.toString());
+        }
+    }
+
+    private static void children(ProfileOptions options, Path bundle, String description)
+            throws IOException, InterruptedException {
+        for (MemoryPolicy policy : options.policies()) {
+            int code = child(options, policy, bundle, description);
+            if (code != 0) {
+                throw new IllegalStateException("the " + policy + " profile JVM exited with code " + code);
             }
         }
     }

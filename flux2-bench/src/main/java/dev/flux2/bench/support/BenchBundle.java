@@ -29,8 +29,7 @@ public final class BenchBundle implements AutoCloseable {
      *         of 32 channels) with an engine-convention fused graph and a VAE encoder
      */
     public static BenchBundle syntheticOrReal() {
-        return real().orElseGet(() -> synthetic(SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE)
-                .tokenizerSource(BenchProperties.tokenizerFixture())));
+        return real().orElseGet(() -> synthetic(SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE)));
     }
 
     /**
