@@ -5,8 +5,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -17,7 +20,9 @@ import java.util.Set;
  * 2.5 GB of external-data shards; {@code Flux2Pipeline.Builder.build()} must check every graph's signature and
  * stay cheap. Why not a protobuf library: only six message types are needed, and a streaming reader can skip
  * inline initializers (85 MB in a VAE stage) by seeking instead of parsing them. Inputs that are also initializers
- * (older IR versions list them as inputs) are removed, as ONNX Runtime does.
+ * (older IR versions list them as inputs) are removed, as ONNX Runtime does. The external-data references of the
+ * initializers ({@code location}, {@code offset}, {@code length}) are collected so that missing or truncated
+ * shards can be named before ONNX Runtime tries to read them.
  *
  * <p>Stateless and thread-safe.
  */
@@ -31,6 +36,10 @@ public final class OnnxHeaderReader {
     private static final int GRAPH_SPARSE_INITIALIZER = 15;
     // TensorProto
     private static final int TENSOR_NAME = 8;
+    private static final int TENSOR_EXTERNAL_DATA = 13;
+    // StringStringEntryProto
+    private static final int ENTRY_KEY = 1;
+    private static final int ENTRY_VALUE = 2;
     // SparseTensorProto
     private static final int SPARSE_VALUES = 1;
     // ValueInfoProto
@@ -63,11 +72,12 @@ public final class OnnxHeaderReader {
             List<TensorSignature> inputs = new ArrayList<>();
             List<TensorSignature> outputs = new ArrayList<>();
             Set<String> initializers = new HashSet<>();
+            Map<String, Long> external = new LinkedHashMap<>();
             while (in.position() < end) {
                 int tag = in.readTag();
                 if (tag >>> 3 == MODEL_GRAPH && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
                     long graphEnd = in.readLengthEnd(end);
-                    readGraph(in, graphEnd, inputs, outputs, initializers);
+                    readGraph(in, graphEnd, new Collected(inputs, outputs, initializers, external));
                     sawGraph = true;
                 } else {
                     in.skipValue(tag & 7, end);
@@ -77,14 +87,18 @@ public final class OnnxHeaderReader {
                 throw new IOException("no graph in " + file.getFileName() + " (not an ONNX model file?)");
             }
             inputs.removeIf(t -> initializers.contains(t.name()));
-            return new GraphSignature(file, inputs, outputs);
+            return new GraphSignature(file, inputs, outputs, external);
         } catch (IOException e) {
             throw new IOException("cannot read the ONNX graph header of " + file + ": " + e.getMessage(), e);
         }
     }
 
-    private static void readGraph(ProtoReader in, long end, List<TensorSignature> inputs,
-            List<TensorSignature> outputs, Set<String> initializers) throws IOException {
+    /** What one graph's header yields. */
+    private record Collected(List<TensorSignature> inputs, List<TensorSignature> outputs, Set<String> initializers,
+            Map<String, Long> externalData) {
+    }
+
+    private static void readGraph(ProtoReader in, long end, Collected out) throws IOException {
         while (in.position() < end) {
             int tag = in.readTag();
             int field = tag >>> 3;
@@ -95,10 +109,11 @@ public final class OnnxHeaderReader {
             }
             long fieldEnd = in.readLengthEnd(end);
             switch (field) {
-                case GRAPH_INPUT -> inputs.add(readValueInfo(in, fieldEnd));
-                case GRAPH_OUTPUT -> outputs.add(readValueInfo(in, fieldEnd));
-                case GRAPH_INITIALIZER -> addIfPresent(initializers, readTensorName(in, fieldEnd));
-                case GRAPH_SPARSE_INITIALIZER -> addIfPresent(initializers, readSparseName(in, fieldEnd));
+                case GRAPH_INPUT -> out.inputs().add(readValueInfo(in, fieldEnd));
+                case GRAPH_OUTPUT -> out.outputs().add(readValueInfo(in, fieldEnd));
+                case GRAPH_INITIALIZER -> addIfPresent(out.initializers(), readInitializer(in, fieldEnd,
+                        out.externalData()));
+                case GRAPH_SPARSE_INITIALIZER -> addIfPresent(out.initializers(), readSparseName(in, fieldEnd));
                 default -> in.seek(fieldEnd, end);
             }
             in.seek(fieldEnd, end);
@@ -108,6 +123,60 @@ public final class OnnxHeaderReader {
     private static void addIfPresent(Set<String> names, String name) {
         if (name != null) {
             names.add(name);
+        }
+    }
+
+    /** Reads a TensorProto's name, recording its external-data extent (if any) into {@code external}. */
+    private static String readInitializer(ProtoReader in, long end, Map<String, Long> external) throws IOException {
+        String name = null;
+        Map<String, String> entries = new HashMap<>();
+        while (in.position() < end) {
+            int tag = in.readTag();
+            int field = tag >>> 3;
+            if (field == TENSOR_NAME && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                name = in.readString(in.readLengthEnd(end));
+            } else if (field == TENSOR_EXTERNAL_DATA && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                readEntry(in, in.readLengthEnd(end), entries);
+            } else {
+                in.skipValue(tag & 7, end);
+            }
+        }
+        String location = entries.get("location");
+        if (location != null) {
+            long extent = parseLong(entries.get("offset")) + parseLong(entries.get("length"));
+            external.merge(location, extent, Math::max);
+        }
+        return name;
+    }
+
+    private static void readEntry(ProtoReader in, long end, Map<String, String> entries) throws IOException {
+        String key = null;
+        String value = "";
+        while (in.position() < end) {
+            int tag = in.readTag();
+            int field = tag >>> 3;
+            if (field == ENTRY_KEY && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                key = in.readString(in.readLengthEnd(end));
+            } else if (field == ENTRY_VALUE && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                value = in.readString(in.readLengthEnd(end));
+            } else {
+                in.skipValue(tag & 7, end);
+            }
+        }
+        if (key != null) {
+            entries.put(key, value);
+        }
+    }
+
+    /** @return the number, or 0 when absent or not a number (ONNX Runtime then reports the real problem) */
+    private static long parseLong(String text) {
+        if (text == null) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Long.parseLong(text.trim()));
+        } catch (NumberFormatException e) {
+            return 0;
         }
     }
 
