@@ -1,7 +1,7 @@
 package dev.flux2.testkit;
 
 /**
- * What {@code vae_decoder_pre} outputs, as floats holding fp16 values (S = (H/8)(W/8), hd = head dim, Cr =
+ * What {@code vae_decoder_pre} outputs, as floats holding values of the pre graph's type (S = (H/8)(W/8), hd = head dim, Cr =
  * {@link SyntheticDims#RESIDUAL_CHANNELS}).
  *
  * @param residual [Cr][H/8][W/8]
