@@ -16,12 +16,12 @@ public enum BundleVariant {
     TEXT_POSITION_IDS,
     /**
      * The first post-attention graph declares its inputs as [attention, residual] (the reverse of the seed), and
-     * the config names them with {@code attn_input}/{@code residual_input}.
+     * the config names them with {@code attn_input}/{@code residual_input} (unless {@link #NO_CONFIG_TENSOR_NAMES}).
      */
     REVERSED_STAGE_ZERO_INPUTS,
     /** Each manifest lists its shards in reverse order. */
     REVERSED_MANIFESTS,
-    /** The config's model entries carry no {@code inputs}/{@code outputs} lists. */
+    /** The config's model entries carry no {@code inputs}/{@code outputs}/{@code residual_input}/{@code attn_input}. */
     NO_CONFIG_TENSOR_NAMES,
     /** Inline graphs' {@code shards} hold only {@code onnx_bytes} (no {@code count}/{@code total_bytes}). */
     MINIMAL_INLINE_SHARDS,

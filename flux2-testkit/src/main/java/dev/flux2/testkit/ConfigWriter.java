@@ -226,9 +226,12 @@ final class ConfigWriter {
         return n;
     }
 
-    /** The first post graph names its inputs when they are not in the seed's order. */
+    /**
+     * The first post graph names its inputs when they are not in the seed's order, unless the config carries no
+     * tensor names at all (the backend must then match the residual by name).
+     */
     private void stageZero(ObjectNode n) {
-        if (spec.has(BundleVariant.REVERSED_STAGE_ZERO_INPUTS)) {
+        if (spec.has(BundleVariant.REVERSED_STAGE_ZERO_INPUTS) && !spec.has(BundleVariant.NO_CONFIG_TENSOR_NAMES)) {
             n.put("residual_input", TensorNames.VAE_RESIDUAL);
             n.put("attn_input", TensorNames.VAE_ATTENTION);
         }
