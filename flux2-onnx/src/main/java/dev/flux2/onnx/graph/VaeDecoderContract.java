@@ -275,9 +275,12 @@ final class VaeDecoderContract {
                 feeds.add(feed(stage, name, source));
             }
         }
-        if (unmatched.size() > 1) {
-            throw stage.error("inputs " + unmatched + " match no tensor of the earlier decoder stages "
-                    + byName.keySet() + ", and only one input can take the previous stage's output by position");
+        boolean previousConsumed = feeds.stream().anyMatch(f -> f.source().kind() == VaeDecoderIo.SourceKind.STAGE
+                && f.source().stage() == previousIndex);
+        if (unmatched.size() > 1 || (unmatched.size() == 1 && previousConsumed)) {
+            throw stage.error("input(s) " + unmatched + " match no tensor of the earlier decoder stages "
+                    + byName.keySet() + ", and only one input can take the previous stage's output by position"
+                    + (previousConsumed ? " (another input already reads it by name)" : ""));
         }
         if (unmatched.size() == 1) {
             String out = previous.outputAt("stage output", 0, 1);

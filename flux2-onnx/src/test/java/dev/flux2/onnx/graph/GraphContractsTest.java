@@ -307,4 +307,178 @@ public class GraphContractsTest {
         assertTrue(msg.contains("graph text_encoder") && msg.contains("'prompt_embeds'")
                 && msg.contains("[1, 512, 7680]"), msg);
     }
+
+    private static GraphSignature fusedWith(List<TensorSignature> schedule) {
+        GraphSignature engine = documented().get("transformer_fused_4step");
+        List<TensorSignature> in = new ArrayList<>(engine.inputs().subList(0, 4));
+        in.addAll(schedule);
+        return g(in, engine.outputs());
+    }
+
+    private static List<TensorSignature> engineSchedule(int steps) {
+        List<TensorSignature> list = new ArrayList<>();
+        for (int i = 0; i < steps; i++) {
+            list.add(t("timestep_" + i, F, 1));
+            list.add(t("dt_" + i, H, 1));
+        }
+        return list;
+    }
+
+    private BundleConfig withoutFusedSteps() {
+        return config(n -> ((ObjectNode) n.get("models").get("transformer_fused_4step")).remove("fused_steps"));
+    }
+
+    @Test
+    void engineStepCountComesFromTheGraphAndMustAgreeWithFusedSteps() {
+        BundleIo three = GraphContracts.check(withoutFusedSteps(), with("transformer_fused_4step",
+                fusedWith(engineSchedule(3))));
+        assertEquals(FusedConvention.ENGINE, three.fusedConvention());
+        assertEquals(3, three.fused().orElseThrow().steps());
+        assertEquals(F, three.fused().orElseThrow().timestepInputs().get(0).elementType(), "dtypes from the graph");
+        assertEquals(H, three.fused().orElseThrow().dtInputs().get(2).elementType());
+        // The seed config says fused_steps 4: a 3-step graph contradicts it.
+        FusedIo disagree = GraphContracts.check(config(n -> { }), with("transformer_fused_4step",
+                fusedWith(engineSchedule(3)))).fused().orElseThrow();
+        assertFalse(disagree.usable());
+        assertTrue(disagree.detail().contains("fused_steps is 4 but the graph takes 3"), disagree.detail());
+        List<TensorSignature> gap = new ArrayList<>(engineSchedule(4));
+        gap.removeIf(x -> x.name().equals("timestep_2"));
+        FusedIo holes = GraphContracts.check(config(n -> { }), with("transformer_fused_4step", fusedWith(gap)))
+                .fused().orElseThrow();
+        assertFalse(holes.usable());
+        assertTrue(holes.detail().contains("same k") && holes.detail().contains("dt_2"), holes.detail());
+        List<TensorSignature> wide = engineSchedule(4);
+        wide.set(0, t("timestep_0", F, 2));
+        FusedIo notSingle = GraphContracts.check(config(n -> { }), with("transformer_fused_4step", fusedWith(wide)))
+                .fused().orElseThrow();
+        assertFalse(notSingle.usable());
+        assertTrue(notSingle.detail().contains("timestep_0") && notSingle.detail().contains("rank 0 or 1"),
+                notSingle.detail());
+    }
+
+    @Test
+    void listedScheduleShapesThatAreAmbiguousMakeTheFusedGraphUnusable() {
+        for (TensorSignature bad : List.of(t("timesteps", H, 1), t("timesteps", H), t("timesteps", H, 2, 2),
+                t("timesteps", H, "steps"), t("timesteps", ElementType.INT64, 4))) {
+            FusedIo io = GraphContracts.check(config(n -> { }), with("transformer_fused_4step",
+                    fusedWith(List.of(bad)))).fused().orElseThrow();
+            assertFalse(io.usable(), bad.toString());
+            assertTrue(io.detail().contains("ambiguous") && io.detail().contains("[4]"), io.detail());
+        }
+        FusedIo batched = GraphContracts.check(config(n -> { }), with("transformer_fused_4step",
+                fusedWith(List.of(t("timesteps", F, 1, 4))))).fused().orElseThrow();
+        assertEquals(FusedConvention.LISTED, batched.convention(), "[1, 4] holds exactly sigma_0..3");
+        FusedIo five = GraphContracts.check(config(n -> ((ObjectNode) n.get("models").get("transformer_fused_4step"))
+                .put("fused_steps", 2)), with("transformer_fused_4step", fusedWith(List.of(t("timesteps", H, 3)))))
+                .fused().orElseThrow();
+        assertEquals(2, five.steps(), "fused_steps 2 with [3]: sigma_0..2 including the final 0");
+    }
+
+    private BundleConfig unifiedConfig() {
+        return config(n -> {
+            ObjectNode models = (ObjectNode) n.get("models");
+            models.remove(List.of("vae_decoder_pre", "vae_decoder_attn_chunk", "vae_decoder_post_stage_0",
+                    "vae_decoder_post_stage_1", "vae_decoder_post_stage_2", "vae_decoder_post_stage_3"));
+            n.remove("vae_decoder_post_stage_keys");
+            models.putObject("vae_decoder").put("file", "vae.onnx");
+        });
+    }
+
+    private static Map<String, GraphSignature> unifiedSignatures(GraphSignature decoder) {
+        Map<String, GraphSignature> m = documented();
+        m.keySet().removeIf(k -> k.startsWith("vae_decoder"));
+        m.put("vae_decoder", decoder);
+        return m;
+    }
+
+    @Test
+    void unifiedDecoderResolvesHlhcStyleNames() {
+        BundleIo io = GraphContracts.check(unifiedConfig(), unifiedSignatures(g(List.of(
+                t("latents", F, 1, 128, "h", "w")), List.of(t("sample", F, 1, 3, "H", "W")))));
+        UnifiedDecoderIo decoder = (UnifiedDecoderIo) io.decoder();
+        assertEquals("latents", decoder.z().name());
+        assertEquals("sample", decoder.image().name());
+        assertTrue(io.splitDecoder().isEmpty());
+        assertEquals(List.of("vae_decoder"), decoder.graphKeys());
+        String msg = failure(unifiedConfig(), unifiedSignatures(g(List.of(t("latents", F, 1, 128, "h", "w")),
+                List.of(t("sample", F, 1, 4, "H", "W")))));
+        assertTrue(msg.contains("graph vae_decoder") && msg.contains("'sample'") && msg.contains("[1, 3, ?, ?]"),
+                msg);
+        msg = failure(unifiedConfig(), unifiedSignatures(g(List.of(t("latents", F, 1, 128, "h", "w"),
+                t("scale", F, 1)), List.of(t("image", F, 1, 3, "H", "W")))));
+        assertTrue(msg.contains("graph vae_decoder") && msg.contains("[scale]"), msg);
+    }
+
+    @Test
+    void preOutputsAndStageZeroInputsAreMatchedByName() {
+        GraphSignature pre = documented().get("vae_decoder_pre");
+        List<TensorSignature> outs = new ArrayList<>(pre.outputs());
+        java.util.Collections.reverse(outs);
+        GraphSignature stage0 = documented().get("vae_decoder_post_stage_0");
+        List<TensorSignature> ins = new ArrayList<>(stage0.inputs());
+        java.util.Collections.reverse(ins);
+        Map<String, GraphSignature> m = with("vae_decoder_pre", g(pre.inputs(), outs));
+        m.put("vae_decoder_post_stage_0", g(ins, stage0.outputs()));
+        // Stale positional lists in the config are dropped in favour of the graphs' names.
+        BundleConfig c = config(n -> {
+            ((ObjectNode) n.get("models").get("vae_decoder_pre")).remove("outputs");
+            ((ObjectNode) n.get("models").get("vae_decoder_post_stage_0")).remove("inputs");
+        });
+        VaeDecoderIo decoder = GraphContracts.check(c, m).splitDecoder().orElseThrow();
+        assertEquals("/decoder/block_1/Add_output_0", decoder.residual().name());
+        assertEquals("/decoder/attn_1/Mul_6_output_0", decoder.q().name());
+        assertEquals("/decoder/attn_1/Reshape_2_output_0", decoder.v().name());
+        assertEquals("/decoder/block_1/Add_output_0", feedOf(decoder, 0, VaeDecoderIo.SourceKind.RESIDUAL));
+        assertEquals("/decoder/attn_1/MatMul_1_output_0", feedOf(decoder, 0, VaeDecoderIo.SourceKind.ATTENTION));
+    }
+
+    @Test
+    void unnamedStageZeroInputsFallBackToTheAttentionLikeNameThenToPositions() {
+        GraphSignature stage0 = documented().get("vae_decoder_post_stage_0");
+        BundleConfig c = config(n -> ((ObjectNode) n.get("models").get("vae_decoder_post_stage_0")).remove("inputs"));
+        Map<String, GraphSignature> m = with("vae_decoder_post_stage_0", g(List.of(
+                t("attn_out", H, 1, 1, "kv_seq", 512), t("res", H, 1, 512, "h8", "w8")), stage0.outputs()));
+        VaeDecoderIo decoder = GraphContracts.check(c, m).splitDecoder().orElseThrow();
+        assertEquals("attn_out", feedOf(decoder, 0, VaeDecoderIo.SourceKind.ATTENTION));
+        assertEquals("res", feedOf(decoder, 0, VaeDecoderIo.SourceKind.RESIDUAL));
+        m.put("vae_decoder_post_stage_0", g(List.of(t("a", H, 1, 512, "h8", "w8"), t("b", H, 1, 1, "kv_seq", 512)),
+                stage0.outputs()));
+        decoder = GraphContracts.check(c, m).splitDecoder().orElseThrow();
+        assertEquals("a", feedOf(decoder, 0, VaeDecoderIo.SourceKind.RESIDUAL), "positional: residual first");
+        m.put("vae_decoder_post_stage_0", g(List.of(t("a", H, 1, 512, "h8", "w8"), t("b", H, 1, 1, "kv_seq", 512),
+                t("c", H, 1)), stage0.outputs()));
+        String msg = failure(c, m);
+        assertTrue(msg.contains("graph vae_decoder_post_stage_0") && msg.contains("exactly two inputs")
+                && msg.contains("residual_input"), msg);
+    }
+
+    @Test
+    void laterStagesMayReadAnyEarlierTensorByName() {
+        // Stage 2 also takes the residual (by its name) next to stage 1's output.
+        GraphSignature stage2 = documented().get("vae_decoder_post_stage_2");
+        List<TensorSignature> ins = new ArrayList<>(stage2.inputs());
+        ins.add(t("/decoder/block_1/Add_output_0", F, 1, 512, "h8", "w8"));
+        BundleConfig c = config(n -> ((ObjectNode) n.get("models").get("vae_decoder_post_stage_2")).remove("inputs"));
+        VaeDecoderIo decoder = GraphContracts.check(c, with("vae_decoder_post_stage_2", g(ins, stage2.outputs())))
+                .splitDecoder().orElseThrow();
+        assertEquals(2, decoder.post().get(2).feeds().size());
+        assertEquals("/decoder/block_1/Add_output_0", feedOf(decoder, 2, VaeDecoderIo.SourceKind.RESIDUAL));
+        assertEquals(H, decoder.post().get(2).feeds().stream().filter(f -> f.source().kind()
+                == VaeDecoderIo.SourceKind.RESIDUAL).findFirst().orElseThrow().source().type(), "converted to F");
+        ins.add(t("mystery", H, 1));
+        String msg = failure(c, with("vae_decoder_post_stage_2", g(ins, stage2.outputs())));
+        assertTrue(msg.contains("graph vae_decoder_post_stage_2") && msg.contains("mystery"), msg);
+    }
+
+    @Test
+    void textEncoderWithInt32IdsPositionIdsAndNoMask() {
+        BundleConfig c = config(n -> ((ObjectNode) n.get("models").get("text_encoder")).remove("inputs"));
+        BundleIo io = GraphContracts.check(c, with("text_encoder", g(List.of(
+                t("input_ids", ElementType.INT32, 1, 512), t("position_ids", ElementType.INT64, 1, 512)),
+                List.of(t("prompt_embeds", F, 1, 512, 7680)))));
+        assertEquals(ElementType.INT32, io.textEncoder().inputIds().elementType());
+        assertTrue(io.textEncoder().attentionMask().isEmpty());
+        assertEquals("position_ids", io.textEncoder().positionIds().orElseThrow().name());
+        assertEquals(F, io.textEncoder().ctx().elementType());
+    }
 }
