@@ -39,8 +39,15 @@ final class FusedDetector {
     private FusedDetector() {
     }
 
-    static FusedIo detect(SignatureCheck declared, int textSeq, int contextDim, OptionalInt fusedSteps) {
-        SignatureCheck c = declared.ignoringDeclaredInputs();
+    /**
+     * @param c the graph's check, resolving inputs from the graph's own names
+     *     ({@link SignatureCheck#ignoringDeclaredInputs})
+     * @param textSeq text_seq_len
+     * @param contextDim context_dim
+     * @param fusedSteps the entry's {@code fused_steps}, if given
+     * @return the detected convention, or why the graph cannot be used
+     */
+    static FusedIo detect(SignatureCheck c, int textSeq, int contextDim, OptionalInt fusedSteps) {
         GraphSignature sig = c.signature();
         String where = c.entry().file() + " (inputs " + sig.inputNames() + ", outputs " + sig.outputNames() + ")";
         int configured = fusedSteps.orElse(DEFAULT_STEPS);

@@ -88,7 +88,8 @@ public final class GraphContracts {
                     text.ctx().elementType(), transformer.inputs().ctx().elementType());
         }
         Optional<FusedIo> fused = config.fusedTransformer().map(e -> FusedDetector.detect(
-                check(config, signatures, e.key()), textSeq, contextDim, e.settings().fusedSteps()));
+                SignatureCheck.ignoringDeclaredInputs(e, signature(signatures, e)), textSeq, contextDim,
+                e.settings().fusedSteps()));
         OptionalInt headDim = config.model(GraphKeys.VAE_DECODER_ATTN_CHUNK)
                 .map(e -> e.settings().headDim()).orElse(OptionalInt.empty());
         DecoderIo decoder = VaeDecoderContract.resolve(config.decoder(), key -> check(config, signatures, key),
@@ -107,11 +108,15 @@ public final class GraphContracts {
 
     private static SignatureCheck check(BundleConfig config, Map<String, GraphSignature> signatures, String key) {
         ModelEntry entry = config.requiredModel(key);
-        GraphSignature s = signatures.get(key);
+        return new SignatureCheck(entry, signature(signatures, entry));
+    }
+
+    private static GraphSignature signature(Map<String, GraphSignature> signatures, ModelEntry entry) {
+        GraphSignature s = signatures.get(entry.key());
         if (s == null) {
-            throw new ModelLoadException("graph " + key + " (" + entry.file() + ") has not been read");
+            throw new ModelLoadException("graph " + entry.key() + " (" + entry.file() + ") has not been read");
         }
-        return new SignatureCheck(entry, s);
+        return s;
     }
 
     private static VaeEncoderIo vaeEncoder(SignatureCheck c) {

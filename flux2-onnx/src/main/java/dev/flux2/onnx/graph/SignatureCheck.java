@@ -46,10 +46,15 @@ public final class SignatureCheck {
     }
 
     /**
-     * @return a check of the same graph that resolves inputs from the graph's own names only (for graphs whose
-     *     inputs follow a convention detected from the graph, such as the fused transformer)
+     * A check that resolves inputs from the graph's own names only, for graphs whose inputs follow a convention
+     * detected from the graph (the fused transformer, whose config may list {@code timesteps} for a graph taking
+     * {@code timestep_i}): the config's input list is then expected to differ and is not warned about.
+     *
+     * @param entry the config entry
+     * @param signature the graph's real signature
+     * @return the check
      */
-    public SignatureCheck ignoringDeclaredInputs() {
+    public static SignatureCheck ignoringDeclaredInputs(ModelEntry entry, GraphSignature signature) {
         return new SignatureCheck(entry, signature, false);
     }
 
