@@ -209,6 +209,7 @@ public final class OnnxHeaderReader {
     private static TensorSignature readValueInfo(ProtoReader in, long end) throws IOException {
         String name = "";
         ElementType type = ElementType.UNDEFINED;
+        boolean shaped = false;
         List<Dim> dims = new ArrayList<>();
         while (in.position() < end) {
             int tag = in.readTag();
@@ -216,17 +217,24 @@ public final class OnnxHeaderReader {
             if (field == VALUE_NAME && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
                 name = in.readString(in.readLengthEnd(end));
             } else if (field == VALUE_TYPE && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
-                type = readType(in, in.readLengthEnd(end), dims);
+                TypeInfo info = readType(in, in.readLengthEnd(end), dims);
+                type = info.type();
+                shaped = info.shaped();
             } else {
                 in.skipValue(tag & 7, end);
             }
         }
-        return new TensorSignature(name, type, dims);
+        return new TensorSignature(name, type, dims, shaped);
     }
 
-    /** Reads a TypeProto; only tensor types are described, anything else is UNDEFINED. */
-    private static ElementType readType(ProtoReader in, long end, List<Dim> dims) throws IOException {
+    /** A tensor type: its element type, and whether it declares a shape (without one the rank is unknown). */
+    private record TypeInfo(ElementType type, boolean shaped) {
+    }
+
+    /** Reads a TypeProto into {@code dims}; only tensor types are described, anything else is UNDEFINED. */
+    private static TypeInfo readType(ProtoReader in, long end, List<Dim> dims) throws IOException {
         ElementType type = ElementType.UNDEFINED;
+        boolean shaped = false;
         while (in.position() < end) {
             int tag = in.readTag();
             if (tag >>> 3 == TYPE_TENSOR && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
@@ -237,6 +245,7 @@ public final class OnnxHeaderReader {
                     if (field == TENSOR_ELEM_TYPE && (t & 7) == ProtoReader.VARINT) {
                         type = ElementType.fromOnnxCode((int) in.readVarint());
                     } else if (field == TENSOR_SHAPE && (t & 7) == ProtoReader.LENGTH_DELIMITED) {
+                        shaped = true;
                         readShape(in, in.readLengthEnd(tensorEnd), dims);
                     } else {
                         in.skipValue(t & 7, tensorEnd);
@@ -246,7 +255,7 @@ public final class OnnxHeaderReader {
                 in.skipValue(tag & 7, end);
             }
         }
-        return type;
+        return new TypeInfo(type, shaped);
     }
 
     private static void readShape(ProtoReader in, long end, List<Dim> dims) throws IOException {

@@ -8,7 +8,8 @@ import java.util.stream.Collectors;
 
 /**
  * What the contract requires of one tensor: its element type(s), its rank(s) and the sizes of dimensions that are
- * known in advance. A graph dimension that is symbolic always passes; a fixed one must equal the known size.
+ * known in advance. A graph dimension that is symbolic always passes; a fixed one must equal the known size. A
+ * tensor whose graph declares no shape at all passes on its type alone.
  *
  * @param role what the tensor is, for messages
  * @param types accepted element types
@@ -84,6 +85,10 @@ public record TensorRule(String role, Set<ElementType> types, Set<Integer> ranks
      * @return whether it satisfies this rule
      */
     public boolean accepts(TensorSignature t) {
+        if (!t.rankKnown()) {
+            // A graph that declares no shape takes whatever shape is fed; only the type can be checked.
+            return types.contains(t.elementType());
+        }
         if (!types.contains(t.elementType()) || !ranks.contains(t.rank())) {
             return false;
         }

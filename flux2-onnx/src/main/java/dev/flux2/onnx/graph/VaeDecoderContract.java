@@ -83,7 +83,7 @@ final class VaeDecoderContract {
         PreNames names = preOutputs(pre, stageZero.residual());
         TensorSignature q = pre.output(names.q(), TensorRule.of("attention q", TypeSets.FLOATS, 1, 1, -1,
                 configHeadDim.orElse(-1)));
-        long hd = configHeadDim.isPresent() ? configHeadDim.getAsInt() : q.dim(3).value();
+        long hd = configHeadDim.isPresent() ? configHeadDim.getAsInt() : q.dimOrFree(3).value();
         TensorSignature residual = pre.output(names.residual(), TensorRule.of("residual", TypeSets.FLOATS, 1, -1,
                 -1, -1));
         TensorSignature kt = pre.output(names.kt(), TensorRule.of("attention k transposed", TypeSets.FLOATS, 1, 1,

@@ -65,7 +65,7 @@ public record VaeDecoderIo(String preKey, TensorSignature z, TensorSignature res
 
         /** @return the fixed chunk row count, or -1 when the graph leaves it free */
         public long fixedChunkRows() {
-            return qChunk.rank() == 4 ? qChunk.dim(2).value() : -1;
+            return qChunk.rank() == 4 ? qChunk.dim(2).value() : -1; // unknown rank: free
         }
     }
 

@@ -76,7 +76,7 @@ final class FusedDenoiser {
             return FusedSupport.unavailable("the fused graph takes no reference tokens and this generation has "
                     + setup.referenceTokenCount());
         }
-        Dim tokens = io.inputs().orElseThrow().x().dim(1);
+        Dim tokens = io.inputs().orElseThrow().x().dimOrFree(1);
         if (tokens.isFixed() && tokens.value() != setup.noiseTokens()) {
             return FusedSupport.unavailable("the fused graph is fixed to " + tokens.value() + " image tokens and this "
                     + "generation has " + setup.noiseTokens());

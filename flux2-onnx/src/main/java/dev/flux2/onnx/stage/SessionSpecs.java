@@ -54,7 +54,7 @@ public final class SessionSpecs {
     private static void requireFixedDims(ModelEntry entry, GraphSignature signature, Map<String, long[]> shapes) {
         for (TensorSignature input : signature.inputs()) {
             long[] shape = shapes.get(input.name());
-            if (shape == null) {
+            if (shape == null || !input.rankKnown()) {
                 continue;
             }
             boolean fits = shape.length == input.rank();

@@ -27,7 +27,7 @@ final class Shapes {
     }
 
     /**
-     * @param ids a position-id input, [1, T, 4] or [T, 4]
+     * @param ids a position-id input, [1, T, 4] or [T, 4] ([1, T, 4] when the graph declares no shape)
      * @param tokens T
      * @return the shape to feed
      */
@@ -36,11 +36,11 @@ final class Shapes {
     }
 
     /**
-     * @param input an input holding one value (rank 0, or rank 1 of size 1)
+     * @param input an input holding one value (rank 0, or rank 1 of size 1; [1] when the graph declares no shape)
      * @return the shape to feed
      */
     static long[] singleValue(TensorSignature input) {
-        long[] shape = new long[input.rank()];
+        long[] shape = new long[input.rankKnown() ? input.rank() : 1];
         Arrays.fill(shape, 1);
         return shape;
     }

@@ -481,4 +481,20 @@ public class GraphContractsTest {
         assertEquals("position_ids", io.textEncoder().positionIds().orElseThrow().name());
         assertEquals(F, io.textEncoder().ctx().elementType());
     }
+
+    @Test
+    void inputsWithoutDeclaredShapeAreCheckedByTypeOnly() {
+        Map<String, GraphSignature> m = with("transformer", replaceInput("transformer", "timesteps",
+                new TensorSignature("timesteps", F, List.of(), false)));
+        GraphSignature s = m.get("transformer");
+        List<TensorSignature> in = new ArrayList<>(s.inputs());
+        in.replaceAll(x -> x.name().equals("x") ? new TensorSignature("x", H, List.of(), false) : x);
+        m.put("transformer", g(in, s.outputs()));
+        BundleIo io = GraphContracts.check(config(n -> { }), m);
+        assertFalse(io.transformer().timesteps().rankKnown());
+        in.replaceAll(x -> x.name().equals("x") ? new TensorSignature("x", ElementType.STRING, List.of(), false) : x);
+        m.put("transformer", g(in, s.outputs()));
+        String msg = failure(config(n -> { }), m);
+        assertTrue(msg.contains("'x'") && msg.contains("found STRING [unknown rank]"), msg);
+    }
 }
