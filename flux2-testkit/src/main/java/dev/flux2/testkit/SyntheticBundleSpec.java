@@ -174,7 +174,7 @@ public final class SyntheticBundleSpec {
         return idType;
     }
 
-    /** @return the element type of the text encoder's {@code input_ids}, {@code attention_mask}, {@code position_ids} */
+    /** @return the element type of the text encoder's integer inputs (ids, mask, position ids) */
     public TensorElementType tokenType() {
         return tokenType;
     }

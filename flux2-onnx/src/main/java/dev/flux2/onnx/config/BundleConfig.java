@@ -76,7 +76,7 @@ public record BundleConfig(Path file, ModelDefaults defaults, TextSettings text,
         return entries;
     }
 
-    /** @return the {@code models} keys this backend does not use (unknown graphs, a split chain beside a unified one) */
+    /** @return the {@code models} keys this backend does not use (unknown graphs, a split chain beside a unified) */
     public List<String> ignoredModelKeys() {
         List<String> used = usedModelKeys();
         return models.keySet().stream().filter(k -> !used.contains(k)).toList();

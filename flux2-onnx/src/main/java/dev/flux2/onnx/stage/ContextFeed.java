@@ -9,7 +9,8 @@ import dev.flux2.spi.TextEmbedding;
 /**
  * Gives a transformer the text context in the element type its {@code ctx} input takes. Normally the embedding's
  * own tensor is fed as is; when the text encoder's output type differs (an fp32 encoder with an fp16 transformer,
- * or the reverse), one converted copy is made per embedding and reused for every step. Not thread-safe: one generation owns it.
+ * or the reverse), one converted copy is made per embedding and reused for every step. Not thread-safe: one
+ * generation owns it.
  */
 final class ContextFeed implements AutoCloseable {
     private final OrtEnvironment env;

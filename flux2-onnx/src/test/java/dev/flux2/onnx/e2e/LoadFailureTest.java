@@ -156,8 +156,8 @@ class LoadFailureTest {
                 .inputElementType("vae_decoder_pre", "z", TensorElementType.INT8).build(), dir);
         String msg = buildFailure(dir);
         assertTrue(msg.contains("graph vae_decoder_pre") && msg.contains("'z'")
-                && msg.contains("must be BFLOAT16 or DOUBLE or FLOAT or FLOAT16 of rank 4") && msg.contains("found INT8"),
-                msg);
+                && msg.contains("must be BFLOAT16 or DOUBLE or FLOAT or FLOAT16 of rank 4")
+                && msg.contains("found INT8"), msg);
     }
 
     private static String withConfig(Consumer<ObjectNode> edit) throws IOException {
