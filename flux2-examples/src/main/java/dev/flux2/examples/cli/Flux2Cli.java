@@ -1,0 +1,81 @@
+package dev.flux2.examples.cli;
+
+import java.util.Arrays;
+import java.util.Set;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code flux2} command line: {@code generate}, {@code tokenize}, {@code info} and {@code download}.
+ * Exit codes are listed in {@link ExitCodes}.
+ */
+@Command(name = "flux2", mixinStandardHelpOptions = true, versionProvider = Flux2Cli.Version.class,
+        description = "Run FLUX.2 [klein] image generation locally on ONNX Runtime.",
+        subcommands = {GenerateCommand.class, TokenizeCommand.class, InfoCommand.class, DownloadCommand.class,
+            CommandLine.HelpCommand.class},
+        exitCodeOnInvalidInput = ExitCodes.USAGE,
+        exitCodeOnExecutionException = ExitCodes.SOFTWARE,
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:success", "1:unexpected failure (e.g. output not writable)",
+            "2:usage error or invalid request", "3:model/bundle error (also a failed download)",
+            "4:generation failed", "130:cancelled (Ctrl-C)"})
+public final class Flux2Cli implements Runnable {
+    private static final Set<String> VERBOSE_FLAGS = Set.of("-v", "--verbose");
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "missing command: generate, tokenize, info or download");
+    }
+
+    /**
+     * Runs the command line and exits the JVM with its exit code.
+     *
+     * @param args the arguments
+     */
+    public static void main(String[] args) {
+        configureLogging(Arrays.stream(args).anyMatch(VERBOSE_FLAGS::contains));
+        System.exit(newCommandLine().execute(args));
+    }
+
+    /** @return a command line with this CLI's error handling and option conventions, writing to System.out/err */
+    public static CommandLine newCommandLine() {
+        ErrorReporter reporter = new ErrorReporter();
+        return new CommandLine(new Flux2Cli())
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .setExecutionExceptionHandler(reporter)
+                .setParameterExceptionHandler(reporter);
+    }
+
+    /** Quiet library logging (progress bars own stderr) unless {@code --verbose} or the user configured it. */
+    private static void configureLogging(boolean verbose) {
+        String key = "org.slf4j.simpleLogger.defaultLogLevel";
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, verbose ? "debug" : "warn");
+        }
+        if (System.getProperty("org.slf4j.simpleLogger.showThreadName") == null) {
+            System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
+        }
+        // DJL probes for CUDA even in CPU mode and warns on every GPU-less host; the warning is noise here.
+        String djlCuda = "org.slf4j.simpleLogger.log.ai.djl.util.cuda.CudaUtils";
+        if (System.getProperty(djlCuda) == null && !verbose) {
+            System.setProperty(djlCuda, "error");
+        }
+    }
+
+    /** Reports the jar's implementation version. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Flux2Cli.class.getPackage().getImplementationVersion();
+            return new String[] {"flux2-java " + (v == null ? "(development build)" : v),
+                "Java " + System.getProperty("java.version") + " on " + System.getProperty("os.name") + " "
+                    + System.getProperty("os.arch")};
+        }
+    }
+}

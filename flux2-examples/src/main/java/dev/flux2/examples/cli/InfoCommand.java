@@ -1,0 +1,94 @@
+package dev.flux2.examples.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flux2.api.Flux2Models;
+import dev.flux2.api.ModelSummary;
+import dev.flux2.api.ModelSummary.FileEntry;
+import dev.flux2.api.ModelSummary.GraphEntry;
+import dev.flux2.api.ModelSummary.TensorEntry;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code flux2 info}: a bundle's files and sizes, each graph's inputs and outputs, the fused-denoiser convention
+ * detected and the execution providers of this ONNX Runtime, without loading weights. Exits with 3 when a file is
+ * missing or has the wrong size.
+ */
+@Command(name = "info", mixinStandardHelpOptions = true,
+        description = {"Describe a bundle: files and sizes, graph inputs/outputs, fused convention, providers.",
+            "Exits with 3 when a file is missing or has the wrong size."})
+final class InfoCommand extends BaseCommand {
+    @Option(names = "--model", required = true, paramLabel = "DIR", description = "Bundle folder (holding flux2-config.json).")
+    Path model;
+
+    @Option(names = "--json", description = "Print the summary as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        ModelSummary summary = Flux2Models.inspect(model);
+        if (json) {
+            out().println(toJson(summary));
+        } else {
+            print(summary, out());
+        }
+        out().flush();
+        List<FileEntry> bad = summary.files().stream().filter(f -> !f.ok()).toList();
+        if (!bad.isEmpty()) {
+            err().println("flux2: model error: " + bad.size() + " file(s) missing or of the wrong size: "
+                    + String.join(", ", bad.stream().map(FileEntry::path).toList()));
+            err().flush();
+            return ExitCodes.MODEL;
+        }
+        return ExitCodes.OK;
+    }
+
+    private static void print(ModelSummary s, PrintWriter out) {
+        out.println("Bundle:   " + s.directory().toAbsolutePath());
+        out.println("Backend:  " + s.backend());
+        out.println("Variant:  " + s.variant());
+        out.println();
+        long total = s.files().stream().mapToLong(f -> Math.max(0, f.actualBytes())).sum();
+        out.printf(Locale.ROOT, "Files (%d, %s):%n", s.files().size(), Sizes.human(total));
+        for (FileEntry f : s.files()) {
+            String status = f.actualBytes() < 0 ? "MISSING" : f.ok() ? "ok" : "SIZE?";
+            String expected = f.expectedBytes() >= 0 && f.expectedBytes() != f.actualBytes()
+                    ? " (expected " + f.expectedBytes() + ")" : "";
+            out.printf(Locale.ROOT, "  %-7s %15s  %s%s%n", status,
+                    f.actualBytes() < 0 ? "-" : String.format(Locale.ROOT, "%,d", f.actualBytes()), f.path(), expected);
+        }
+        out.println();
+        out.println("Graphs:");
+        for (GraphEntry g : s.graphs()) {
+            out.println("  " + g.key() + "  (" + g.file() + ")");
+            for (TensorEntry t : g.inputs()) {
+                out.println("    in   " + t.name() + "  " + t.elementType() + " " + t.shape());
+            }
+            for (TensorEntry t : g.outputs()) {
+                out.println("    out  " + t.name() + "  " + t.elementType() + " " + t.shape());
+            }
+        }
+        out.println();
+        out.println("Fused denoiser convention: " + s.fusedConvention());
+        out.println("Execution providers available: " + String.join(", ", s.availableProviders()));
+        // ModelSummary.details() is an unordered copy: sort for stable output.
+        for (Map.Entry<String, String> d : new java.util.TreeMap<>(s.details()).entrySet()) {
+            out.println(d.getKey() + ": " + d.getValue());
+        }
+    }
+
+    private static String toJson(ModelSummary s) throws IOException {
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = mapper.valueToTree(s);
+        root.put("directory", s.directory().toAbsolutePath().toString());
+        return mapper.writeValueAsString(root);
+    }
+}

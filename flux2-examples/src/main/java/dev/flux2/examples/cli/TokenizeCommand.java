@@ -1,0 +1,52 @@
+package dev.flux2.examples.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flux2.examples.bundle.BundleConfigFile;
+import dev.flux2.spi.TokenizedPrompt;
+import dev.flux2.tokenizer.Qwen3PromptTokenizer;
+import java.io.IOException;
+import java.nio.file.Path;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code flux2 tokenize}: prints the text encoder's input for a prompt as one JSON object,
+ * {@code {"input_ids": [...], "attention_mask": [...], "real_tokens": N, "truncated": K}}, with arrays of the
+ * bundle's {@code text_seq_len} and the tokenizer from its {@code tokenizer_dir}.
+ */
+@Command(name = "tokenize", mixinStandardHelpOptions = true,
+        description = "Print the token ids and attention mask the text encoder gets for a prompt, as one JSON object.")
+final class TokenizeCommand extends BaseCommand {
+    @Option(names = "--model", required = true, paramLabel = "DIR", description = "Bundle folder (holding flux2-config.json).")
+    Path model;
+
+    @Option(names = {"-p", "--prompt"}, required = true, paramLabel = "TEXT", description = "The prompt, used verbatim.")
+    String prompt;
+
+    @Override
+    public Integer call() throws IOException {
+        BundleConfigFile config = BundleConfigFile.read(model);
+        TokenizedPrompt tokens;
+        try (Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(model.resolve(config.tokenizerDir()),
+                config.textSeqLen())) {
+            tokens = tokenizer.tokenize(prompt);
+        }
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode root = json.createObjectNode();
+        ArrayNode ids = root.putArray("input_ids");
+        for (long id : tokens.inputIds()) {
+            ids.add(id);
+        }
+        ArrayNode mask = root.putArray("attention_mask");
+        for (long m : tokens.attentionMask()) {
+            mask.add(m);
+        }
+        root.put("real_tokens", tokens.realTokens());
+        root.put("truncated", tokens.truncatedTokens());
+        out().println(json.writeValueAsString(root));
+        out().flush();
+        return ExitCodes.OK;
+    }
+}

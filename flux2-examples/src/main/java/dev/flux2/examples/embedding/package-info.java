@@ -1,0 +1,2 @@
+/** The minimal embedding example shown in the README. */
+package dev.flux2.examples.embedding;

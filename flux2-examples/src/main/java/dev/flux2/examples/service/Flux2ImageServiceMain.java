@@ -1,0 +1,70 @@
+package dev.flux2.examples.service;
+
+import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.api.MemoryPolicy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Runs {@link ImageService} from the command line:
+ * {@code java -cp flux2.jar dev.flux2.examples.service.Flux2ImageServiceMain --model DIR --port 8080}.
+ * The pipeline stays resident between requests; Ctrl-C stops the service and closes the pipeline.
+ */
+@Command(name = "flux2-service", mixinStandardHelpOptions = true,
+        description = "Serve POST /v1/images (JSON in, PNG out) and GET /health on one shared pipeline.")
+public final class Flux2ImageServiceMain implements Callable<Integer> {
+    @Option(names = "--model", required = true, paramLabel = "DIR", description = "Bundle folder.")
+    Path model;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Interface to bind (default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--port", defaultValue = "8080", description = "Port (default ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--workers", defaultValue = "1", description = "Concurrent generations (default ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--queue", defaultValue = "4", description = "Waiting requests before 429 (default ${DEFAULT-VALUE}).")
+    int queue;
+
+    @Option(names = "--timeout", defaultValue = "300", paramLabel = "SECONDS", description = "Per-request timeout; the generation is cancelled (default ${DEFAULT-VALUE}).")
+    int timeoutSeconds;
+
+    @Option(names = "--threads", defaultValue = "0", description = "Threads per inference call, 0 = runtime default.")
+    int threads;
+
+    private Flux2ImageServiceMain() {
+    }
+
+    /**
+     * @param args command-line arguments
+     */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Flux2ImageServiceMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        CountDownLatch stopped = new CountDownLatch(1);
+        Flux2Pipeline pipeline = Flux2Pipeline.builder().model(model).memoryPolicy(MemoryPolicy.RESIDENT)
+                .intraOpThreads(threads).build();
+        ImageService service = ImageService.start(pipeline, ServiceConfig.builder().host(host).port(port)
+                .workers(workers).queueCapacity(queue).requestTimeout(Duration.ofSeconds(timeoutSeconds))
+                .modelLabel(pipeline.modelInfo().variant()).build());
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            service.close();
+            pipeline.close();
+            stopped.countDown();
+        }, "flux2-service-shutdown"));
+        System.out.println("flux2 image service on http://" + host + ":" + service.port()
+                + " (POST /v1/images, GET /health); Ctrl-C stops it");
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,62 @@
+package dev.flux2.examples.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the shaded CLI jar ({@code flux2.cli.jar}, set by failsafe) as a separate JVM, as a user would. */
+final class CliProcess {
+    /** One finished run. */
+    record Result(int exitCode, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout\n" + out + "--- stderr\n" + err;
+        }
+    }
+
+    private CliProcess() {
+    }
+
+    static Path jar() {
+        String prop = System.getProperty("flux2.cli.jar");
+        Path jar = prop != null ? Path.of(prop) : Path.of("target", "flux2.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar.toAbsolutePath() + " is missing: run 'mvn verify' (the *IT tests run"
+                    + " after 'package' builds the shaded jar)");
+        }
+        return jar;
+    }
+
+    static Result run(Path workDir, String... args) throws IOException, InterruptedException {
+        Path out = Files.createTempFile(workDir, "stdout", ".txt");
+        Path err = Files.createTempFile(workDir, "stderr", ".txt");
+        Process p = start(workDir, out, err, args);
+        if (!p.waitFor(180, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("flux2 " + String.join(" ", args) + " did not finish within 180 s");
+        }
+        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    /** Starts the CLI with stdout and stderr going to files; the caller waits for it. */
+    static Process start(Path workDir, Path out, Path err, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xmx1g");
+        cmd.add("-Djava.awt.headless=true");
+        cmd.add("-jar");
+        cmd.add(jar().toAbsolutePath().toString());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().put("DJL_OFFLINE", "true");
+        pb.environment().put("OPT_OUT_TRACKING", "true");
+        pb.environment().put("RUST_FLAVOR", "cpu");
+        return pb.start();
+    }
+}

@@ -1,0 +1,45 @@
+package dev.flux2.testkit;
+
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * Writes a miniature synthetic bundle to a folder, so that the CLI and the API can be tried without the 5 GB
+ * download (the images are abstract patterns, not FLUX.2 output).
+ *
+ * <pre>
+ * mvn -q -pl flux2-testkit compile exec:java -Dexec.mainClass=dev.flux2.testkit.SyntheticBundleMain \
+ *     -Dexec.args="target/demo-bundle --size 256x256 --fused engine"
+ * </pre>
+ */
+public final class SyntheticBundleMain {
+    private SyntheticBundleMain() {
+    }
+
+    /**
+     * @param args {@code DIR [--size WxH] [--fused none|engine|listed] [--no-vae-encoder] [--base]}
+     * @throws Exception when the bundle cannot be written
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1 || args[0].startsWith("-")) {
+            System.err.println("usage: SyntheticBundleMain DIR [--size WxH] [--fused none|engine|listed]"
+                    + " [--no-vae-encoder] [--base]");
+            System.exit(2);
+        }
+        SyntheticBundleSpec.Builder spec = SyntheticBundleSpec.builder();
+        for (int i = 1; i < args.length; i++) {
+            switch (args[i]) {
+                case "--size" -> {
+                    String[] wh = args[++i].toLowerCase(Locale.ROOT).split("x");
+                    spec.defaultSize(Integer.parseInt(wh[0]), Integer.parseInt(wh[1]));
+                }
+                case "--fused" -> spec.fused(FusedConvention.valueOf(args[++i].toUpperCase(Locale.ROOT)));
+                case "--no-vae-encoder" -> spec.vaeEncoder(false);
+                case "--base" -> spec.distilled(false);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        SyntheticBundle bundle = SyntheticBundleWriter.write(spec.build(), Path.of(args[0]));
+        System.out.println("wrote synthetic bundle to " + bundle.directory().toAbsolutePath());
+    }
+}
