@@ -63,6 +63,11 @@ final class GraphBuilder {
         return op("Cast", List.of(value), attrInt("to", to.onnxCode()));
     }
 
+    /** Rounds an fp32 value to fp16 and back, the way an fp16 tensor between two real graph nodes would. */
+    String roundToHalf(String value) {
+        return cast(cast(value, TensorElementType.FLOAT16), TensorElementType.FLOAT);
+    }
+
     /**
      * Rounds an fp32 value to {@code type} and back, the way a tensor of that type between two graphs would (a
      * no-op for FLOAT, and for DOUBLE, which holds every fp32 value exactly).
@@ -70,6 +75,9 @@ final class GraphBuilder {
     String roundTo(String value, TensorElementType type) {
         if (type == TensorElementType.FLOAT || type == TensorElementType.DOUBLE) {
             return value;
+        }
+        if (type == TensorElementType.FLOAT16) {
+            return roundToHalf(value);
         }
         return cast(cast(value, type), TensorElementType.FLOAT);
     }

@@ -12,7 +12,7 @@ import java.util.List;
  * ({@link BundleVariant#IDS_WITHOUT_BATCH}, {@link BundleVariant#SCALAR_TIMESTEP}), fixed sizes
  * ({@link BundleVariant#STATIC_SHAPES}) and the decoder graphs, never the names of the seed's tensors.
  */
-final class GraphSignatures {
+public final class GraphSignatures {
     static final String H8 = "latent_height_x2";
     static final String W8 = "latent_width_x2";
     static final String H2 = "latent_height_x8";
@@ -24,11 +24,13 @@ final class GraphSignatures {
         this.spec = spec;
     }
 
-    static List<Port> inputs(BundleGraph graph, SyntheticBundleSpec spec) {
+    /** @return the inputs of {@code graph} as the real bundle declares them (with the spec's variants) */
+    public static List<Port> inputs(BundleGraph graph, SyntheticBundleSpec spec) {
         return new GraphSignatures(spec).inputs(graph);
     }
 
-    static List<Port> outputs(BundleGraph graph, SyntheticBundleSpec spec) {
+    /** @return the outputs of {@code graph} as the real bundle declares them (with the spec's variants) */
+    public static List<Port> outputs(BundleGraph graph, SyntheticBundleSpec spec) {
         return new GraphSignatures(spec).outputs(graph);
     }
 

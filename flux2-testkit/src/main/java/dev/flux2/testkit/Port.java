@@ -3,8 +3,9 @@ package dev.flux2.testkit;
 import java.util.List;
 
 /** A graph input or output as the real bundle declares it (before any failure-test override). */
-record Port(String name, TensorElementType type, List<Dim> shape) {
-    Port {
+public record Port(String name, TensorElementType type, List<Dim> shape) {
+    /** Copies the shape. */
+    public Port {
         shape = List.copyOf(shape);
     }
 
