@@ -68,20 +68,6 @@ final class GraphBuilder {
         return cast(cast(value, TensorElementType.FLOAT16), TensorElementType.FLOAT);
     }
 
-    /**
-     * Rounds an fp32 value to {@code type} and back, the way a tensor of that type between two graphs would (a
-     * no-op for FLOAT, and for DOUBLE, which holds every fp32 value exactly).
-     */
-    String roundTo(String value, TensorElementType type) {
-        if (type == TensorElementType.FLOAT || type == TensorElementType.DOUBLE) {
-            return value;
-        }
-        if (type == TensorElementType.FLOAT16) {
-            return roundToHalf(value);
-        }
-        return cast(cast(value, type), TensorElementType.FLOAT);
-    }
-
     String op(String opType, String... inputs) {
         return op(opType, List.of(inputs));
     }
@@ -102,6 +88,20 @@ final class GraphBuilder {
 
     private void node(String opType, List<String> inputs, String output, AttributeProto... attributes) {
         graph.addNode(nodeBuilder(opType, inputs, output, attributes));
+    }
+
+    /**
+     * Rounds an fp32 value to {@code type} and back, the way a tensor of that type between two graphs would (a
+     * no-op for FLOAT, and for DOUBLE, which holds every fp32 value exactly).
+     */
+    String roundTo(String value, TensorElementType type) {
+        if (type == TensorElementType.FLOAT || type == TensorElementType.DOUBLE) {
+            return value;
+        }
+        if (type == TensorElementType.FLOAT16) {
+            return roundToHalf(value);
+        }
+        return cast(cast(value, type), TensorElementType.FLOAT);
     }
 
     private NodeProto.Builder nodeBuilder(String opType, List<String> inputs, String output,
