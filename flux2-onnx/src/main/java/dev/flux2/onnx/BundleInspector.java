@@ -10,6 +10,7 @@ import dev.flux2.onnx.config.BundleInventory;
 import dev.flux2.onnx.config.BundleValidator;
 import dev.flux2.onnx.config.ModelEntry;
 import dev.flux2.onnx.graph.BundleIo;
+import dev.flux2.onnx.graph.ExternalDataCheck;
 import dev.flux2.onnx.graph.GraphContracts;
 import dev.flux2.onnx.graph.GraphSignature;
 import dev.flux2.onnx.graph.TensorSignature;
@@ -41,10 +42,15 @@ final class BundleInspector {
         List<String> problems = new ArrayList<>(inventory.problems());
         Map<String, GraphSignature> signatures = new LinkedHashMap<>();
         List<ModelSummary.GraphEntry> graphs = new ArrayList<>();
-        for (ModelEntry entry : config.models().values()) {
+        for (ModelEntry entry : config.usedModels()) {
             try {
                 GraphSignature s = GraphContracts.readSignature(config, entry);
                 signatures.put(entry.key(), s);
+                // A shard the inventory already reports missing is not reported twice.
+                Map<String, Long> unreported = new LinkedHashMap<>(s.externalData());
+                inventory.files().stream().filter(f -> !f.exists()).forEach(f -> unreported.remove(f.path()));
+                problems.addAll(ExternalDataCheck.problems(entry.key(), new GraphSignature(s.file(), s.inputs(),
+                        s.outputs(), unreported)));
                 graphs.add(new ModelSummary.GraphEntry(entry.key(), entry.file(), tensors(s.inputs()),
                         tensors(s.outputs())));
             } catch (ModelLoadException e) {
@@ -55,7 +61,7 @@ final class BundleInspector {
             }
         }
         String fused = "none";
-        if (signatures.size() == config.models().size()) {
+        if (signatures.size() == config.usedModelKeys().size()) {
             try {
                 BundleIo io = GraphContracts.check(config, signatures);
                 fused = io.fusedConvention().name().toLowerCase(Locale.ROOT);
@@ -96,6 +102,10 @@ final class BundleInspector {
         d.put("text_seq_len", Integer.toString(config.text().sequenceLength()));
         d.put("context_dim", Integer.toString(config.text().contextDim()));
         d.put("supports_image_input", Boolean.toString(config.supportsImageInput()));
+        d.put("vae_decoder", config.decoder().unified() ? "unified (models.vae_decoder)"
+                : "split: " + String.join(" -> ", config.decoder().graphKeys()));
+        d.put("ignored_models", config.ignoredModelKeys().isEmpty() ? "none"
+                : String.join(", ", config.ignoredModelKeys()));
         d.put("onnxruntime_version", OrtEnvironment.getEnvironment().getVersion());
         d.put("problems", problems.isEmpty() ? "none" : String.join("; ", problems));
         return d;

@@ -16,8 +16,9 @@ import java.util.TreeSet;
  * <table>
  *   <caption>Options</caption>
  *   <tr><th>Key</th><th>Values</th><th>Effect</th></tr>
- *   <tr><td>{@code graph_optimization_level}</td><td>{@code all} | {@code extended} | {@code basic} |
- *       {@code disabled}</td><td>ONNX Runtime graph optimizations for every graph, overriding a per-graph
+ *   <tr><td>{@code graph_optimization_level}</td><td>{@code all} | {@code layout} | {@code extended} |
+ *       {@code basic} | {@code disabled} (or ONNX Runtime's Python and Java names)</td><td>ONNX Runtime graph
+ *       optimizations for every graph, overriding a per-graph
  *       {@code graph_optimization_level} in the config. Default: the config's, else {@code all}.</td></tr>
  *   <tr><td>{@code fused}</td><td>{@code auto} | {@code off}</td><td>{@code auto} (default) runs a bundle's fused
  *       multi-step transformer when the schedule allows it; {@code off} always runs per step.</td></tr>

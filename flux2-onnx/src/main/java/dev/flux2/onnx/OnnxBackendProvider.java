@@ -85,9 +85,11 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                     config.memoryPolicy());
             StageResources resources = new StageResources(env, sessions, bundleConfig, io,
                     new SessionSpecs(bundleConfig, io, options.pinDimensions(), options.optimizationLevel()));
-            LOG.info("opened {} ({}): memory policy {}, providers {}, fused {}, VAE attention {} with {} rows per "
-                    + "chunk", config.modelDirectory(), info.variant(), config.memoryPolicy(), providers.describe(),
-                    io.fusedConvention(), attention.mode(), attention.chunkRows());
+            LOG.info("opened {} ({}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
+                    config.modelDirectory(), info.variant(), config.memoryPolicy(), providers.describe(),
+                    io.fusedConvention(), String.join(" -> ", io.decoder().graphKeys()),
+                    io.splitDecoder().isEmpty() ? "" : ", VAE attention " + attention.mode() + " with "
+                            + attention.chunkRows() + " rows per chunk");
             return new OnnxBackend(new OnnxBackend.Parts(info, tokenizer, resources, attention,
                     options.fusedEnabled()));
         } catch (RuntimeException e) {
@@ -96,9 +98,14 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         }
     }
 
+    /** The unified decoder has no attention graph: the settings then only matter for reporting. */
     private static AttentionSettings attentionSettings(BackendConfig config, BundleConfig bundle, BundleIo io) {
+        if (io.splitDecoder().isEmpty()) {
+            return new AttentionSettings(config.vaeAttention(), config.vaeChunkSize() > 0 ? config.vaeChunkSize()
+                    : AttentionPlan.DEFAULT_CHUNK_ROWS);
+        }
         ModelEntry attn = bundle.requiredModel(GraphKeys.VAE_DECODER_ATTN_CHUNK);
-        long fixed = io.vaeDecoder().attention().fixedChunkRows();
+        long fixed = io.splitDecoder().orElseThrow().attention().fixedChunkRows();
         AttentionPlan.checkCompatible(config.vaeAttention(), config.vaeChunkSize(), fixed);
         int rows = config.vaeChunkSize() > 0 ? config.vaeChunkSize()
                 : (int) (fixed > 0 ? fixed : attn.settings().chunkSize().orElse(AttentionPlan.DEFAULT_CHUNK_ROWS));

@@ -28,7 +28,11 @@ public enum BundleGraph {
     /** VAE decoder stage 3 (outputs {@code image}). */
     VAE_DECODER_POST_STAGE_3("vae_decoder_post_stage_3", "flux2-klein-4b-vae-decoder-post-stage3-fp16.onnx", null),
     /** VAE encoder (image → normalised patchified latent). */
-    VAE_ENCODER("vae_encoder", "flux2-klein-4b-vae-encoder-fp16.onnx", null);
+    VAE_ENCODER("vae_encoder", "flux2-klein-4b-vae-encoder-fp16.onnx", null),
+    /** Unified VAE decoder (z → image): pre, attention and post stages in one graph. */
+    VAE_DECODER("vae_decoder", "flux2-klein-4b-vae-decoder-fp16.onnx", null),
+    /** Single post-attention graph (residual + attention → image): post stages 0..3 in one graph. */
+    VAE_DECODER_POST("vae_decoder_post", "flux2-klein-4b-vae-decoder-post-fp16.onnx", null);
 
     private final String key;
     private final String fileName;

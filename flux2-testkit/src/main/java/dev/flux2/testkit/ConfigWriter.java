@@ -11,6 +11,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -31,9 +33,15 @@ final class ConfigWriter {
         this.files = files;
     }
 
-    /** Writes a manifest the way the exporter does: a JSON array of shard names, 2-space indent, final newline. */
-    static void writeManifest(Path directory, BundleGraph graph) {
-        List<String> names = graph.shardNames();
+    /**
+     * Writes a manifest the way the exporter does: a JSON array of shard names, 2-space indent, final newline
+     * (in reverse order for {@link BundleVariant#REVERSED_MANIFESTS}).
+     */
+    static void writeManifest(Path directory, BundleGraph graph, SyntheticBundleSpec spec) {
+        List<String> names = new ArrayList<>(graph.shardNames());
+        if (spec.has(BundleVariant.REVERSED_MANIFESTS)) {
+            Collections.reverse(names);
+        }
         StringBuilder sb = new StringBuilder("[\n");
         for (int i = 0; i < names.size(); i++) {
             sb.append("  \"").append(names.get(i)).append('"').append(i + 1 < names.size() ? ",\n" : "\n");
@@ -50,7 +58,14 @@ final class ConfigWriter {
         root.put("ort_python_version", "1.25.1");
         root.put("num_steps", spec.numSteps());
         root.put("guidance", spec.guidance());
-        root.put("context_clip", 0);
+        if (spec.contextClip() > 0) {
+            root.put("context_clip", spec.contextClip());
+        } else {
+            root.put("context_clip", 0);
+        }
+        if (spec.has(BundleVariant.ZERO_PADDED_CONTEXT)) {
+            root.put("zero_padded_context", true);
+        }
         root.put("text_seq_len", spec.textSequenceLength());
         root.put("context_dim", spec.contextDim());
         root.put("latent_channels", SyntheticDims.LATENT_CHANNELS);
@@ -64,11 +79,24 @@ final class ConfigWriter {
         ObjectNode models = root.putObject("models");
         textEncoder(models.putObject(BundleGraph.TEXT_ENCODER.key()));
         transformer(models.putObject(BundleGraph.TRANSFORMER.key()), BundleGraph.TRANSFORMER);
-        vaeDecoderPre(models.putObject(BundleGraph.VAE_DECODER_PRE.key()));
-        attentionChunk(models.putObject(BundleGraph.VAE_DECODER_ATTN_CHUNK.key()));
+        if (spec.contains(BundleGraph.VAE_DECODER)) {
+            inline(models.putObject(BundleGraph.VAE_DECODER.key()), BundleGraph.VAE_DECODER);
+        }
+        if (spec.contains(BundleGraph.VAE_DECODER_PRE)) {
+            vaeDecoderPre(models.putObject(BundleGraph.VAE_DECODER_PRE.key()));
+            attentionChunk(models.putObject(BundleGraph.VAE_DECODER_ATTN_CHUNK.key()));
+        }
+        if (spec.contains(BundleGraph.VAE_DECODER_POST)) {
+            stageZero(inline(models.putObject(BundleGraph.VAE_DECODER_POST.key()), BundleGraph.VAE_DECODER_POST));
+        }
         for (int i = 0; i < 4; i++) {
             BundleGraph stage = BundleGraph.postStage(i);
-            inline(models.putObject(stage.key()), stage);
+            if (spec.contains(stage)) {
+                ObjectNode n = inline(models.putObject(stage.key()), stage);
+                if (i == 0) {
+                    stageZero(n);
+                }
+            }
         }
         if (spec.contains(BundleGraph.TRANSFORMER_FUSED_4STEP)) {
             ObjectNode fused = models.putObject(BundleGraph.TRANSFORMER_FUSED_4STEP.key());
@@ -81,9 +109,11 @@ final class ConfigWriter {
         root.put("notes", "Synthetic miniature bundle written by flux2-testkit for tests: the real file, tensor and"
                 + " dimension names, dtypes and ranks, with tiny made-up graphs (q4 MatMulNBits text encoder and"
                 + " transformer with two external-data shards each, split fp16 VAE decoder). Not a model.");
-        ArrayNode keys = root.putArray("vae_decoder_post_stage_keys");
-        for (int i = 0; i < 4; i++) {
-            keys.add(BundleGraph.postStage(i).key());
+        if (spec.contains(BundleGraph.VAE_DECODER_POST_STAGE_0)) {
+            ArrayNode keys = root.putArray("vae_decoder_post_stage_keys");
+            for (int i = 0; i < 4; i++) {
+                keys.add(BundleGraph.postStage(i).key());
+            }
         }
         root.put("supports_img2img", spec.vaeEncoder());
         try {
@@ -111,7 +141,8 @@ final class ConfigWriter {
         n.put("file", g.fileName());
         n.put("manifest", g.manifestName().orElseThrow());
         n.put("dtype", "float16-activations-selective-fp32-int4-weights");
-        n.put("activation_dtype", "float16-selective-fp32");
+        TensorElementType act = spec.activationType(g);
+        n.put("activation_dtype", act == TensorElementType.FLOAT16 ? "float16-selective-fp32" : dtype(act));
         io(n, g);
         n.put("execution_provider", "webgpu");
         quantization(n.putObject("quantization"), g, true);
@@ -167,7 +198,7 @@ final class ConfigWriter {
     private void attentionChunk(ObjectNode n) {
         BundleGraph g = BundleGraph.VAE_DECODER_ATTN_CHUNK;
         n.put("file", g.fileName());
-        n.put("dtype", "float16");
+        n.put("dtype", dtype(spec.activationType(g)));
         n.put("chunk_size", spec.vaeChunkSize());
         n.put("head_dim", spec.vaeHeadDim());
         io(n, g);
@@ -178,7 +209,7 @@ final class ConfigWriter {
     private void vaeEncoder(ObjectNode n) {
         BundleGraph g = BundleGraph.VAE_ENCODER;
         n.put("file", g.fileName());
-        n.put("dtype", "float16");
+        n.put("dtype", dtype(spec.activationType(g)));
         n.put("source_model", SOURCE_MODEL);
         n.put("source_subfolder", "vae");
         io(n, g);
@@ -186,15 +217,41 @@ final class ConfigWriter {
         inlineShards(n, g);
     }
 
-    private void inline(ObjectNode n, BundleGraph g) {
+    private ObjectNode inline(ObjectNode n, BundleGraph g) {
         n.put("file", g.fileName());
-        n.put("dtype", "float16");
+        n.put("dtype", dtype(spec.activationType(g)));
         io(n, g);
         n.put("execution_provider", "webgpu");
         inlineShards(n, g);
+        return n;
+    }
+
+    /**
+     * The first post graph names its inputs when they are not in the seed's order, unless the config carries no
+     * tensor names at all (the backend must then match the residual by name).
+     */
+    private void stageZero(ObjectNode n) {
+        if (spec.has(BundleVariant.REVERSED_STAGE_ZERO_INPUTS) && !spec.has(BundleVariant.NO_CONFIG_TENSOR_NAMES)) {
+            n.put("residual_input", TensorNames.VAE_RESIDUAL);
+            n.put("attn_input", TensorNames.VAE_ATTENTION);
+        }
+    }
+
+    /** @return the config's name for an element type */
+    private static String dtype(TensorElementType t) {
+        return switch (t) {
+            case FLOAT16 -> "float16";
+            case FLOAT -> "float32";
+            case BFLOAT16 -> "bfloat16";
+            case DOUBLE -> "float64";
+            default -> t.name().toLowerCase(java.util.Locale.ROOT);
+        };
     }
 
     private void io(ObjectNode n, BundleGraph g) {
+        if (spec.has(BundleVariant.NO_CONFIG_TENSOR_NAMES)) {
+            return;
+        }
         ArrayNode inputs = n.putArray("inputs");
         spec.inputNames(g.key()).forEach(inputs::add);
         ArrayNode outputs = n.putArray("outputs");
@@ -211,8 +268,10 @@ final class ConfigWriter {
 
     private void inlineShards(ObjectNode n, BundleGraph g) {
         ObjectNode s = n.putObject("shards");
-        s.put("count", 0);
-        s.put("total_bytes", 0);
+        if (!spec.has(BundleVariant.MINIMAL_INLINE_SHARDS)) {
+            s.put("count", 0);
+            s.put("total_bytes", 0);
+        }
         s.put("onnx_bytes", files.get(g).onnxBytes());
     }
 

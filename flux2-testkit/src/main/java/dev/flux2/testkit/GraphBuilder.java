@@ -98,6 +98,20 @@ public final class GraphBuilder {
         graph.addNode(nodeBuilder(opType, inputs, output, attributes));
     }
 
+    /**
+     * Rounds an fp32 value to {@code type} and back, the way a tensor of that type between two graphs would (a
+     * no-op for FLOAT, and for DOUBLE, which holds every fp32 value exactly).
+     */
+    String roundTo(String value, TensorElementType type) {
+        if (type == TensorElementType.FLOAT || type == TensorElementType.DOUBLE) {
+            return value;
+        }
+        if (type == TensorElementType.FLOAT16) {
+            return roundToHalf(value);
+        }
+        return cast(cast(value, type), TensorElementType.FLOAT);
+    }
+
     private NodeProto.Builder nodeBuilder(String opType, List<String> inputs, String output,
             AttributeProto... attributes) {
         NodeProto.Builder n = NodeProto.newBuilder().setOpType(opType).setName("/synthetic/" + opType + "_" + counter++)

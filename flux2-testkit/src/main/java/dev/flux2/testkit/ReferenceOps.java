@@ -73,13 +73,4 @@ final class ReferenceOps {
         }
         return y;
     }
-
-    /** Converts to float and rounds to fp16, the way the graphs' final Cast does after fp32 compute. */
-    static float[] toHalf(double[] x) {
-        float[] y = new float[x.length];
-        for (int i = 0; i < x.length; i++) {
-            y[i] = Fp16.round((float) x[i]);
-        }
-        return y;
-    }
 }

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -36,6 +37,13 @@ public final class SyntheticBundleSpec {
     private final long seed;
     private final Map<BundleGraph, Map<String, String>> renames;
     private final Map<BundleGraph, Map<String, TensorElementType>> inputTypes;
+    private final TensorElementType activationType;
+    private final Map<BundleGraph, TensorElementType> graphActivationTypes;
+    private final TensorElementType idType;
+    private final TensorElementType tokenType;
+    private final VaeDecoderLayout decoderLayout;
+    private final float contextClip;
+    private final Set<BundleVariant> variants;
 
     private SyntheticBundleSpec(Builder b) {
         this.textSequenceLength = b.textSequenceLength;
@@ -52,6 +60,14 @@ public final class SyntheticBundleSpec {
         this.seed = b.seed;
         this.renames = freeze(b.renames);
         this.inputTypes = freeze(b.inputTypes);
+        this.activationType = b.activationType;
+        this.graphActivationTypes = Collections.unmodifiableMap(new EnumMap<>(b.graphActivationTypes));
+        this.idType = b.idType;
+        this.tokenType = b.tokenType;
+        this.decoderLayout = b.decoderLayout;
+        this.contextClip = b.contextClip;
+        this.variants = Collections.unmodifiableSet(b.variants.isEmpty() ? EnumSet.noneOf(BundleVariant.class)
+                : EnumSet.copyOf(b.variants));
     }
 
     /** @return a builder with the defaults listed on its setters */
@@ -143,6 +159,44 @@ public final class SyntheticBundleSpec {
         return seed;
     }
 
+    /**
+     * @param graph a bundle graph
+     * @return the element type of its float activations (inputs, outputs and, in fused or merged graphs, the
+     *     internal tensors that would sit between graphs): the per-graph override, else
+     *     {@link Builder#activationType}
+     */
+    public TensorElementType activationType(BundleGraph graph) {
+        return graphActivationTypes.getOrDefault(graph, activationType);
+    }
+
+    /** @return the element type of {@code x_ids} and {@code ctx_ids} */
+    public TensorElementType idType() {
+        return idType;
+    }
+
+    /** @return the element type of the text encoder's integer inputs (ids, mask, position ids) */
+    public TensorElementType tokenType() {
+        return tokenType;
+    }
+
+    /** @return which VAE decoder graphs the bundle has */
+    public VaeDecoderLayout decoderLayout() {
+        return decoderLayout;
+    }
+
+    /** @return config {@code context_clip} (0 = off) */
+    public float contextClip() {
+        return contextClip;
+    }
+
+    /**
+     * @param variant a layout variant
+     * @return whether this spec writes it
+     */
+    public boolean has(BundleVariant variant) {
+        return variants.contains(variant);
+    }
+
     /** @return the graphs this bundle contains, in config order */
     public List<BundleGraph> graphs() {
         List<BundleGraph> list = new ArrayList<>();
@@ -165,7 +219,17 @@ public final class SyntheticBundleSpec {
         if (graph == BundleGraph.VAE_ENCODER) {
             return vaeEncoder;
         }
-        return true;
+        boolean split = decoderLayout == VaeDecoderLayout.SPLIT || decoderLayout == VaeDecoderLayout.UNIFIED_AND_SPLIT
+                || decoderLayout == VaeDecoderLayout.SINGLE_POST;
+        return switch (graph) {
+            case VAE_DECODER -> decoderLayout == VaeDecoderLayout.UNIFIED
+                    || decoderLayout == VaeDecoderLayout.UNIFIED_AND_SPLIT;
+            case VAE_DECODER_POST -> decoderLayout == VaeDecoderLayout.SINGLE_POST;
+            case VAE_DECODER_PRE, VAE_DECODER_ATTN_CHUNK -> split;
+            case VAE_DECODER_POST_STAGE_0, VAE_DECODER_POST_STAGE_1, VAE_DECODER_POST_STAGE_2,
+                    VAE_DECODER_POST_STAGE_3 -> split && decoderLayout != VaeDecoderLayout.SINGLE_POST;
+            default -> true;
+        };
     }
 
     /**
@@ -240,7 +304,9 @@ public final class SyntheticBundleSpec {
         return "SyntheticBundleSpec[text " + textSequenceLength + "x" + contextDim + ", " + defaultWidth + "x"
                 + defaultHeight + ", chunk " + vaeChunkSize + ", hd " + vaeHeadDim + ", fused " + fused
                 + ", encoder " + vaeEncoder + ", " + (distilled ? "distilled" : "base") + ", padding "
-                + transformerPaddingBytes + ", renames " + renames + ", types " + inputTypes + "]";
+                + transformerPaddingBytes + ", renames " + renames + ", types " + inputTypes + ", activations "
+                + activationType + " " + graphActivationTypes + ", ids " + idType + ", tokens " + tokenType
+                + ", decoder " + decoderLayout + ", clip " + contextClip + ", variants " + variants + "]";
     }
 
     /** Mutable builder; {@link #build()} validates everything. */
@@ -259,8 +325,114 @@ public final class SyntheticBundleSpec {
         private long seed = DEFAULT_SEED;
         private final Map<BundleGraph, Map<String, String>> renames = new EnumMap<>(BundleGraph.class);
         private final Map<BundleGraph, Map<String, TensorElementType>> inputTypes = new EnumMap<>(BundleGraph.class);
+        private TensorElementType activationType = TensorElementType.FLOAT16;
+        private final Map<BundleGraph, TensorElementType> graphActivationTypes = new EnumMap<>(BundleGraph.class);
+        private TensorElementType idType = TensorElementType.FLOAT;
+        private TensorElementType tokenType = TensorElementType.INT64;
+        private VaeDecoderLayout decoderLayout = VaeDecoderLayout.SPLIT;
+        private float contextClip;
+        private final Set<BundleVariant> variants = EnumSet.noneOf(BundleVariant.class);
 
         private Builder() {
+        }
+
+        /**
+         * @param value the element type of every graph's float activations [FLOAT16]; FLOAT16, FLOAT, BFLOAT16 or
+         *     DOUBLE (FLOAT also sets the transformers' {@code activation_dtype} to {@code float32})
+         * @return this
+         */
+        public Builder activationType(TensorElementType value) {
+            this.activationType = Objects.requireNonNull(value, "activationType");
+            return this;
+        }
+
+        /**
+         * Per-graph override of {@link #activationType}, to make neighbouring graphs disagree (the backend must
+         * convert between them).
+         *
+         * @param graphKey config key of the graph
+         * @param value its float activation type
+         * @return this
+         */
+        public Builder graphActivationType(String graphKey, TensorElementType value) {
+            graphActivationTypes.put(BundleGraph.fromKey(graphKey), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        /**
+         * @param value element type of {@code x_ids}/{@code ctx_ids} [FLOAT]; FLOAT, FLOAT16, DOUBLE, INT64 or INT32
+         * @return this
+         */
+        public Builder idType(TensorElementType value) {
+            this.idType = Objects.requireNonNull(value, "idType");
+            return this;
+        }
+
+        /**
+         * @param value element type of the text encoder's integer inputs [INT64]; INT64 or INT32
+         * @return this
+         */
+        public Builder tokenType(TensorElementType value) {
+            this.tokenType = Objects.requireNonNull(value, "tokenType");
+            return this;
+        }
+
+        /**
+         * @param value which VAE decoder graphs to write [SPLIT]
+         * @return this
+         */
+        public Builder vaeDecoderLayout(VaeDecoderLayout value) {
+            this.decoderLayout = Objects.requireNonNull(value, "vaeDecoderLayout");
+            return this;
+        }
+
+        /**
+         * @param value true for {@link VaeDecoderLayout#UNIFIED}, false for {@link VaeDecoderLayout#SPLIT}
+         * @return this
+         */
+        public Builder unifiedVaeDecoder(boolean value) {
+            return vaeDecoderLayout(value ? VaeDecoderLayout.UNIFIED : VaeDecoderLayout.SPLIT);
+        }
+
+        /**
+         * @param value true for {@link VaeDecoderLayout#SINGLE_POST}, false for {@link VaeDecoderLayout#SPLIT}
+         * @return this
+         */
+        public Builder singleVaePost(boolean value) {
+            return vaeDecoderLayout(value ? VaeDecoderLayout.SINGLE_POST : VaeDecoderLayout.SPLIT);
+        }
+
+        /**
+         * @param value true for {@link BundleVariant#ZERO_PADDED_CONTEXT}
+         * @return this
+         */
+        public Builder zeroPaddedContext(boolean value) {
+            if (value) {
+                variants.add(BundleVariant.ZERO_PADDED_CONTEXT);
+            } else {
+                variants.remove(BundleVariant.ZERO_PADDED_CONTEXT);
+            }
+            return this;
+        }
+
+        /**
+         * @param value config {@code context_clip} [0 = off], finite and ≥ 0
+         * @return this
+         */
+        public Builder contextClip(float value) {
+            this.contextClip = value;
+            return this;
+        }
+
+        /**
+         * @param values layout variants to write (added to those already set)
+         * @return this
+         */
+        public Builder variant(BundleVariant... values) {
+            for (BundleVariant v : values) {
+                variants.add(Objects.requireNonNull(v, "variant"));
+            }
+            return this;
         }
 
         /**
@@ -425,8 +597,24 @@ public final class SyntheticBundleSpec {
             require(vaeHeadDim >= 1 && vaeHeadDim <= 512, "vaeHeadDim", vaeHeadDim, "1..512");
             require(transformerPaddingBytes >= 0 && transformerPaddingBytes <= MAX_PADDING_BYTES,
                     "transformerPaddingBytes", transformerPaddingBytes, "0.." + MAX_PADDING_BYTES);
+            requireType("activationType", activationType, FLOAT_TYPES);
+            graphActivationTypes.forEach((g, t) -> requireType("graphActivationType(" + g.key() + ")", t,
+                    FLOAT_TYPES));
+            requireType("idType", idType, Set.of(TensorElementType.FLOAT, TensorElementType.FLOAT16,
+                    TensorElementType.DOUBLE, TensorElementType.INT64, TensorElementType.INT32));
+            requireType("tokenType", tokenType, Set.of(TensorElementType.INT64, TensorElementType.INT32));
+            if (!(contextClip >= 0 && Float.isFinite(contextClip))) {
+                throw new IllegalArgumentException("SyntheticBundleSpec.contextClip must be finite and >= 0, was "
+                        + contextClip);
+            }
             SyntheticBundleSpec spec = new SyntheticBundleSpec(this);
             validateOverrides(spec);
+            for (BundleGraph g : graphActivationTypes.keySet()) {
+                if (!spec.contains(g)) {
+                    throw new IllegalArgumentException("graphActivationType: graph '" + g.key()
+                            + "' is not part of this bundle");
+                }
+            }
             return spec;
         }
 
@@ -464,6 +652,16 @@ public final class SyntheticBundleSpec {
             if (!inputs.contains(input)) {
                 throw new IllegalArgumentException(what + ": graph '" + g.key() + "' has no input '" + input
                         + "' (inputs: " + inputs + ")");
+            }
+        }
+
+        private static final Set<TensorElementType> FLOAT_TYPES = Set.of(TensorElementType.FLOAT16,
+                TensorElementType.FLOAT, TensorElementType.BFLOAT16, TensorElementType.DOUBLE);
+
+        private static void requireType(String field, TensorElementType type, Set<TensorElementType> allowed) {
+            if (!allowed.contains(type)) {
+                throw new IllegalArgumentException("SyntheticBundleSpec." + field + " must be one of " + allowed
+                        + ", was " + type);
             }
         }
 

@@ -15,9 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a synthetic bundle: every graph of the real bundle under its real file name, the two external-data
- * shards plus manifest of the text encoder and of the transformer (shared with the fused graph), the tokenizer
- * copy and {@code flux2-config.json}.
+ * Writes a synthetic bundle: every graph of the real bundle under its real file name (the VAE decoder graphs of the
+ * spec's layout), the two external-data shards plus manifest of the text encoder and of the transformer (shared
+ * with the fused graph), the tokenizer copy and {@code flux2-config.json}.
  */
 public final class SyntheticBundleWriter {
     /** Config {@code tokenizer_dir}. */
@@ -67,7 +67,7 @@ public final class SyntheticBundleWriter {
             shardSizes = ext.sizes();
         }
         files.put(g, new GraphFile(model, writeModel(dir, g, model), shardSizes));
-        ConfigWriter.writeManifest(dir, g);
+        ConfigWriter.writeManifest(dir, g, spec);
     }
 
     private static void writeTransformers(SyntheticBundleSpec spec, Path dir, Map<BundleGraph, GraphFile> files) {
@@ -83,7 +83,7 @@ public final class SyntheticBundleWriter {
         }
         ModelProto perStep = graphs.perStep();
         files.put(g, new GraphFile(perStep, writeModel(dir, g, perStep), shardSizes));
-        ConfigWriter.writeManifest(dir, g);
+        ConfigWriter.writeManifest(dir, g, spec);
         if (spec.contains(BundleGraph.TRANSFORMER_FUSED_4STEP)) {
             ModelProto fused = graphs.fused();
             BundleGraph f = BundleGraph.TRANSFORMER_FUSED_4STEP;
@@ -94,10 +94,20 @@ public final class SyntheticBundleWriter {
     private static void writeVae(SyntheticBundleSpec spec, Path dir, Map<BundleGraph, GraphFile> files) {
         VaeWeights w = VaeWeights.generate(spec);
         VaeDecoderGraphs decoder = new VaeDecoderGraphs(spec, w);
-        putInline(dir, files, BundleGraph.VAE_DECODER_PRE, decoder.pre());
-        putInline(dir, files, BundleGraph.VAE_DECODER_ATTN_CHUNK, decoder.attentionChunk());
+        if (spec.contains(BundleGraph.VAE_DECODER)) {
+            putInline(dir, files, BundleGraph.VAE_DECODER, decoder.unified());
+        }
+        if (spec.contains(BundleGraph.VAE_DECODER_PRE)) {
+            putInline(dir, files, BundleGraph.VAE_DECODER_PRE, decoder.pre());
+            putInline(dir, files, BundleGraph.VAE_DECODER_ATTN_CHUNK, decoder.attentionChunk());
+        }
+        if (spec.contains(BundleGraph.VAE_DECODER_POST)) {
+            putInline(dir, files, BundleGraph.VAE_DECODER_POST, decoder.singlePost());
+        }
         for (int i = 0; i < 4; i++) {
-            putInline(dir, files, BundleGraph.postStage(i), decoder.postStage(i));
+            if (spec.contains(BundleGraph.postStage(i))) {
+                putInline(dir, files, BundleGraph.postStage(i), decoder.postStage(i));
+            }
         }
         if (spec.contains(BundleGraph.VAE_ENCODER)) {
             putInline(dir, files, BundleGraph.VAE_ENCODER, VaeEncoderGraph.build(spec, w));

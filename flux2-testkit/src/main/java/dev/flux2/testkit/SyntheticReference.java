@@ -4,9 +4,11 @@ import java.util.Objects;
 
 /**
  * Independent pure-Java evaluation of exactly the math the synthetic graphs compute. Weights are regenerated from
- * the spec's seed (never read back from the written files). Inputs are rounded to fp16 wherever the graph input is
- * fp16, the math runs in double (the graphs use fp32), and results are rounded to fp16 wherever the graph outputs
- * fp16, so every returned array holds exactly representable fp16 values.
+ * the spec's seed (never read back from the written files). Inputs are rounded to the element type of the graph
+ * input (fp16 in the seed layout; see {@link SyntheticBundleSpec#activationType}), the math runs in double (the
+ * graphs use fp32), and results are rounded to the type of the graph output, so every returned array holds values
+ * exactly representable in that type. With FLOAT activations nothing is rounded and graph and reference differ by
+ * fp32 summation error only (≈1e-6 relative to the summands).
  *
  * <h2>Layouts</h2>
  * tokens [T][128] (T = N image tokens, then M reference tokens), position ids [T][4], context [L][D], latents NCHW
@@ -65,7 +67,7 @@ public final class SyntheticReference {
      *
      * @param inputIds L token ids
      * @param attentionMask L mask values (1 real token, 0 pad)
-     * @return [L][D] the fp16 values of the graph's {@code ctx}
+     * @return [L][D] the values of the graph's {@code ctx} (rounded to its type)
      */
     public float[] textContext(long[] inputIds, long[] attentionMask) {
         if (inputIds.length != attentionMask.length) {
@@ -76,6 +78,7 @@ public final class SyntheticReference {
         int d = spec.contextDim();
         float[] p = text.featureProjection();
         Q4Matrix w = text.projection();
+        TensorElementType textType = spec.activationType(BundleGraph.TEXT_ENCODER);
         float[] out = new float[inputIds.length * d];
         double[] h = new double[f];
         for (int l = 0; l < inputIds.length; l++) {
@@ -99,10 +102,39 @@ public final class SyntheticReference {
                     s += h[j] * w.weight(j, n);
                 }
                 s += (double) m * text.maskTerm()[n] + text.bias()[n];
-                out[l * d + n] = Fp16.round((float) s);
+                out[l * d + n] = Rounding.round(textType, (float) s);
             }
         }
         return out;
+    }
+
+    /**
+     * The context a pipeline feeds the transformer: {@link #textContext}, then, as the config asks, the rows of
+     * padding tokens zeroed ({@code zero_padded_context}) and every value clamped to ±{@code context_clip}, the
+     * clamped value rounded to the text encoder's output type (the post-processing happens in that type).
+     *
+     * @param inputIds L token ids
+     * @param attentionMask L mask values (1 real token, 0 pad)
+     * @return [L][D]
+     */
+    public float[] conditionedContext(long[] inputIds, long[] attentionMask) {
+        float[] ctx = textContext(inputIds, attentionMask);
+        int d = spec.contextDim();
+        if (spec.has(BundleVariant.ZERO_PADDED_CONTEXT)) {
+            for (int l = 0; l < attentionMask.length; l++) {
+                if (attentionMask[l] == 0) {
+                    java.util.Arrays.fill(ctx, l * d, (l + 1) * d, 0f);
+                }
+            }
+        }
+        float clip = spec.contextClip();
+        if (clip > 0) {
+            TensorElementType textType = spec.activationType(BundleGraph.TEXT_ENCODER);
+            for (int i = 0; i < ctx.length; i++) {
+                ctx[i] = Rounding.round(textType, Math.max(-clip, Math.min(clip, ctx[i])));
+            }
+        }
+        return ctx;
     }
 
     // ---------------------------------------------------------------- transformer
@@ -123,12 +155,14 @@ public final class SyntheticReference {
      * @param positionIds [T][4]
      * @param sigma σ fed as {@code timesteps}
      * @param context [L][D]
-     * @return [T][128] the fp16 values of {@code pred} for every token (callers keep the first N)
+     * @return [T][128] the values of {@code pred}, rounded to its type for every token (callers keep the first N)
      */
     public float[] velocity(float[] tokens, float[] positionIds, float sigma, float[] context) {
         int t = tokenCount(tokens, positionIds);
-        double[] fixed = stepIndependent(positionIds, t, context);
-        return ReferenceOps.toHalf(velocityUnrounded(Fp16.rounded(tokens), t, Fp16.round(sigma), fixed));
+        TensorElementType type = spec.activationType(BundleGraph.TRANSFORMER);
+        double[] fixed = stepIndependent(positionIds, t, Rounding.rounded(type, context));
+        return Rounding.toType(type, velocityUnrounded(Rounding.rounded(type, tokens), t, Rounding.round(type, sigma),
+                fixed));
     }
 
     /**
@@ -147,7 +181,7 @@ public final class SyntheticReference {
      * @param positionIds [T][4]
      * @param sigmas the 5 values σ_0..σ_4
      * @param context [L][D]
-     * @return [T][128] the fp16 values of {@code latent}
+     * @return [T][128] the values of {@code latent}, rounded to its type
      * @throws IllegalStateException if the spec has no fused graph
      */
     public float[] fusedLatent(float[] tokens, float[] positionIds, float[] sigmas, float[] context) {
@@ -161,19 +195,20 @@ public final class SyntheticReference {
             throw new IllegalArgumentException("the LISTED convention ends at sigma 0, got " + sigmas[4]);
         }
         int t = tokenCount(tokens, positionIds);
-        double[] fixed = stepIndependent(positionIds, t, context);
-        float[] x = Fp16.rounded(tokens);
+        TensorElementType type = spec.activationType(BundleGraph.TRANSFORMER_FUSED_4STEP);
+        double[] fixed = stepIndependent(positionIds, t, Rounding.rounded(type, context));
+        float[] x = Rounding.rounded(type, tokens);
         for (int i = 0; i < 4; i++) {
-            float sigma = Fp16.round(sigmas[i]);
+            float sigma = Rounding.round(type, sigmas[i]);
             float dt = spec.fused() == FusedConvention.ENGINE ? sigmas[i + 1] - sigmas[i]
-                    : Fp16.round(sigmas[i + 1]) - sigma;
-            float[] stepInput = i == 0 ? x : Fp16.rounded(x);
-            float[] v = ReferenceOps.toHalf(velocityUnrounded(stepInput, t, sigma, fixed));
+                    : Rounding.round(type, sigmas[i + 1]) - sigma;
+            float[] stepInput = i == 0 ? x : Rounding.rounded(type, x);
+            float[] v = Rounding.toType(type, velocityUnrounded(stepInput, t, sigma, fixed));
             for (int k = 0; k < x.length; k++) {
                 x[k] = x[k] + dt * v[k];
             }
         }
-        return Fp16.roundInPlace(x);
+        return Rounding.rounded(type, x);
     }
 
     private static int tokenCount(float[] tokens, float[] positionIds) {
@@ -184,14 +219,13 @@ public final class SyntheticReference {
         return tokens.length / C;
     }
 
-    /** [T][128]: the id term per token plus the context term (broadcast over tokens). */
-    private double[] stepIndependent(float[] ids, int t, float[] context) {
+    /** [T][128]: the id term per token plus the context term (broadcast over tokens); ctx already rounded. */
+    private double[] stepIndependent(float[] ids, int t, float[] ctx) {
         int d = spec.contextDim();
-        if (context.length % d != 0 || context.length == 0) {
-            throw new IllegalArgumentException("context has " + context.length + " values, not a multiple of D = " + d);
+        if (ctx.length % d != 0 || ctx.length == 0) {
+            throw new IllegalArgumentException("context has " + ctx.length + " values, not a multiple of D = " + d);
         }
-        int l = context.length / d;
-        float[] ctx = Fp16.rounded(context);
+        int l = ctx.length / d;
         float[] pq = transformer.ctxIdProjection();
         double[] meanCtx = new double[d];
         for (int pos = 0; pos < l; pos++) {
@@ -266,7 +300,7 @@ public final class SyntheticReference {
      * @param chw [3][H][W]
      * @param width W (a multiple of 16)
      * @param height H (a multiple of 16)
-     * @return [128][H/16][W/16] the fp16 values of {@code z}
+     * @return [128][H/16][W/16] the values of {@code z}, rounded to its type
      */
     public float[] encodeImage(float[] chw, int width, int height) {
         checkSize(width, height);
@@ -274,7 +308,8 @@ public final class SyntheticReference {
             throw new IllegalArgumentException("image has " + chw.length + " values, expected 3x" + height + "x"
                     + width);
         }
-        float[] img = Fp16.rounded(chw);
+        TensorElementType type = spec.activationType(BundleGraph.VAE_ENCODER);
+        float[] img = Rounding.rounded(type, chw);
         int h8 = height / 8;
         int w8 = width / 8;
         double[] pooled = new double[3 * h8 * w8];
@@ -307,7 +342,7 @@ public final class SyntheticReference {
                 }
             }
         }
-        return ReferenceOps.toHalf(z);
+        return Rounding.toType(type, z);
     }
 
     /**
@@ -317,16 +352,40 @@ public final class SyntheticReference {
      * @param latent [128][gridHeight][gridWidth] (NCHW, as fed to {@code z})
      * @param gridHeight H/16
      * @param gridWidth W/16
-     * @return [3][16·gridHeight][16·gridWidth] the fp16 values of {@code image}
+     * @return [3][16·gridHeight][16·gridWidth] the values of {@code image}, rounded to its type
      */
     public float[] decodeLatent(float[] latent, int gridHeight, int gridWidth) {
-        VaeDecoderPreOutputs pre = decoderPre(latent, gridHeight, gridWidth);
-        int s = 4 * gridHeight * gridWidth;
-        float[] attn = attentionRows(pre.query(), pre.keyTransposed(), pre.value());
-        float[] x = postStage0(pre.residual(), attn, gridHeight, gridWidth);
-        x = postStage1(x, gridHeight, gridWidth);
-        x = postStage2(x, gridHeight, gridWidth);
-        return postStage3(x, gridHeight, gridWidth);
+        // A bundle with a unified decoder decodes with it; its internal hand-overs round to its own type.
+        boolean unified = spec.contains(BundleGraph.VAE_DECODER);
+        TensorElementType all = spec.activationType(BundleGraph.VAE_DECODER);
+        VaeDecoderPreOutputs pre = decoderPre(latent, gridHeight, gridWidth,
+                unified ? all : stageType(BundleGraph.VAE_DECODER_PRE));
+        float[] attn = attentionRows(pre.query(), pre.keyTransposed(), pre.value(),
+                unified ? all : stageType(BundleGraph.VAE_DECODER_ATTN_CHUNK));
+        Grid grid = new Grid(gridHeight, gridWidth);
+        float[] x = postStage0(pre.residual(), attn, grid, unified ? all : stageType(BundleGraph.postStage(0)));
+        x = postStage1(x, grid, unified ? all : stageType(BundleGraph.postStage(1)));
+        x = postStage2(x, grid, unified ? all : stageType(BundleGraph.postStage(2)));
+        return postStage3(x, grid, unified ? all : stageType(BundleGraph.postStage(3)));
+    }
+
+    /** A latent grid: H/16 × W/16. */
+    private record Grid(int height, int width) {
+    }
+
+    /**
+     * @param stage a graph of the split chain
+     * @return the element type at its boundaries: its own, or that of the merged graph that contains it
+     */
+    private TensorElementType stageType(BundleGraph stage) {
+        if (spec.contains(stage)) {
+            return spec.activationType(stage);
+        }
+        boolean post = stage.key().startsWith("vae_decoder_post_stage_");
+        if (post && spec.contains(BundleGraph.VAE_DECODER_POST)) {
+            return spec.activationType(BundleGraph.VAE_DECODER_POST);
+        }
+        return spec.activationType(spec.contains(BundleGraph.VAE_DECODER) ? BundleGraph.VAE_DECODER : stage);
     }
 
     /**
@@ -345,12 +404,16 @@ public final class SyntheticReference {
      * @return the four outputs
      */
     public VaeDecoderPreOutputs decoderPre(float[] latent, int gridHeight, int gridWidth) {
+        return decoderPre(latent, gridHeight, gridWidth, stageType(BundleGraph.VAE_DECODER_PRE));
+    }
+
+    private VaeDecoderPreOutputs decoderPre(float[] latent, int gridHeight, int gridWidth, TensorElementType type) {
         int cells = gridHeight * gridWidth;
         if (latent.length != C * cells) {
             throw new IllegalArgumentException("latent has " + latent.length + " values, expected 128x" + gridHeight
                     + "x" + gridWidth);
         }
-        float[] z = Fp16.rounded(latent);
+        float[] z = Rounding.rounded(type, latent);
         int h8 = 2 * gridHeight;
         int w8 = 2 * gridWidth;
         int s = h8 * w8;
@@ -369,7 +432,7 @@ public final class SyntheticReference {
             }
         }
         int cr = SyntheticDims.RESIDUAL_CHANNELS;
-        float[] residual = ReferenceOps.toHalf(ReferenceOps.conv(patches, h8, w8, vae.patchConv()));
+        float[] residual = Rounding.toType(type, ReferenceOps.conv(patches, h8, w8, vae.patchConv()));
         int hd = spec.vaeHeadDim();
         float scale = (float) Math.pow(hd, -0.25);
         float[] q = new float[s * hd];
@@ -386,9 +449,9 @@ public final class SyntheticReference {
                     sk += tok * vae.key()[o * hd + j];
                     sv += tok * vae.value()[o * hd + j];
                 }
-                q[pos * hd + j] = Fp16.round((float) sq * scale);
-                kt[j * s + pos] = Fp16.round((float) sk * scale);
-                v[pos * hd + j] = Fp16.round((float) sv);
+                q[pos * hd + j] = Rounding.round(type, (float) sq * scale);
+                kt[j * s + pos] = Rounding.round(type, (float) sk * scale);
+                v[pos * hd + j] = Rounding.round(type, (float) sv);
             }
         }
         return new VaeDecoderPreOutputs(residual, q, kt, v);
@@ -404,6 +467,10 @@ public final class SyntheticReference {
      * @return [rows][hd]
      */
     public float[] attentionRows(float[] queryRows, float[] keyTransposed, float[] value) {
+        return attentionRows(queryRows, keyTransposed, value, stageType(BundleGraph.VAE_DECODER_ATTN_CHUNK));
+    }
+
+    private float[] attentionRows(float[] queryRows, float[] keyTransposed, float[] value, TensorElementType type) {
         int hd = spec.vaeHeadDim();
         int rows = queryRows.length / hd;
         int kvLength = value.length / hd;
@@ -411,9 +478,9 @@ public final class SyntheticReference {
             throw new IllegalArgumentException("attention sizes do not fit head dim " + hd + ": q " + queryRows.length
                     + ", kT " + keyTransposed.length + ", v " + value.length + " values");
         }
-        float[] q = Fp16.rounded(queryRows);
-        float[] kt = Fp16.rounded(keyTransposed);
-        float[] v = Fp16.rounded(value);
+        float[] q = Rounding.rounded(type, queryRows);
+        float[] kt = Rounding.rounded(type, keyTransposed);
+        float[] v = Rounding.rounded(type, value);
         double[] out = new double[rows * hd];
         double[] scores = new double[kvLength];
         for (int r = 0; r < rows; r++) {
@@ -438,7 +505,7 @@ public final class SyntheticReference {
                 }
             }
         }
-        return ReferenceOps.toHalf(out);
+        return Rounding.toType(type, out);
     }
 
     /**
@@ -452,6 +519,12 @@ public final class SyntheticReference {
      * @return [C₀][H/2][W/2]
      */
     public float[] postStage0(float[] residual, float[] attention, int gridHeight, int gridWidth) {
+        return postStage0(residual, attention, new Grid(gridHeight, gridWidth), stageType(BundleGraph.postStage(0)));
+    }
+
+    private float[] postStage0(float[] residual, float[] attention, Grid grid, TensorElementType type) {
+        int gridHeight = grid.height();
+        int gridWidth = grid.width();
         int hd = spec.vaeHeadDim();
         int h8 = 2 * gridHeight;
         int w8 = 2 * gridWidth;
@@ -461,8 +534,8 @@ public final class SyntheticReference {
             throw new IllegalArgumentException("post stage 0 inputs do not match grid " + gridHeight + "x"
                     + gridWidth);
         }
-        float[] attn = Fp16.rounded(attention);
-        float[] res = Fp16.rounded(residual);
+        float[] attn = Rounding.rounded(type, attention);
+        float[] res = Rounding.rounded(type, residual);
         double[] a = new double[hd * s];
         for (int pos = 0; pos < s; pos++) {
             for (int j = 0; j < hd; j++) {
@@ -474,7 +547,7 @@ public final class SyntheticReference {
             o[i] += res[i];
         }
         double[] c = ReferenceOps.conv(ReferenceOps.silu(o), h8, w8, vae.stage0());
-        return ReferenceOps.toHalf(ReferenceOps.upsample(c, h8, w8, 4));
+        return Rounding.toType(type, ReferenceOps.upsample(c, h8, w8, 4));
     }
 
     /**
@@ -486,12 +559,18 @@ public final class SyntheticReference {
      * @return [C₁][H][W]
      */
     public float[] postStage1(float[] stage0, int gridHeight, int gridWidth) {
+        return postStage1(stage0, new Grid(gridHeight, gridWidth), stageType(BundleGraph.postStage(1)));
+    }
+
+    private float[] postStage1(float[] stage0, Grid grid, TensorElementType type) {
+        int gridHeight = grid.height();
+        int gridWidth = grid.width();
         int c0 = SyntheticDims.STAGE0_CHANNELS;
         int h2 = 8 * gridHeight;
         int w2 = 8 * gridWidth;
         checkLength(stage0, c0 * h2 * w2, "post stage 1 input");
-        double[] up = ReferenceOps.upsample(ReferenceOps.toDouble(Fp16.rounded(stage0)), h2, w2, 2);
-        return ReferenceOps.toHalf(ReferenceOps.conv(up, 2 * h2, 2 * w2, vae.stage1()));
+        double[] up = ReferenceOps.upsample(ReferenceOps.toDouble(Rounding.rounded(type, stage0)), h2, w2, 2);
+        return Rounding.toType(type, ReferenceOps.conv(up, 2 * h2, 2 * w2, vae.stage1()));
     }
 
     /**
@@ -503,14 +582,20 @@ public final class SyntheticReference {
      * @return [C₂][H][W]
      */
     public float[] postStage2(float[] stage1, int gridHeight, int gridWidth) {
+        return postStage2(stage1, new Grid(gridHeight, gridWidth), stageType(BundleGraph.postStage(2)));
+    }
+
+    private float[] postStage2(float[] stage1, Grid grid, TensorElementType type) {
+        int gridHeight = grid.height();
+        int gridWidth = grid.width();
         int c1 = SyntheticDims.STAGE1_CHANNELS;
         checkLength(stage1, c1 * 256 * gridHeight * gridWidth, "post stage 2 input");
-        double[] x = ReferenceOps.toDouble(Fp16.rounded(stage1));
+        double[] x = ReferenceOps.toDouble(Rounding.rounded(type, stage1));
         double[] c = ReferenceOps.conv(ReferenceOps.silu(x), 16 * gridHeight, 16 * gridWidth, vae.stage2());
         for (int i = 0; i < c.length; i++) {
             c[i] += x[i];
         }
-        return ReferenceOps.toHalf(c);
+        return Rounding.toType(type, c);
     }
 
     /**
@@ -522,14 +607,20 @@ public final class SyntheticReference {
      * @return [3][H][W]
      */
     public float[] postStage3(float[] stage2, int gridHeight, int gridWidth) {
+        return postStage3(stage2, new Grid(gridHeight, gridWidth), stageType(BundleGraph.postStage(3)));
+    }
+
+    private float[] postStage3(float[] stage2, Grid grid, TensorElementType type) {
+        int gridHeight = grid.height();
+        int gridWidth = grid.width();
         int c2 = SyntheticDims.STAGE2_CHANNELS;
         checkLength(stage2, c2 * 256 * gridHeight * gridWidth, "post stage 3 input");
-        double[] c = ReferenceOps.conv(ReferenceOps.toDouble(Fp16.rounded(stage2)), 16 * gridHeight,
+        double[] c = ReferenceOps.conv(ReferenceOps.toDouble(Rounding.rounded(type, stage2)), 16 * gridHeight,
                 16 * gridWidth, vae.stage3());
         for (int i = 0; i < c.length; i++) {
             c[i] = Math.tanh(c[i]);
         }
-        return ReferenceOps.toHalf(c);
+        return Rounding.toType(type, c);
     }
 
     // ---------------------------------------------------------------- layout helpers

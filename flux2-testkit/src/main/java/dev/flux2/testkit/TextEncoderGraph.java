@@ -27,10 +27,16 @@ final class TextEncoderGraph {
         String bb = idFeature(b, ids, 89);
         String high = b.op("Div", ids, b.constLong(new long[] {97}));
         String c = idFeature(b, high, 61);
-        String length = b.op("Gather", List.of(b.op("Shape", ids), b.constLong(new long[] {1})),
-                GraphBuilder.attrInt("axis", 0));
-        String positions = b.op("Range", b.constLong(new long[] {0}), length, b.constLong(new long[] {1}));
-        String pos = b.op("Mul", b.cast(positions, FLOAT), b.scalar(TextEncoderWeights.POSITION_STEP));
+        String positions;
+        if (spec.has(BundleVariant.TEXT_POSITION_IDS)) {
+            positions = b.input(in.get(2), FLOAT);
+        } else {
+            String length = b.op("Gather", List.of(b.op("Shape", ids), b.constLong(new long[] {1})),
+                    GraphBuilder.attrInt("axis", 0));
+            positions = b.cast(b.op("Range", b.constLong(new long[] {0}), length, b.constLong(new long[] {1})),
+                    FLOAT);
+        }
+        String pos = b.op("Mul", positions, b.scalar(TextEncoderWeights.POSITION_STEP));
 
         float[] p = w.featureProjection();
         String arg = b.op("Mul", b.op("Unsqueeze", a, last), b.constFloat(row(p, 0, f), f));

@@ -61,12 +61,13 @@ final class TransformerGraph {
                 dts[i] = b.op("Sub", sigmas[i + 1], sigmas[i]);
             }
         }
-        // x stays fp32 between steps; each step sees it rounded to fp16 like a per-step graph input would,
-        // and uses the fp16-rounded velocity a per-step graph would output.
+        // x stays fp32 between steps; each step sees it rounded to the activation type like a per-step graph input
+        // would, and uses the velocity rounded as a per-step graph would output it.
+        TensorElementType act = spec.activationType(g);
         String x = in.get("x");
         for (int i = 0; i < 4; i++) {
-            String stepInput = i == 0 ? x : b.roundToHalf(x);
-            String v = b.roundToHalf(velocity(b, stepInput, sigmas[i], fixed));
+            String stepInput = i == 0 ? x : b.roundTo(x, act);
+            String v = b.roundTo(velocity(b, stepInput, sigmas[i], fixed), act);
             x = b.op("Add", x, b.op("Mul", dts[i], v));
         }
         b.output(x, GraphSignatures.outputs(g, spec).get(0));

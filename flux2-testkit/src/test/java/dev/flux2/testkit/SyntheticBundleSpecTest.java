@@ -31,7 +31,13 @@ class SyntheticBundleSpecTest {
         assertTrue(Files.isRegularFile(spec.tokenizerSource().resolve("tokenizer.json")),
                 "default tokenizer source " + spec.tokenizerSource());
         assertFalse(spec.graphs().contains(BundleGraph.TRANSFORMER_FUSED_4STEP));
-        assertEquals(BundleGraph.values().length - 1, spec.graphs().size());
+        assertFalse(spec.graphs().contains(BundleGraph.VAE_DECODER));
+        assertFalse(spec.graphs().contains(BundleGraph.VAE_DECODER_POST));
+        assertEquals(BundleGraph.values().length - 3, spec.graphs().size());
+        assertEquals(VaeDecoderLayout.SPLIT, spec.decoderLayout());
+        assertEquals(TensorElementType.FLOAT16, spec.activationType(BundleGraph.TRANSFORMER));
+        assertEquals(TensorElementType.FLOAT, spec.idType());
+        assertEquals(TensorElementType.INT64, spec.tokenType());
     }
 
     @Test

@@ -15,12 +15,12 @@ import java.util.Optional;
  * @param file the config file
  * @param defaults identity and generation defaults
  * @param text text-side settings
- * @param models every entry of {@code models}, in file order
- * @param vaeDecoderPostStageKeys the post-attention VAE stages, in run order
+ * @param models every entry of {@code models}, in file order (including keys this backend ignores)
+ * @param decoder which graphs decode latents
  * @param supportsImg2img {@code supports_img2img}, if given
  */
 public record BundleConfig(Path file, ModelDefaults defaults, TextSettings text, Map<String, ModelEntry> models,
-        List<String> vaeDecoderPostStageKeys, Optional<Boolean> supportsImg2img) {
+        DecoderLayout decoder, Optional<Boolean> supportsImg2img) {
 
     /** Copies the collections (keeping order). */
     public BundleConfig {
@@ -28,7 +28,7 @@ public record BundleConfig(Path file, ModelDefaults defaults, TextSettings text,
         Objects.requireNonNull(defaults, "defaults");
         Objects.requireNonNull(text, "text");
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
-        vaeDecoderPostStageKeys = List.copyOf(vaeDecoderPostStageKeys);
+        Objects.requireNonNull(decoder, "decoder");
         Objects.requireNonNull(supportsImg2img, "supportsImg2img");
     }
 
@@ -55,13 +55,31 @@ public record BundleConfig(Path file, ModelDefaults defaults, TextSettings text,
         return e;
     }
 
-    /** @return the post-attention VAE stage entries, in run order */
-    public List<ModelEntry> vaeDecoderPostStages() {
-        List<ModelEntry> stages = new ArrayList<>();
-        for (String key : vaeDecoderPostStageKeys) {
-            stages.add(requiredModel(key));
+    /**
+     * @return the keys of every graph this backend uses, in run order: text encoder, transformer, fused
+     *     transformer (if any), the decoder graphs, VAE encoder (if any); other {@code models} keys are ignored
+     */
+    public List<String> usedModelKeys() {
+        List<String> keys = new ArrayList<>(List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER));
+        fusedTransformer().ifPresent(e -> keys.add(e.key()));
+        keys.addAll(decoder.graphKeys());
+        vaeEncoder().ifPresent(e -> keys.add(e.key()));
+        return List.copyOf(keys);
+    }
+
+    /** @return the entries of {@link #usedModelKeys()}, in that order */
+    public List<ModelEntry> usedModels() {
+        List<ModelEntry> entries = new ArrayList<>();
+        for (String key : usedModelKeys()) {
+            entries.add(requiredModel(key));
         }
-        return stages;
+        return entries;
+    }
+
+    /** @return the {@code models} keys this backend does not use (unknown graphs, a split chain beside a unified) */
+    public List<String> ignoredModelKeys() {
+        List<String> used = usedModelKeys();
+        return models.keySet().stream().filter(k -> !used.contains(k)).toList();
     }
 
     /** @return the fused multi-step denoiser entry, if the bundle has one */

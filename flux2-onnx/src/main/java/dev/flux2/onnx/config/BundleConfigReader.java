@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.session.OptimizationLevel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -15,16 +16,23 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads {@code flux2-config.json} into a {@link BundleConfig}. Unknown fields are ignored (the config also carries
  * exporter notes); a missing or invalid required field is a {@link ModelLoadException} naming the file and the
  * field's path.
  *
- * <p>Required: {@code text_seq_len}, {@code context_dim}, {@code tokenizer_dir}, {@code models} with
- * {@code text_encoder}, {@code transformer}, {@code vae_decoder_pre}, {@code vae_decoder_attn_chunk} and every key
- * of {@code vae_decoder_post_stage_keys} (required too), each with a {@code file}. Everything else is optional
- * with the defaults documented on {@link ModelDefaults}. Stateless and thread-safe.
+ * <p>Required: {@code text_seq_len}, {@code context_dim}, {@code models} with {@code text_encoder},
+ * {@code transformer} and a complete VAE decoder, each entry with a {@code file}. The decoder is either
+ * {@code models.vae_decoder} (one graph, used whenever present) or the split chain: {@code vae_decoder_pre},
+ * {@code vae_decoder_attn_chunk} and the post graphs, which are the stages listed in
+ * {@code vae_decoder_post_stage_keys} (every listed key must then be in {@code models}) or, without such a list,
+ * the single {@code models.vae_decoder_post}. {@code tokenizer_dir} defaults to {@code tokenizer}. Everything else
+ * is optional with the defaults documented on {@link ModelDefaults}; keys of {@code models} the backend does not
+ * use are parsed leniently and otherwise ignored. Stateless and thread-safe.
  */
 public final class BundleConfigReader {
     /** The config's file name inside a bundle folder. */
@@ -35,6 +43,12 @@ public final class BundleConfigReader {
             .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
     private static final int LATENT_CHANNELS = 128;
     private static final int LATENT_DOWNSAMPLE = 16;
+    private static final String DEFAULT_TOKENIZER_DIR = "tokenizer";
+    private static final String STAGE_KEYS = "vae_decoder_post_stage_keys";
+    private static final Set<String> KNOWN_KEYS = Set.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER,
+            GraphKeys.TRANSFORMER_FUSED, GraphKeys.VAE_DECODER, GraphKeys.VAE_DECODER_PRE,
+            GraphKeys.VAE_DECODER_ATTN_CHUNK, GraphKeys.VAE_DECODER_POST, GraphKeys.VAE_ENCODER);
+    private static final Logger LOG = LoggerFactory.getLogger(BundleConfigReader.class);
 
     private BundleConfigReader() {
     }
@@ -69,31 +83,61 @@ public final class BundleConfigReader {
                 root.requiredPositiveInt("context_dim"),
                 root.optionalNonNegativeFloat("context_clip").orElse(0f),
                 root.optionalBoolean("zero_padded_context").orElse(false),
-                root.requiredString("tokenizer_dir"));
+                root.optionalString("tokenizer_dir").map(d -> relativeName(root, "tokenizer_dir", d))
+                        .orElse(DEFAULT_TOKENIZER_DIR));
         checkFixed(root, "latent_channels", LATENT_CHANNELS);
         checkFixed(root, "latent_downsample", LATENT_DOWNSAMPLE);
         ModelDefaults defaults = defaults(root);
-        Map<String, ModelEntry> models = models(root.requiredObject("models"));
-        if (models.containsKey("vae_decoder") && !models.containsKey(GraphKeys.VAE_DECODER_PRE)) {
-            throw root.fieldError("models.vae_decoder", "is a single-graph VAE decoder, which this backend does not "
-                    + "run; it needs the split decoder (models.vae_decoder_pre, models.vae_decoder_attn_chunk and "
-                    + "the stages listed in vae_decoder_post_stage_keys)");
+        Map<String, ModelEntry> models = models(root.requiredObject("models"), root.optionalStringList(STAGE_KEYS));
+        for (String key : List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER)) {
+            requireModel(root, models, key);
         }
-        List<String> postKeys = root.requiredStringList("vae_decoder_post_stage_keys");
-        for (String key : List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER, GraphKeys.VAE_DECODER_PRE,
-                GraphKeys.VAE_DECODER_ATTN_CHUNK)) {
-            requireModel(root, models, key, "");
-        }
-        for (String key : postKeys) {
-            requireModel(root, models, key, " (listed in vae_decoder_post_stage_keys)");
-        }
-        return new BundleConfig(file, defaults, text, models, postKeys, root.optionalBoolean("supports_img2img"));
+        DecoderLayout decoder = decoderLayout(root, models);
+        return new BundleConfig(file, defaults, text, models, decoder, root.optionalBoolean("supports_img2img"));
     }
 
-    private static void requireModel(JsonFields root, Map<String, ModelEntry> models, String key, String why) {
-        if (!models.containsKey(key)) {
-            throw root.fieldError("models." + key, "is missing (it is required" + why + "); models has "
+    /**
+     * The unified decoder wins when present (it needs no split keys); otherwise the split chain must be complete.
+     * A stage list naming only some keys that exist is ambiguous (which stage is missing cannot be guessed), so it
+     * is an error rather than a silently shorter chain.
+     */
+    private static DecoderLayout decoderLayout(JsonFields root, Map<String, ModelEntry> models) {
+        if (models.containsKey(GraphKeys.VAE_DECODER)) {
+            return DecoderLayout.single();
+        }
+        List<String> missing = new ArrayList<>();
+        for (String key : List.of(GraphKeys.VAE_DECODER_PRE, GraphKeys.VAE_DECODER_ATTN_CHUNK)) {
+            if (!models.containsKey(key)) {
+                missing.add("models." + key);
+            }
+        }
+        List<String> listed = root.optionalStringList(STAGE_KEYS);
+        List<String> absent = listed.stream().filter(k -> !models.containsKey(k)).toList();
+        List<String> postKeys = List.of();
+        if (!listed.isEmpty() && absent.size() < listed.size()) {
+            if (!absent.isEmpty()) {
+                throw root.fieldError(STAGE_KEYS, "lists " + absent + ", which models does not have; models has "
+                        + models.keySet());
+            }
+            postKeys = listed;
+        } else if (models.containsKey(GraphKeys.VAE_DECODER_POST)) {
+            postKeys = List.of(GraphKeys.VAE_DECODER_POST);
+        } else {
+            missing.add(listed.isEmpty() ? "the post-attention graphs (" + STAGE_KEYS + " or models."
+                    + GraphKeys.VAE_DECODER_POST + ")" : "the post stages " + listed + " listed in " + STAGE_KEYS
+                    + " (or models." + GraphKeys.VAE_DECODER_POST + ")");
+        }
+        if (!missing.isEmpty()) {
+            throw root.error("no complete VAE decoder: there is no models." + GraphKeys.VAE_DECODER
+                    + " (single graph) and the split decoder lacks " + String.join(", ", missing) + "; models has "
                     + models.keySet());
+        }
+        return DecoderLayout.split(postKeys);
+    }
+
+    private static void requireModel(JsonFields root, Map<String, ModelEntry> models, String key) {
+        if (!models.containsKey(key)) {
+            throw root.fieldError("models." + key, "is missing (it is required); models has " + models.keySet());
         }
     }
 
@@ -127,10 +171,22 @@ public final class BundleConfigReader {
         return value;
     }
 
-    private static Map<String, ModelEntry> models(JsonFields models) {
+    /**
+     * Entries the backend may use are parsed strictly; any other entry (a custom runtime's weights, notes) is kept
+     * only if it parses, and otherwise skipped, because its fields are not this backend's business.
+     */
+    private static Map<String, ModelEntry> models(JsonFields models, List<String> stageKeys) {
         Map<String, ModelEntry> entries = new LinkedHashMap<>();
         for (String key : models.fieldNames()) {
-            entries.put(key, entry(key, models.requiredObject(key)));
+            try {
+                entries.put(key, entry(key, models.requiredObject(key)));
+            } catch (ModelLoadException e) {
+                if (KNOWN_KEYS.contains(key) || stageKeys.contains(key)) {
+                    throw e;
+                }
+                LOG.debug("ignoring models.{}, which this backend does not use and cannot parse: {}", key,
+                        e.getMessage());
+            }
         }
         return entries;
     }
@@ -140,15 +196,22 @@ public final class BundleConfigReader {
         Optional<String> manifest = e.optionalString("manifest").map(m -> relativeName(e, "manifest", m));
         TensorNames names = new TensorNames(e.optionalStringList("inputs"), e.optionalStringList("outputs"),
                 e.optionalString("residual_input"), e.optionalString("attn_input"));
+        // Without a manifest the shard sizes cannot be matched to files here; the graph's own external-data
+        // references are checked instead (ExternalDataCheck), which is what ONNX Runtime actually reads.
         Optional<ShardInfo> shards = e.optionalObject("shards").map(BundleConfigReader::shards);
-        if (shards.isPresent() && shards.get().count() > 0 && manifest.isEmpty()) {
-            throw e.fieldError("manifest", "is missing but shards.count is " + shards.get().count()
-                    + " (the manifest lists the shard files)");
-        }
         GraphSettings settings = new GraphSettings(e.optionalString("activation_dtype"),
                 e.optionalPositiveInt("chunk_size"), e.optionalPositiveInt("head_dim"),
-                e.optionalPositiveInt("fused_steps"), e.optionalString("graph_optimization_level"));
+                e.optionalPositiveInt("fused_steps"), optimizationLevel(e));
         return new ModelEntry(key, file, manifest, names, shards, settings);
+    }
+
+    private static Optional<OptimizationLevel> optimizationLevel(JsonFields e) {
+        Optional<String> name = e.optionalString("graph_optimization_level");
+        try {
+            return name.map(OptimizationLevel::parse);
+        } catch (IllegalArgumentException ex) {
+            throw e.fieldError("graph_optimization_level", ex.getMessage());
+        }
     }
 
     private static ShardInfo shards(JsonFields s) {

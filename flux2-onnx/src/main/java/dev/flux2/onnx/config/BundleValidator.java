@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Checks that every file a {@link BundleConfig} names is on disk with the promised size: each graph file (and its
+ * Checks that every file the backend uses is on disk with the promised size: each used graph file (and its
  * {@code shards.onnx_bytes}), each manifest (a JSON array of shard names), each listed shard (count, total and
  * largest size) and the tokenizer folder. A truncated download shows up as a size mismatch naming the file and
  * the expected and actual sizes. Stateless and thread-safe; reads only file sizes and the small manifests.
@@ -37,7 +37,8 @@ public final class BundleValidator {
         List<String> problems = new ArrayList<>();
         files.add(new BundleFile(BundleConfigReader.FILE_NAME, "config", -1, sizeOf(config.file())));
         Set<String> manifestsSeen = new HashSet<>();
-        for (ModelEntry entry : config.models().values()) {
+        // Only the graphs the backend uses: other models entries may name files of other runtimes.
+        for (ModelEntry entry : config.usedModels()) {
             checkGraphFile(dir, entry, files, problems);
             if (entry.manifest().isPresent() && manifestsSeen.add(entry.manifest().get())) {
                 checkManifest(dir, entry, files, problems);

@@ -1,5 +1,6 @@
 package dev.flux2.onnx.config;
 
+import dev.flux2.onnx.session.OptimizationLevel;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -7,15 +8,15 @@ import java.util.OptionalInt;
 /**
  * Optional per-graph settings of a model entry.
  *
- * @param activationDtype {@code activation_dtype}; {@code float32}/{@code fp32} switches the float activations
- *     ({@code x}, {@code timesteps}, {@code ctx}, VAE tensors) from fp16 to fp32
+ * @param activationDtype {@code activation_dtype}, descriptive only: the element types fed and read are the ones
+ *     the graph declares
  * @param chunkSize {@code chunk_size} of the VAE attention-chunk graph (query rows per call)
  * @param headDim {@code head_dim} of the VAE attention-chunk graph
  * @param fusedSteps {@code fused_steps} of a fused multi-step denoiser graph
  * @param graphOptimizationLevel {@code graph_optimization_level} for this graph's sessions
  */
 public record GraphSettings(Optional<String> activationDtype, OptionalInt chunkSize, OptionalInt headDim,
-        OptionalInt fusedSteps, Optional<String> graphOptimizationLevel) {
+        OptionalInt fusedSteps, Optional<OptimizationLevel> graphOptimizationLevel) {
 
     /** Checks for nulls. */
     public GraphSettings {
@@ -24,11 +25,5 @@ public record GraphSettings(Optional<String> activationDtype, OptionalInt chunkS
         Objects.requireNonNull(headDim, "headDim");
         Objects.requireNonNull(fusedSteps, "fusedSteps");
         Objects.requireNonNull(graphOptimizationLevel, "graphOptimizationLevel");
-    }
-
-    /** @return whether float activations are fp32 rather than the bundle's default fp16 */
-    public boolean fp32Activations() {
-        return activationDtype.map(d -> d.equalsIgnoreCase("float32") || d.equalsIgnoreCase("fp32"))
-                .orElse(false);
     }
 }

@@ -13,11 +13,11 @@ import java.util.Optional;
  * @param textEncoder the text encoder
  * @param transformer the per-step transformer
  * @param fused the fused transformer, when the bundle has one (possibly unusable, with the reason)
- * @param vaeDecoder the split VAE decoder chain
+ * @param decoder the VAE decoder: one unified graph or the split chain
  * @param vaeEncoder the VAE encoder, when the bundle has one
  */
 public record BundleIo(Map<String, GraphSignature> signatures, TextEncoderIo textEncoder, TransformerIo transformer,
-        Optional<FusedIo> fused, VaeDecoderIo vaeDecoder, Optional<VaeEncoderIo> vaeEncoder) {
+        Optional<FusedIo> fused, DecoderIo decoder, Optional<VaeEncoderIo> vaeEncoder) {
 
     /** Copies. */
     public BundleIo {
@@ -25,7 +25,7 @@ public record BundleIo(Map<String, GraphSignature> signatures, TextEncoderIo tex
         Objects.requireNonNull(textEncoder, "textEncoder");
         Objects.requireNonNull(transformer, "transformer");
         Objects.requireNonNull(fused, "fused");
-        Objects.requireNonNull(vaeDecoder, "vaeDecoder");
+        Objects.requireNonNull(decoder, "decoder");
         Objects.requireNonNull(vaeEncoder, "vaeEncoder");
     }
 
@@ -36,6 +36,11 @@ public record BundleIo(Map<String, GraphSignature> signatures, TextEncoderIo tex
             throw new IllegalArgumentException("no graph signature for " + key);
         }
         return s;
+    }
+
+    /** @return the split decoder chain, when the bundle decodes with one */
+    public Optional<VaeDecoderIo> splitDecoder() {
+        return decoder instanceof VaeDecoderIo split ? Optional.of(split) : Optional.empty();
     }
 
     /** @return the fused convention in effect ({@link FusedConvention#NONE} without a usable fused graph) */

@@ -64,9 +64,17 @@ public enum ElementType {
         return UNDEFINED;
     }
 
-    /** @return whether this SDK converts host fp32 values to this type ({@link #FLOAT} or {@link #FLOAT16}) */
+    /**
+     * @return whether this SDK converts host fp32 values to and from this type: {@link #FLOAT}, {@link #FLOAT16},
+     *     {@link #BFLOAT16} or {@link #DOUBLE}
+     */
     public boolean isHostFloat() {
-        return this == FLOAT || this == FLOAT16;
+        return this == FLOAT || this == FLOAT16 || this == BFLOAT16 || this == DOUBLE;
+    }
+
+    /** @return whether this SDK writes integer host values into this type ({@link #INT64} or {@link #INT32}) */
+    public boolean isHostInteger() {
+        return this == INT64 || this == INT32;
     }
 
     /** @return bytes per element, or 0 for types without a fixed size */

@@ -5,8 +5,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -17,7 +20,9 @@ import java.util.Set;
  * 2.5 GB of external-data shards; {@code Flux2Pipeline.Builder.build()} must check every graph's signature and
  * stay cheap. Why not a protobuf library: only six message types are needed, and a streaming reader can skip
  * inline initializers (85 MB in a VAE stage) by seeking instead of parsing them. Inputs that are also initializers
- * (older IR versions list them as inputs) are removed, as ONNX Runtime does.
+ * (older IR versions list them as inputs) are removed, as ONNX Runtime does. The external-data references of the
+ * initializers ({@code location}, {@code offset}, {@code length}) are collected so that missing or truncated
+ * shards can be named before ONNX Runtime tries to read them.
  *
  * <p>Stateless and thread-safe.
  */
@@ -31,6 +36,10 @@ public final class OnnxHeaderReader {
     private static final int GRAPH_SPARSE_INITIALIZER = 15;
     // TensorProto
     private static final int TENSOR_NAME = 8;
+    private static final int TENSOR_EXTERNAL_DATA = 13;
+    // StringStringEntryProto
+    private static final int ENTRY_KEY = 1;
+    private static final int ENTRY_VALUE = 2;
     // SparseTensorProto
     private static final int SPARSE_VALUES = 1;
     // ValueInfoProto
@@ -63,11 +72,12 @@ public final class OnnxHeaderReader {
             List<TensorSignature> inputs = new ArrayList<>();
             List<TensorSignature> outputs = new ArrayList<>();
             Set<String> initializers = new HashSet<>();
+            Map<String, Long> external = new LinkedHashMap<>();
             while (in.position() < end) {
                 int tag = in.readTag();
                 if (tag >>> 3 == MODEL_GRAPH && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
                     long graphEnd = in.readLengthEnd(end);
-                    readGraph(in, graphEnd, inputs, outputs, initializers);
+                    readGraph(in, graphEnd, new Collected(inputs, outputs, initializers, external));
                     sawGraph = true;
                 } else {
                     in.skipValue(tag & 7, end);
@@ -77,14 +87,18 @@ public final class OnnxHeaderReader {
                 throw new IOException("no graph in " + file.getFileName() + " (not an ONNX model file?)");
             }
             inputs.removeIf(t -> initializers.contains(t.name()));
-            return new GraphSignature(file, inputs, outputs);
+            return new GraphSignature(file, inputs, outputs, external);
         } catch (IOException e) {
             throw new IOException("cannot read the ONNX graph header of " + file + ": " + e.getMessage(), e);
         }
     }
 
-    private static void readGraph(ProtoReader in, long end, List<TensorSignature> inputs,
-            List<TensorSignature> outputs, Set<String> initializers) throws IOException {
+    /** What one graph's header yields. */
+    private record Collected(List<TensorSignature> inputs, List<TensorSignature> outputs, Set<String> initializers,
+            Map<String, Long> externalData) {
+    }
+
+    private static void readGraph(ProtoReader in, long end, Collected out) throws IOException {
         while (in.position() < end) {
             int tag = in.readTag();
             int field = tag >>> 3;
@@ -95,10 +109,11 @@ public final class OnnxHeaderReader {
             }
             long fieldEnd = in.readLengthEnd(end);
             switch (field) {
-                case GRAPH_INPUT -> inputs.add(readValueInfo(in, fieldEnd));
-                case GRAPH_OUTPUT -> outputs.add(readValueInfo(in, fieldEnd));
-                case GRAPH_INITIALIZER -> addIfPresent(initializers, readTensorName(in, fieldEnd));
-                case GRAPH_SPARSE_INITIALIZER -> addIfPresent(initializers, readSparseName(in, fieldEnd));
+                case GRAPH_INPUT -> out.inputs().add(readValueInfo(in, fieldEnd));
+                case GRAPH_OUTPUT -> out.outputs().add(readValueInfo(in, fieldEnd));
+                case GRAPH_INITIALIZER -> addIfPresent(out.initializers(), readInitializer(in, fieldEnd,
+                        out.externalData()));
+                case GRAPH_SPARSE_INITIALIZER -> addIfPresent(out.initializers(), readSparseName(in, fieldEnd));
                 default -> in.seek(fieldEnd, end);
             }
             in.seek(fieldEnd, end);
@@ -108,6 +123,60 @@ public final class OnnxHeaderReader {
     private static void addIfPresent(Set<String> names, String name) {
         if (name != null) {
             names.add(name);
+        }
+    }
+
+    /** Reads a TensorProto's name, recording its external-data extent (if any) into {@code external}. */
+    private static String readInitializer(ProtoReader in, long end, Map<String, Long> external) throws IOException {
+        String name = null;
+        Map<String, String> entries = new HashMap<>();
+        while (in.position() < end) {
+            int tag = in.readTag();
+            int field = tag >>> 3;
+            if (field == TENSOR_NAME && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                name = in.readString(in.readLengthEnd(end));
+            } else if (field == TENSOR_EXTERNAL_DATA && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                readEntry(in, in.readLengthEnd(end), entries);
+            } else {
+                in.skipValue(tag & 7, end);
+            }
+        }
+        String location = entries.get("location");
+        if (location != null) {
+            long extent = parseLong(entries.get("offset")) + parseLong(entries.get("length"));
+            external.merge(location, extent, Math::max);
+        }
+        return name;
+    }
+
+    private static void readEntry(ProtoReader in, long end, Map<String, String> entries) throws IOException {
+        String key = null;
+        String value = "";
+        while (in.position() < end) {
+            int tag = in.readTag();
+            int field = tag >>> 3;
+            if (field == ENTRY_KEY && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                key = in.readString(in.readLengthEnd(end));
+            } else if (field == ENTRY_VALUE && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
+                value = in.readString(in.readLengthEnd(end));
+            } else {
+                in.skipValue(tag & 7, end);
+            }
+        }
+        if (key != null) {
+            entries.put(key, value);
+        }
+    }
+
+    /** @return the number, or 0 when absent or not a number (ONNX Runtime then reports the real problem) */
+    private static long parseLong(String text) {
+        if (text == null) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Long.parseLong(text.trim()));
+        } catch (NumberFormatException e) {
+            return 0;
         }
     }
 
@@ -140,6 +209,7 @@ public final class OnnxHeaderReader {
     private static TensorSignature readValueInfo(ProtoReader in, long end) throws IOException {
         String name = "";
         ElementType type = ElementType.UNDEFINED;
+        boolean shaped = false;
         List<Dim> dims = new ArrayList<>();
         while (in.position() < end) {
             int tag = in.readTag();
@@ -147,17 +217,24 @@ public final class OnnxHeaderReader {
             if (field == VALUE_NAME && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
                 name = in.readString(in.readLengthEnd(end));
             } else if (field == VALUE_TYPE && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
-                type = readType(in, in.readLengthEnd(end), dims);
+                TypeInfo info = readType(in, in.readLengthEnd(end), dims);
+                type = info.type();
+                shaped = info.shaped();
             } else {
                 in.skipValue(tag & 7, end);
             }
         }
-        return new TensorSignature(name, type, dims);
+        return new TensorSignature(name, type, dims, shaped);
     }
 
-    /** Reads a TypeProto; only tensor types are described, anything else is UNDEFINED. */
-    private static ElementType readType(ProtoReader in, long end, List<Dim> dims) throws IOException {
+    /** A tensor type: its element type, and whether it declares a shape (without one the rank is unknown). */
+    private record TypeInfo(ElementType type, boolean shaped) {
+    }
+
+    /** Reads a TypeProto into {@code dims}; only tensor types are described, anything else is UNDEFINED. */
+    private static TypeInfo readType(ProtoReader in, long end, List<Dim> dims) throws IOException {
         ElementType type = ElementType.UNDEFINED;
+        boolean shaped = false;
         while (in.position() < end) {
             int tag = in.readTag();
             if (tag >>> 3 == TYPE_TENSOR && (tag & 7) == ProtoReader.LENGTH_DELIMITED) {
@@ -168,6 +245,7 @@ public final class OnnxHeaderReader {
                     if (field == TENSOR_ELEM_TYPE && (t & 7) == ProtoReader.VARINT) {
                         type = ElementType.fromOnnxCode((int) in.readVarint());
                     } else if (field == TENSOR_SHAPE && (t & 7) == ProtoReader.LENGTH_DELIMITED) {
+                        shaped = true;
                         readShape(in, in.readLengthEnd(tensorEnd), dims);
                     } else {
                         in.skipValue(t & 7, tensorEnd);
@@ -177,7 +255,7 @@ public final class OnnxHeaderReader {
                 in.skipValue(tag & 7, end);
             }
         }
-        return type;
+        return new TypeInfo(type, shaped);
     }
 
     private static void readShape(ProtoReader in, long end, List<Dim> dims) throws IOException {

@@ -5,25 +5,75 @@ import dev.flux2.onnx.config.ModelEntry;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Checks one graph's real signature against what the config declares and what the contract requires, with
  * messages that name the graph key, its file, the tensor, the expectation and what the graph has.
- * One instance per graph; not thread-safe (used once at load time).
+ *
+ * <p>The graph is authoritative (onnx-bundle §2): the config's {@code inputs}/{@code outputs} lists are used to
+ * order and name roles only while every name they list exists in the graph. A list that names a tensor the graph
+ * does not have is stale (the seed config lists {@code timesteps} for a fused graph that takes {@code timestep_i});
+ * it is then ignored with a warning and roles are resolved from the graph's own names. Extra graph outputs are
+ * harmless (only the needed ones are requested); an input no stage feeds is an error
+ * ({@link #requireOnlyInputs}). One instance per graph; not thread-safe (used once at load time).
  */
 public final class SignatureCheck {
+    private static final Logger LOG = LoggerFactory.getLogger(SignatureCheck.class);
+
     private final ModelEntry entry;
     private final GraphSignature signature;
+    private final boolean declaredInputs;
+    private final boolean declaredOutputs;
 
     /**
      * @param entry the config entry
      * @param signature the graph's real signature
      */
     public SignatureCheck(ModelEntry entry, GraphSignature signature) {
+        this(entry, signature, true);
+    }
+
+    private SignatureCheck(ModelEntry entry, GraphSignature signature, boolean considerDeclaredInputs) {
         this.entry = entry;
         this.signature = signature;
+        this.declaredInputs = considerDeclaredInputs
+                && usable("input", entry.names().inputs(), signature.inputNames());
+        this.declaredOutputs = usable("output", entry.names().outputs(), signature.outputNames());
+    }
+
+    /**
+     * A check that resolves inputs from the graph's own names only, for graphs whose inputs follow a convention
+     * detected from the graph (the fused transformer, whose config may list {@code timesteps} for a graph taking
+     * {@code timestep_i}): the config's input list is then expected to differ and is not warned about.
+     *
+     * @param entry the config entry
+     * @param signature the graph's real signature
+     * @return the check
+     */
+    public static SignatureCheck ignoringDeclaredInputs(ModelEntry entry, GraphSignature signature) {
+        return new SignatureCheck(entry, signature, false);
+    }
+
+    private boolean usable(String kind, List<String> declared, List<String> actual) {
+        if (declared.isEmpty()) {
+            return false;
+        }
+        List<String> missing = new ArrayList<>();
+        for (String name : declared) {
+            if (!actual.contains(name)) {
+                missing.add(name);
+            }
+        }
+        if (missing.isEmpty()) {
+            return true;
+        }
+        LOG.warn("graph {} ({}): models.{}.{}s lists {} that the graph does not have; using the graph's own {}s {}",
+                entry.key(), entry.file(), entry.key(), kind, missing, kind, actual);
+        return false;
     }
 
     /** @return the graph's real signature */
@@ -36,46 +86,30 @@ public final class SignatureCheck {
         return entry;
     }
 
-    /**
-     * Requires the graph to have every input and output the config declares (when it declares them), and no input
-     * the config does not declare: a renamed tensor would otherwise fail only at the first run, and an undeclared
-     * input would never be fed. Extra outputs are harmless (only the declared ones are requested) and allowed.
-     *
-     * @param checkInputs whether to compare inputs (false for graphs whose inputs follow a detected convention)
-     */
-    public void requireDeclaredNames(boolean checkInputs) {
-        if (checkInputs) {
-            compare("input", entry.names().inputs(), signature.inputNames(), true);
-        }
-        compare("output", entry.names().outputs(), signature.outputNames(), false);
-    }
-
-    private void compare(String kind, List<String> declared, List<String> actual, boolean exact) {
-        if (declared.isEmpty()) {
-            return;
-        }
-        for (String name : declared) {
-            if (!actual.contains(name)) {
-                throw error(kind + " '" + name + "' is declared in models." + entry.key() + "." + kind
-                        + "s but the graph has no such " + kind + "; the graph's " + kind + "s are " + actual);
-            }
-        }
-        for (String name : actual) {
-            if (exact && !declared.contains(name)) {
-                throw error("the graph has " + kind + " '" + name + "' that models." + entry.key() + "." + kind
-                        + "s does not declare (declared: " + declared + ")");
-            }
-        }
-    }
-
-    /** @return the input names to resolve roles from: the declared ones, else the graph's own */
+    /** @return the input names to resolve roles from: the declared ones when usable, else the graph's own */
     public List<String> inputNames() {
-        return entry.names().inputs().isEmpty() ? signature.inputNames() : entry.names().inputs();
+        return declaredInputs ? entry.names().inputs() : signature.inputNames();
     }
 
-    /** @return the output names to resolve roles from: the declared ones, else the graph's own */
+    /** @return the output names to resolve roles from: the declared ones when usable, else the graph's own */
     public List<String> outputNames() {
-        return entry.names().outputs().isEmpty() ? signature.outputNames() : entry.names().outputs();
+        return declaredOutputs ? entry.names().outputs() : signature.outputNames();
+    }
+
+    /**
+     * @param aliases names a role goes by in known exports, preferred first
+     * @return the first alias that is an input, if any
+     */
+    public Optional<String> findInput(List<String> aliases) {
+        return aliases.stream().filter(inputNames()::contains).findFirst();
+    }
+
+    /**
+     * @param aliases names a role goes by in known exports, preferred first
+     * @return the first alias that is an output, if any
+     */
+    public Optional<String> findOutput(List<String> aliases) {
+        return aliases.stream().filter(outputNames()::contains).findFirst();
     }
 
     /**
@@ -159,21 +193,11 @@ public final class SignatureCheck {
     }
 
     private TensorSignature conform(String kind, TensorSignature t, TensorRule rule) {
-        if (!rule.types().contains(t.elementType()) || t.rank() != rule.rank() || !fixedDimsMatch(t, rule)) {
+        if (!rule.accepts(t)) {
             throw error(kind + " '" + t.name() + "' (" + rule.role() + ") must be " + rule.describe() + ", found "
                     + t.elementType() + " " + t.shapeText());
         }
         return t;
-    }
-
-    private static boolean fixedDimsMatch(TensorSignature t, TensorRule rule) {
-        for (Map.Entry<Integer, Long> e : rule.fixedDims().entrySet()) {
-            Dim d = t.dim(e.getKey());
-            if (d.isFixed() && d.value() != e.getValue()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

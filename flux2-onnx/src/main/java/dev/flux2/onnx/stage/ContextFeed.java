@@ -8,8 +8,9 @@ import dev.flux2.spi.TextEmbedding;
 
 /**
  * Gives a transformer the text context in the element type its {@code ctx} input takes. Normally the embedding's
- * own tensor is fed as is; when the text encoder's output type differs (an fp32 encoder with an fp16 transformer),
- * one converted copy is made per embedding and reused for every step. Not thread-safe: one generation owns it.
+ * own tensor is fed as is; when the text encoder's output type differs (an fp32 encoder with an fp16 transformer,
+ * or the reverse), one converted copy is made per embedding and reused for every step. Not thread-safe: one
+ * generation owns it.
  */
 final class ContextFeed implements AutoCloseable {
     private final OrtEnvironment env;
@@ -24,11 +25,9 @@ final class ContextFeed implements AutoCloseable {
 
     /**
      * @param text an embedding made by this backend
-     * @param textLength text_seq_len
-     * @param contextDim context_dim
      * @return the tensor to feed as ctx
      */
-    OnnxTensor tensorFor(TextEmbedding text, int textLength, int contextDim) {
+    OnnxTensor tensorFor(TextEmbedding text) {
         if (!(text instanceof OnnxTextEmbedding embedding)) {
             throw new IllegalArgumentException("the text embedding was not made by the ONNX backend: "
                     + (text == null ? "null" : text.getClass().getName()));
@@ -39,11 +38,7 @@ final class ContextFeed implements AutoCloseable {
         }
         if (converted != embedding) {
             closeConversion();
-            int n = textLength * contextDim;
-            float[] values = new float[n];
-            ctx.readFloats(0, values, 0, n);
-            conversion = TensorBuffer.allocate(env, input.elementType(), 1, textLength, contextDim);
-            conversion.writeFloats(values, 0, n, 0);
+            conversion = TensorBuffer.convertedCopy(env, ctx, input.elementType());
             converted = embedding;
         }
         return conversion.tensor();

@@ -3,6 +3,7 @@ package dev.flux2.onnx.stage;
 import ai.onnxruntime.OnnxTensorLike;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.graph.Dim;
 import dev.flux2.onnx.graph.FusedConvention;
 import dev.flux2.onnx.graph.FusedIo;
 import dev.flux2.onnx.graph.TensorSignature;
@@ -26,8 +27,8 @@ import java.util.Set;
  * <ul>
  *   <li>{@link FusedConvention#ENGINE}: {@code timestep_i} = σ_i and {@code dt_i} = σ_{i+1} − σ_i (computed in
  *       fp32, as the per-step Euler update does), each a one-value tensor of the type the graph declares;</li>
- *   <li>{@link FusedConvention#LISTED}: one {@code timesteps} tensor holding σ_0..σ_{k−1}, or σ_0..σ_k when its
- *       fixed length is k+1.</li>
+ *   <li>{@link FusedConvention#LISTED}: one {@code timesteps} tensor of the graph's fixed shape holding
+ *       σ_0..σ_{k−1}, or σ_0..σ_k when it holds k+1 values.</li>
  * </ul>
  * The graph takes the noise tokens only (no reference tokens) and returns the final latent. The session is leased
  * for the call only, so a SEQUENTIAL run never holds the fused and the per-step transformer at once.
@@ -75,6 +76,11 @@ final class FusedDenoiser {
             return FusedSupport.unavailable("the fused graph takes no reference tokens and this generation has "
                     + setup.referenceTokenCount());
         }
+        Dim tokens = io.inputs().orElseThrow().x().dimOrFree(1);
+        if (tokens.isFixed() && tokens.value() != setup.noiseTokens()) {
+            return FusedSupport.unavailable("the fused graph is fixed to " + tokens.value() + " image tokens and this "
+                    + "generation has " + setup.noiseTokens());
+        }
         return FusedSupport.available(io.convention().name().toLowerCase(Locale.ROOT) + ": " + io.detail());
     }
 
@@ -105,14 +111,13 @@ final class FusedDenoiser {
                     CHANNELS));
             x.writeFloats(latentTokens, 0, values, 0);
             inputs.put(in.x().name(), x.tensor());
-            TensorBuffer xIds = owned.add(TensorBuffer.allocate(resources.env(), in.xIds().elementType(), 1, tokens,
-                    4));
+            TensorBuffer xIds = owned.add(TensorBuffer.allocate(resources.env(), in.xIds().elementType(),
+                    Shapes.ids(in.xIds(), tokens)));
             xIds.writeFloats(setup.positionIds(), 0, tokens * 4, 0);
             inputs.put(in.xIds().name(), xIds.tensor());
-            inputs.put(in.ctx().name(), contextFeed.tensorFor(text, textLength,
-                    resources.config().text().contextDim()));
-            TensorBuffer ctxIds = owned.add(TensorBuffer.allocate(resources.env(), in.ctxIds().elementType(), 1,
-                    textLength, 4));
+            inputs.put(in.ctx().name(), contextFeed.tensorFor(text));
+            TensorBuffer ctxIds = owned.add(TensorBuffer.allocate(resources.env(), in.ctxIds().elementType(),
+                    Shapes.ids(in.ctxIds(), textLength)));
             ctxIds.writeFloats(setup.textIds(), 0, setup.textIds().length, 0);
             inputs.put(in.ctxIds().name(), ctxIds.tensor());
             addSchedule(io, sigmas, inputs, owned);
@@ -139,17 +144,16 @@ final class FusedDenoiser {
             }
         } else {
             TensorSignature t = io.timestepInputs().get(0);
-            int length = (int) t.dim(0).value();
-            TensorBuffer buffer = owned.add(TensorBuffer.allocate(resources.env(), t.elementType(), length));
-            buffer.writeFloats(sigmas, 0, length, 0);
+            TensorBuffer buffer = owned.add(TensorBuffer.allocate(resources.env(), t.elementType(), Shapes.fixed(t)));
+            // k values are σ_0..σ_{k−1}; k + 1 values also carry the final 0.
+            buffer.writeFloats(sigmas, 0, buffer.elements(), 0);
             inputs.put(t.name(), buffer.tensor());
         }
     }
 
     private OnnxTensorLike scalar(TensorSignature t, float value, ResourceScope owned) {
-        long[] shape = new long[t.rank()];
-        Arrays.fill(shape, 1);
-        TensorBuffer buffer = owned.add(TensorBuffer.allocate(resources.env(), t.elementType(), shape));
+        TensorBuffer buffer = owned.add(TensorBuffer.allocate(resources.env(), t.elementType(),
+                Shapes.singleValue(t)));
         buffer.writeFloat(0, value);
         return buffer.tensor();
     }

@@ -11,15 +11,15 @@ import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * The per-step transformer of one generation: x [1, N+M, 128] (noise tokens, then the clean reference tokens,
- * written once), fp32 x_ids and ctx_ids (created once), σ as {@code timesteps}, and the prediction written into a
- * pinned [1, N+M, 128] tensor of which only the first N tokens are read back. The session is leased on the first
+ * written once), x_ids and ctx_ids (created once), σ as {@code timesteps}, and the prediction written into a
+ * pinned [1, N+M, 128] tensor of which only the first N tokens are read back. Every tensor has the element type
+ * and rank its graph input declares; only x and σ are rewritten per step. The session is leased on the first
  * step and held until {@link #close()}. Not thread-safe: one generation owns it.
  */
 final class PerStepDenoiser implements AutoCloseable {
@@ -48,11 +48,13 @@ final class PerStepDenoiser implements AutoCloseable {
         try {
             x = own(TensorBuffer.allocate(resources.env(), io.inputs().x().elementType(), 1, tokens, CHANNELS));
             x.writeFloats(setup.referenceTokens(), 0, setup.referenceTokens().length, noiseValues);
-            xIds = own(TensorBuffer.allocate(resources.env(), io.inputs().xIds().elementType(), 1, tokens, 4));
+            xIds = own(TensorBuffer.allocate(resources.env(), io.inputs().xIds().elementType(),
+                    Shapes.ids(io.inputs().xIds(), tokens)));
             xIds.writeFloats(setup.positionIds(), 0, setup.positionIds().length, 0);
             timesteps = own(TensorBuffer.allocate(resources.env(), io.timesteps().elementType(),
-                    onesShape(io.timesteps().rank())));
-            ctxIds = own(TensorBuffer.allocate(resources.env(), io.inputs().ctxIds().elementType(), 1, textLength, 4));
+                    Shapes.singleValue(io.timesteps())));
+            ctxIds = own(TensorBuffer.allocate(resources.env(), io.inputs().ctxIds().elementType(),
+                    Shapes.ids(io.inputs().ctxIds(), textLength)));
             ctxIds.writeFloats(setup.textIds(), 0, setup.textIds().length, 0);
             pred = own(TensorBuffer.allocate(resources.env(), io.pred().elementType(), 1, tokens, CHANNELS));
             contextFeed = own(new ContextFeed(resources.env(), io.inputs().ctx()));
@@ -60,12 +62,6 @@ final class PerStepDenoiser implements AutoCloseable {
             close();
             throw e;
         }
-    }
-
-    private static long[] onesShape(int rank) {
-        long[] shape = new long[rank];
-        Arrays.fill(shape, 1);
-        return shape;
     }
 
     private <T extends AutoCloseable> T own(T resource) {
@@ -77,15 +73,13 @@ final class PerStepDenoiser implements AutoCloseable {
             throw new IllegalArgumentException(step.label() + ": expected " + noiseValues + " latent and velocity "
                     + "values (N·128), got " + latentTokens.length + " and " + velocityOut.length);
         }
-        int textLength = resources.config().text().sequenceLength();
         x.writeFloats(latentTokens, 0, noiseValues, 0);
         timesteps.writeFloat(0, step.sigma());
         Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
         inputs.put(io.inputs().x().name(), x.tensor());
         inputs.put(io.inputs().xIds().name(), xIds.tensor());
         inputs.put(io.timesteps().name(), timesteps.tensor());
-        inputs.put(io.inputs().ctx().name(), contextFeed.tensorFor(text, textLength,
-                resources.config().text().contextDim()));
+        inputs.put(io.inputs().ctx().name(), contextFeed.tensorFor(text));
         inputs.put(io.inputs().ctxIds().name(), ctxIds.tensor());
         if (lease == null) {
             lease = resources.sessions().acquire(resources.specs().forInputs(GraphKeys.TRANSFORMER,

@@ -1,5 +1,6 @@
 package dev.flux2.onnx.stage;
 
+import dev.flux2.api.InvalidRequestException;
 import dev.flux2.onnx.config.BundleConfig;
 import dev.flux2.onnx.config.ModelEntry;
 import dev.flux2.onnx.graph.BundleIo;
@@ -8,6 +9,7 @@ import dev.flux2.onnx.graph.GraphSignature;
 import dev.flux2.onnx.graph.TensorSignature;
 import dev.flux2.onnx.session.OptimizationLevel;
 import dev.flux2.onnx.session.SessionSpec;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
@@ -45,12 +47,39 @@ public final class SessionSpecs {
     }
 
     /**
+     * A graph may fix sizes that are symbolic in the seed bundle (a static 512² export fixes the image tokens);
+     * feeding another size would fail inside ONNX Runtime with a message about internal nodes, so it is reported
+     * here, naming the graph, the input and the size it supports.
+     */
+    private static void requireFixedDims(ModelEntry entry, GraphSignature signature, Map<String, long[]> shapes) {
+        for (TensorSignature input : signature.inputs()) {
+            long[] shape = shapes.get(input.name());
+            if (shape == null || !input.rankKnown()) {
+                continue;
+            }
+            boolean fits = shape.length == input.rank();
+            for (int i = 0; fits && i < shape.length; i++) {
+                Dim d = input.dim(i);
+                fits = !d.isFixed() || d.value() == shape[i];
+            }
+            if (!fits) {
+                throw new InvalidRequestException("graph " + entry.key() + " (" + entry.file() + ") takes input '"
+                        + input.name() + "' of shape " + input.shapeText() + ", but this generation needs "
+                        + Arrays.toString(shape) + ": the bundle's graph is fixed to other sizes (choose the size "
+                        + "it was exported for)");
+            }
+        }
+    }
+
+    /**
      * @param graphKey a config key
      * @param inputShapes the shape of each tensor about to be fed, by input name
      * @return the spec
+     * @throws InvalidRequestException when a fed shape contradicts a size the graph fixes
      */
     public SessionSpec forInputs(String graphKey, Map<String, long[]> inputShapes) {
         ModelEntry entry = config.requiredModel(graphKey);
+        requireFixedDims(entry, io.signature(graphKey), inputShapes);
         Map<String, Long> dims = new TreeMap<>();
         if (pinDimensions) {
             Set<String> conflicting = new HashSet<>();
@@ -74,7 +103,7 @@ public final class SessionSpecs {
             dims.keySet().removeAll(conflicting);
         }
         OptimizationLevel level = levelOverride.orElseGet(() -> entry.settings().graphOptimizationLevel()
-                .map(OptimizationLevel::parse).orElse(OptimizationLevel.ALL));
+                .orElse(OptimizationLevel.ALL));
         return new SessionSpec(graphKey, config.directory().resolve(entry.file()), dims, level);
     }
 }

@@ -1,19 +1,23 @@
 package dev.flux2.onnx.stage;
 
+import ai.onnxruntime.OnnxTensorLike;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.config.TextSettings;
+import dev.flux2.onnx.graph.TensorSignature;
 import dev.flux2.onnx.graph.TextEncoderIo;
 import dev.flux2.onnx.session.RunCall;
 import dev.flux2.onnx.session.SessionLease;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TokenizedPrompt;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Runs the text encoder: int64 ids and mask [1, text_seq_len] → context [1, text_seq_len, context_dim], sizes from
+ * Runs the text encoder: ids, and the mask and position ids when the graph takes them, [1, text_seq_len] in the
+ * integer type the graph declares → context [1, text_seq_len, context_dim] in the graph's float type, sizes from
  * the config. The context is written straight into a native tensor the embedding keeps (a pinned output), then
  * optionally post-processed as the config asks ({@code zero_padded_context}, {@code context_clip}).
  * Thread-safe (no mutable state).
@@ -39,20 +43,16 @@ public final class TextEncoderStage {
                     + "got " + tokens.inputIds().length);
         }
         TextEncoderIo io = resources.io().textEncoder();
-        long[] tokenShape = {1, length};
         TensorBuffer ctx = TensorBuffer.allocate(resources.env(), io.ctx().elementType(), 1, length,
                 text.contextDim());
-        try (TensorBuffer ids = TensorBuffer.allocate(resources.env(), io.inputIds().elementType(), tokenShape);
-                TensorBuffer mask = TensorBuffer.allocate(resources.env(), io.attentionMask().elementType(),
-                        tokenShape)) {
-            ids.writeLongs(tokens.inputIds());
-            mask.writeLongs(tokens.attentionMask());
-            String idsName = io.inputIds().name();
-            String maskName = io.attentionMask().name();
+        try (ResourceScope scope = new ResourceScope()) {
+            Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
+            inputs.put(io.inputIds().name(), tokenTensor(scope, io.inputIds(), tokens.inputIds()));
+            io.attentionMask().ifPresent(m -> inputs.put(m.name(), tokenTensor(scope, m, tokens.attentionMask())));
+            io.positionIds().ifPresent(p -> inputs.put(p.name(), tokenTensor(scope, p, positions(length))));
             try (SessionLease lease = resources.sessions().acquire(resources.specs().forInputs(
-                    GraphKeys.TEXT_ENCODER, Map.of(idsName, tokenShape, maskName, tokenShape)));
-                    OrtSession.Result ignored = lease.session().run(new RunCall(
-                            Map.of(idsName, ids.tensor(), maskName, mask.tensor()), Set.of(),
+                    GraphKeys.TEXT_ENCODER, Shapes.of(inputs)));
+                    OrtSession.Result ignored = lease.session().run(new RunCall(inputs, Set.of(),
                             Map.of(io.ctx().name(), ctx.tensor()), "text encoder"), context)) {
                 postProcess(ctx, tokens.attentionMask(), text);
             }
@@ -61,6 +61,21 @@ public final class TextEncoderStage {
             ctx.close();
             throw e;
         }
+    }
+
+    private OnnxTensorLike tokenTensor(ResourceScope scope, TensorSignature input, long[] values) {
+        TensorBuffer t = scope.add(TensorBuffer.allocate(resources.env(), input.elementType(), 1, values.length));
+        t.writeLongs(values);
+        return t.tensor();
+    }
+
+    /** Positions 0..L−1, what the reference's text model uses when called without position ids. */
+    private static long[] positions(int length) {
+        long[] p = new long[length];
+        for (int i = 0; i < length; i++) {
+            p[i] = i;
+        }
+        return p;
     }
 
     private static void postProcess(TensorBuffer ctx, long[] mask, TextSettings text) {

@@ -4,7 +4,9 @@ import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OnnxValue;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.api.InferenceException;
+import dev.flux2.onnx.graph.ElementType;
 import java.nio.ByteBuffer;
+import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
 
@@ -34,14 +36,24 @@ public final class OutputReader {
     }
 
     /**
-     * @param tensor a float or fp16 tensor
+     * @param tensor a FLOAT, FLOAT16, BFLOAT16 or DOUBLE tensor
      * @param expectedShape the shape it must have
      * @param where the stage, for messages
      * @return its values as fp32, in C order
      */
     public static float[] floats(OnnxTensor tensor, long[] expectedShape, String where) {
         requireShape(tensor, expectedShape, where);
-        FloatBuffer buffer = tensor.getFloatBuffer();
+        ElementType type = TensorTypes.of(tensor);
+        if (type == ElementType.DOUBLE) {
+            DoubleBuffer doubles = tensor.getDoubleBuffer();
+            float[] values = new float[doubles.remaining()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = (float) doubles.get(i);
+            }
+            return values;
+        }
+        // getFloatBuffer widens FLOAT16 and BFLOAT16 exactly and returns null for non-float types.
+        FloatBuffer buffer = type.isHostFloat() ? tensor.getFloatBuffer() : null;
         if (buffer == null) {
             throw new InferenceException(where + ": output is " + tensor.getInfo().type + ", expected a float tensor");
         }

@@ -1,6 +1,5 @@
 package dev.flux2.onnx.tensor;
 
-import ai.onnxruntime.OnnxJavaType;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
@@ -8,9 +7,8 @@ import dev.flux2.api.InferenceException;
 import dev.flux2.onnx.graph.ElementType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
 import java.nio.LongBuffer;
-import java.nio.ShortBuffer;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -19,9 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * writes it without copies (java-notes §3). Used for every input and for pinned outputs; rewriting the buffer
  * between runs changes what the next run sees.
  *
- * <p>Host values are fp32 ({@code float[]}); fp16 tensors are converted with a scalar loop through a small reused
- * array and bulk-copied, with saturation at ±65504 ({@link Fp16}). Not thread-safe: one generation owns it.
- * {@link #close()} is idempotent; the direct memory itself is returned by the garbage collector.
+ * <p>Host values are fp32 ({@code float[]}), converted to and from whatever element type the graph declares
+ * ({@link ElementCodec}: fp16 through a small reused array and one bulk copy per block, with saturation at
+ * ±65504). Not thread-safe: one generation owns it. {@link #close()} is idempotent; the direct memory itself is
+ * returned by the garbage collector.
  */
 public final class TensorBuffer implements AutoCloseable {
     private static final int SCRATCH = 8192;
@@ -46,7 +45,7 @@ public final class TensorBuffer implements AutoCloseable {
      * Allocates a zero-filled tensor.
      *
      * @param env the ONNX Runtime environment
-     * @param type FLOAT, FLOAT16, INT64 or INT32
+     * @param type FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64 or INT32
      * @param shape the shape (all sizes fixed)
      * @return the tensor; the caller closes it
      * @throws InferenceException when ONNX Runtime cannot create it
@@ -59,14 +58,18 @@ public final class TensorBuffer implements AutoCloseable {
             }
             count *= d;
         }
+        if (!ElementCodec.supports(type)) {
+            throw new IllegalArgumentException("unsupported tensor element type " + type + " (supported: float "
+                    + "types FLOAT, FLOAT16, BFLOAT16, DOUBLE and integer types INT64, INT32)");
+        }
         long byteCount = count * type.byteSize();
-        if (type.byteSize() == 0 || byteCount > Integer.MAX_VALUE - 64) {
+        if (byteCount > Integer.MAX_VALUE - 64) {
             throw new IllegalArgumentException("cannot allocate a " + type + " tensor of shape "
                     + Arrays.toString(shape) + " in one buffer");
         }
         ByteBuffer bytes = ByteBuffer.allocateDirect((int) byteCount).order(ByteOrder.nativeOrder());
         try {
-            OnnxTensor tensor = OnnxTensor.createTensor(env, bytes, shape.clone(), javaType(type));
+            OnnxTensor tensor = OnnxTensor.createTensor(env, bytes, shape.clone(), TensorTypes.javaType(type));
             return new TensorBuffer(type, shape.clone(), (int) count, bytes, tensor);
         } catch (OrtException e) {
             throw new InferenceException("cannot create a " + type + " tensor of shape " + Arrays.toString(shape)
@@ -74,14 +77,54 @@ public final class TensorBuffer implements AutoCloseable {
         }
     }
 
-    private static OnnxJavaType javaType(ElementType type) {
-        return switch (type) {
-            case FLOAT -> OnnxJavaType.FLOAT;
-            case FLOAT16 -> OnnxJavaType.FLOAT16;
-            case INT64 -> OnnxJavaType.INT64;
-            case INT32 -> OnnxJavaType.INT32;
-            default -> throw new IllegalArgumentException("unsupported tensor element type " + type);
-        };
+    /**
+     * Allocates a tensor holding {@code src}'s values converted to {@code type} (fp16 saturating, see {@link Fp16}).
+     * Used where one graph's output feeds another graph's input of a different float type.
+     *
+     * @param env the ONNX Runtime environment
+     * @param src a float or id tensor (for example a runtime-allocated output); read, not modified
+     * @param type the element type wanted
+     * @return the converted copy; the caller closes it
+     */
+    public static TensorBuffer convertedCopy(OrtEnvironment env, OnnxTensor src, ElementType type) {
+        ElementType from = TensorTypes.of(src);
+        long[] shape = src.getInfo().getShape();
+        TensorBuffer out = allocate(env, type, shape);
+        try {
+            // getByteBuffer copies the raw elements once; the conversion then streams through a small scratch.
+            out.convertFrom(src.getByteBuffer(), from);
+            return out;
+        } catch (RuntimeException e) {
+            out.close();
+            throw e;
+        }
+    }
+
+    /**
+     * @param env the ONNX Runtime environment
+     * @param src a tensor of this class; read, not modified
+     * @param type the element type wanted
+     * @return {@code src}'s values converted to {@code type}; the caller closes it
+     */
+    public static TensorBuffer convertedCopy(OrtEnvironment env, TensorBuffer src, ElementType type) {
+        TensorBuffer out = allocate(env, type, src.shape);
+        try {
+            out.convertFrom(src.bytes(), src.type);
+            return out;
+        } catch (RuntimeException e) {
+            out.close();
+            throw e;
+        }
+    }
+
+    private void convertFrom(ByteBuffer src, ElementType from) {
+        float[] block = new float[Math.min(SCRATCH, Math.max(1, elements))];
+        short[] scratch = scratch();
+        for (int done = 0; done < elements; done += block.length) {
+            int n = Math.min(block.length, elements - done);
+            ElementCodec.decode(from, src, done, block, 0, n, scratch);
+            ElementCodec.encode(type, block, 0, n, bytes, done, scratch);
+        }
     }
 
     /** @return the ONNX Runtime tensor over this buffer (owned by this object) */
@@ -106,30 +149,19 @@ public final class TensorBuffer implements AutoCloseable {
     }
 
     /**
-     * Writes fp32 host values, converting to the tensor's float type.
+     * Writes fp32 host values, converting to the tensor's element type (float types round, fp16 saturating at
+     * ±65504; integer types take whole numbers only, as position ids are).
      *
      * @param src source values
      * @param srcOffset first source index
      * @param count number of values
      * @param dstIndex first element index in this tensor
+     * @throws IllegalArgumentException for a non-integral value written into an integer tensor
      */
     public void writeFloats(float[] src, int srcOffset, int count, int dstIndex) {
         checkRange(dstIndex, count);
-        switch (type) {
-            case FLOAT -> floats().put(dstIndex, src, srcOffset, count);
-            case FLOAT16 -> {
-                ShortBuffer shorts = shorts();
-                short[] scratch = scratch();
-                for (int done = 0; done < count; done += scratch.length) {
-                    int n = Math.min(scratch.length, count - done);
-                    for (int i = 0; i < n; i++) {
-                        scratch[i] = Fp16.fromFloat(src[srcOffset + done + i]);
-                    }
-                    shorts.put(dstIndex + done, scratch, 0, n);
-                }
-            }
-            default -> throw new IllegalStateException("cannot write floats into a " + type + " tensor");
-        }
+        checkOpen();
+        ElementCodec.encode(type, src, srcOffset, count, bytes, dstIndex, scratch());
     }
 
     /**
@@ -143,7 +175,7 @@ public final class TensorBuffer implements AutoCloseable {
     }
 
     /**
-     * Reads values as fp32.
+     * Reads values as fp32 (exact for FLOAT, FLOAT16, BFLOAT16 and small integers; DOUBLE is rounded).
      *
      * @param srcIndex first element index in this tensor
      * @param dst destination
@@ -152,36 +184,35 @@ public final class TensorBuffer implements AutoCloseable {
      */
     public void readFloats(int srcIndex, float[] dst, int dstOffset, int count) {
         checkRange(srcIndex, count);
-        switch (type) {
-            case FLOAT -> floats().get(srcIndex, dst, dstOffset, count);
-            case FLOAT16 -> {
-                ShortBuffer shorts = shorts();
-                short[] scratch = scratch();
-                for (int done = 0; done < count; done += scratch.length) {
-                    int n = Math.min(scratch.length, count - done);
-                    shorts.get(srcIndex + done, scratch, 0, n);
-                    for (int i = 0; i < n; i++) {
-                        dst[dstOffset + done + i] = Fp16.toFloat(scratch[i]);
-                    }
-                }
-            }
-            default -> throw new IllegalStateException("cannot read floats from a " + type + " tensor");
-        }
+        checkOpen();
+        ElementCodec.decode(type, bytes, srcIndex, dst, dstOffset, count, scratch());
     }
 
     /**
-     * Writes int64 values.
+     * Writes integer values (token ids, masks) into an INT64 or INT32 tensor.
      *
      * @param src the values; exactly {@link #elements()} of them
+     * @throws IllegalArgumentException when a value does not fit an INT32 tensor
      */
     public void writeLongs(long[] src) {
-        if (type != ElementType.INT64) {
-            throw new IllegalStateException("cannot write longs into a " + type + " tensor");
-        }
         if (src.length != elements) {
             throw new IllegalArgumentException("expected " + elements + " values, got " + src.length);
         }
-        longs().put(0, src, 0, src.length);
+        switch (type) {
+            case INT64 -> longs().put(0, src, 0, src.length);
+            case INT32 -> {
+                IntBuffer ints = ints();
+                for (int i = 0; i < src.length; i++) {
+                    long v = src[i];
+                    if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
+                        throw new IllegalArgumentException("value " + v + " at index " + i
+                                + " does not fit an INT32 tensor");
+                    }
+                    ints.put(i, (int) v);
+                }
+            }
+            default -> throw new IllegalStateException("cannot write longs into a " + type + " tensor");
+        }
     }
 
     /**
@@ -222,14 +253,9 @@ public final class TensorBuffer implements AutoCloseable {
         return bytes.asReadOnlyBuffer().order(ByteOrder.nativeOrder());
     }
 
-    private FloatBuffer floats() {
+    private IntBuffer ints() {
         checkOpen();
-        return bytes.duplicate().order(ByteOrder.nativeOrder()).asFloatBuffer();
-    }
-
-    private ShortBuffer shorts() {
-        checkOpen();
-        return bytes.duplicate().order(ByteOrder.nativeOrder()).asShortBuffer();
+        return bytes.duplicate().order(ByteOrder.nativeOrder()).asIntBuffer();
     }
 
     private LongBuffer longs() {

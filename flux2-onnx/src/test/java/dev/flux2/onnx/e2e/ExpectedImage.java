@@ -23,13 +23,14 @@ final class ExpectedImage {
      * @param ref the synthetic graphs' math
      * @param tokenizerDir the bundle's tokenizer folder
      * @param prompt the prompt
-     * @return the fp16 text context the encoder graph computes for the prompt
+     * @return the text context the transformer is fed for the prompt: the encoder graph's output, with padding rows
+     *     zeroed and values clipped when the bundle's config asks for it
      */
     static float[] context(SyntheticReference ref, Path tokenizerDir, String prompt) {
         try (Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(tokenizerDir,
                 ref.spec().textSequenceLength())) {
             TokenizedPrompt t = tokenizer.tokenize(prompt);
-            return ref.textContext(t.inputIds(), t.attentionMask());
+            return ref.conditionedContext(t.inputIds(), t.attentionMask());
         }
     }
 

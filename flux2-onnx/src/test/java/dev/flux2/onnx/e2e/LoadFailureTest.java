@@ -153,10 +153,11 @@ class LoadFailureTest {
     @Test
     void wrongDtypeNamesGraphTensorExpectedAndFound(@TempDir Path dir) {
         SyntheticBundleWriter.write(SyntheticBundleSpec.builder()
-                .inputElementType("vae_decoder_pre", "z", TensorElementType.FLOAT).build(), dir);
+                .inputElementType("vae_decoder_pre", "z", TensorElementType.INT8).build(), dir);
         String msg = buildFailure(dir);
-        assertTrue(msg.contains("graph vae_decoder_pre") && msg.contains("'z'") && msg.contains("must be FLOAT16")
-                && msg.contains("found FLOAT "), msg);
+        assertTrue(msg.contains("graph vae_decoder_pre") && msg.contains("'z'")
+                && msg.contains("must be BFLOAT16 or DOUBLE or FLOAT or FLOAT16 of rank 4")
+                && msg.contains("found INT8"), msg);
     }
 
     private static String withConfig(Consumer<ObjectNode> edit) throws IOException {
@@ -197,5 +198,70 @@ class LoadFailureTest {
         Files.write(dir.resolve("shard_000.bin"), new byte[16]);
         String msg = buildFailure(dir);
         assertTrue(msg.contains("unsupported format") && msg.contains("gandamu"), msg);
+    }
+
+    /** Runs {@code body} with the config edited, then restores it. */
+    private static <T> T withEditedConfig(Consumer<ObjectNode> edit, java.util.function.Supplier<T> body)
+            throws IOException {
+        Path config = bundle.configFile();
+        byte[] original = Files.readAllBytes(config);
+        ObjectNode node = (ObjectNode) MAPPER.readTree(original);
+        edit.accept(node);
+        MAPPER.writeValue(config.toFile(), node);
+        try {
+            return body.get();
+        } finally {
+            Files.write(config, original);
+        }
+    }
+
+    @Test
+    void withoutAManifestShardsAreCheckedFromTheGraphItself() throws IOException {
+        Consumer<ObjectNode> noManifest = n -> ((ObjectNode) n.get("models").get("text_encoder")).remove("manifest");
+        Path shard = bundle.shardFiles("text_encoder").get(1);
+        String msg = withEditedConfig(noManifest, () -> {
+            try {
+                return withoutFile(shard);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        assertTrue(msg.contains("graph text_encoder") && msg.contains(shard.getFileName().toString())
+                && msg.contains("missing"), msg);
+        byte[] original = Files.readAllBytes(shard);
+        try (RandomAccessFile f = new RandomAccessFile(shard.toFile(), "rw")) {
+            f.setLength(original.length - 64);
+        }
+        try {
+            msg = withEditedConfig(noManifest, () -> buildFailure(bundle.directory()));
+            assertTrue(msg.contains("shard " + shard.getFileName() + " is " + (original.length - 64) + " bytes")
+                    && msg.contains("graph text_encoder") && msg.contains("reads up to byte " + original.length),
+                    msg);
+        } finally {
+            Files.write(shard, original);
+        }
+    }
+
+    @Test
+    void unusedModelEntriesAreNeitherValidatedNorRead() throws IOException {
+        withEditedConfig(n -> {
+            ObjectNode models = (ObjectNode) n.get("models");
+            models.putObject("transformer_custom_lowbit").put("file", "custom/missing.bin").put("manifest",
+                    "custom/manifest.json");
+            models.putObject("runtime_notes").put("text", "no file at all");
+        }, () -> {
+            Flux2Pipeline.builder().model(bundle.directory()).build().close();
+            return null;
+        });
+    }
+
+    @Test
+    void aConfigWithoutAnyVaeDecoderNamesWhatIsMissing() throws IOException {
+        String msg = withConfig(n -> {
+            ObjectNode models = (ObjectNode) n.get("models");
+            models.remove("vae_decoder_attn_chunk");
+        });
+        assertTrue(msg.contains("no complete VAE decoder") && msg.contains("models.vae_decoder_attn_chunk")
+                && msg.contains("flux2-config.json"), msg);
     }
 }

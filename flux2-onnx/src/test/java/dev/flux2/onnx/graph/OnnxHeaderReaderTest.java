@@ -54,6 +54,10 @@ class OnnxHeaderReaderTest {
                 .addInput(value("x", OnnxMl.TensorProto.DataType.FLOAT16, 1, "image_seq", 4))
                 .addInput(value("w", OnnxMl.TensorProto.DataType.FLOAT16, weightBytes / 2))
                 .addInput(value("ids", OnnxMl.TensorProto.DataType.INT64, "batch", 512))
+                .addInput(OnnxMl.ValueInfoProto.newBuilder().setName("free").setType(OnnxMl.TypeProto.newBuilder()
+                        .setTensorType(OnnxMl.TypeProto.Tensor.newBuilder()
+                                .setElemType(OnnxMl.TensorProto.DataType.FLOAT.getNumber()))))
+                .addInput(value("scalar", OnnxMl.TensorProto.DataType.FLOAT))
                 .addOutput(value("y", OnnxMl.TensorProto.DataType.FLOAT16, 1, "image_seq", 4))
                 .build();
         OnnxMl.ModelProto model = OnnxMl.ModelProto.newBuilder().setIrVersion(8).setProducerName("test")
@@ -68,7 +72,12 @@ class OnnxHeaderReaderTest {
     @Test
     void readsInputsOutputsTypesAndShapesButNotInitializers() throws IOException {
         GraphSignature s = OnnxHeaderReader.read(writeModel(300_000));
-        assertEquals(List.of("x", "ids"), s.inputNames(), "the initializer w is not a real input");
+        assertEquals(List.of("x", "ids", "free", "scalar"), s.inputNames(), "the initializer w is not a real input");
+        TensorSignature free = s.input("free").orElseThrow();
+        assertTrue(!free.rankKnown() && free.dims().isEmpty(), "no shape field: unknown rank");
+        assertEquals("[unknown rank]", free.shapeText());
+        TensorSignature scalar = s.input("scalar").orElseThrow();
+        assertTrue(scalar.rankKnown() && scalar.rank() == 0, "an empty shape is a scalar");
         TensorSignature x = s.input("x").orElseThrow();
         assertEquals(ElementType.FLOAT16, x.elementType());
         assertEquals(List.of(Dim.fixed(1), Dim.symbolic("image_seq"), Dim.fixed(4)), x.dims());
@@ -88,6 +97,7 @@ class OnnxHeaderReaderTest {
             Map<String, NodeInfo> inputs = session.getInputInfo();
             assertEquals(inputs.keySet(), new java.util.LinkedHashSet<>(s.inputNames()));
             for (TensorSignature t : s.inputs()) {
+                // ONNX Runtime reports an unknown rank as rank 0 too: it cannot tell it from a scalar.
                 TensorInfo info = (TensorInfo) inputs.get(t.name()).getInfo();
                 long[] shape = t.dims().stream().mapToLong(Dim::value).toArray();
                 assertArrayEquals(info.getShape(), shape, t.name());

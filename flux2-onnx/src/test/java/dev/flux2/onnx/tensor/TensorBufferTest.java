@@ -103,4 +103,77 @@ class TensorBufferTest {
             }
         });
     }
+
+    @Test
+    void bfloat16AndDoubleTensorsAreWhatOnnxRuntimeReads() {
+        // bf16 keeps the top 16 bits of the fp32 pattern, rounding the rest to nearest even (1 + 2^-8 is a tie).
+        float[] values = {1f, 1f + 0x1p-8f, 1f + 3 * 0x1p-8f, -3.1415927f, 1e30f};
+        float[] bf16 = {1f, 1f, 1f + 0x1p-6f, -3.140625f, Float.intBitsToFloat(Float.floatToIntBits(1e30f)
+                + 0x8000 & 0xffff0000)};
+        try (TensorBuffer t = TensorBuffer.allocate(ENV, ElementType.BFLOAT16, values.length)) {
+            assertEquals(OnnxJavaType.BFLOAT16, t.tensor().getInfo().type);
+            t.writeFloats(values, 0, values.length, 0);
+            float[] back = new float[values.length];
+            t.readFloats(0, back, 0, back.length);
+            assertArrayEquals(bf16, back);
+            float[] viaOrt = new float[values.length];
+            t.tensor().getFloatBuffer().get(viaOrt);
+            assertArrayEquals(bf16, viaOrt, "ONNX Runtime widens the same bits");
+        }
+        try (TensorBuffer t = TensorBuffer.allocate(ENV, ElementType.DOUBLE, 2)) {
+            t.writeFloats(new float[] {0.1f, -7.5f}, 0, 2, 0);
+            assertEquals((double) 0.1f, t.tensor().getDoubleBuffer().get(0), 0.0);
+            float[] back = new float[2];
+            t.readFloats(0, back, 0, 2);
+            assertArrayEquals(new float[] {0.1f, -7.5f}, back);
+        }
+    }
+
+    @Test
+    void idsAreWrittenIntoIntegerTensorsOnlyWhenWhole() {
+        try (TensorBuffer t = TensorBuffer.allocate(ENV, ElementType.INT64, 3)) {
+            t.writeFloats(new float[] {0, 12, 511}, 0, 3, 0);
+            long[] back = new long[3];
+            t.tensor().getLongBuffer().get(back);
+            assertArrayEquals(new long[] {0, 12, 511}, back);
+            String msg = assertThrows(IllegalArgumentException.class, () -> t.writeFloats(new float[] {0.5f}, 0, 1,
+                    0)).getMessage();
+            assertTrue(msg.contains("0.5") && msg.contains("INT64"), msg);
+        }
+        try (TensorBuffer t = TensorBuffer.allocate(ENV, ElementType.INT32, 2)) {
+            t.writeLongs(new long[] {151643, 7});
+            int[] back = new int[2];
+            t.tensor().getIntBuffer().get(back);
+            assertArrayEquals(new int[] {151643, 7}, back);
+            assertThrows(IllegalArgumentException.class, () -> t.writeLongs(new long[] {1L << 40, 0}));
+            t.writeFloats(new float[] {3, 4}, 0, 2, 0);
+            float[] f = new float[2];
+            t.readFloats(0, f, 0, 2);
+            assertArrayEquals(new float[] {3, 4}, f);
+        }
+        String msg = assertThrows(IllegalArgumentException.class, () -> TensorBuffer.allocate(ENV,
+                ElementType.STRING, 1)).getMessage();
+        assertTrue(msg.contains("STRING") && msg.contains("FLOAT16"), msg);
+    }
+
+    @Test
+    void convertedCopiesRoundOnlyWhereTheTargetTypeMust() {
+        float[] values = new float[10000];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (i - 5000) * 0.0123f + 1e-4f;
+        }
+        try (TensorBuffer fp32 = TensorBuffer.allocate(ENV, ElementType.FLOAT, 2, 5000)) {
+            fp32.writeFloats(values, 0, values.length, 0);
+            try (TensorBuffer half = TensorBuffer.convertedCopy(ENV, fp32, ElementType.FLOAT16);
+                    TensorBuffer wide = TensorBuffer.convertedCopy(ENV, half.tensor(), ElementType.DOUBLE);
+                    TensorBuffer back = TensorBuffer.convertedCopy(ENV, wide.tensor(), ElementType.FLOAT)) {
+                assertArrayEquals(new long[] {2, 5000}, wide.shape());
+                float[] out = new float[values.length];
+                back.readFloats(0, out, 0, out.length);
+                for (int i = 0; i < values.length; i++) {
+                    assertEquals(Fp16.round(values[i]), out[i], 0f, "fp16 rounding then exact widening, " + i);
+                }
+            }
+        }
+    }
 }

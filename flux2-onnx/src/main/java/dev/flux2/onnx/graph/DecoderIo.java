@@ -1,0 +1,11 @@
+package dev.flux2.onnx.graph;
+
+/**
+ * How the bundle decodes latents (onnx-bundle §2, §8): one unified graph ({@link UnifiedDecoderIo},
+ * {@code models.vae_decoder}) or the split chain ({@link VaeDecoderIo}: pre-attention, attention chunk, and either
+ * the post stages of {@code vae_decoder_post_stage_keys} or the single {@code models.vae_decoder_post}).
+ */
+public sealed interface DecoderIo permits UnifiedDecoderIo, VaeDecoderIo {
+    /** @return the config keys of the graphs this decoder runs, in run order */
+    java.util.List<String> graphKeys();
+}

@@ -1,0 +1,55 @@
+package dev.flux2.onnx.graph;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks the external-data files a graph's initializers reference, as recorded in the graph itself: each must sit
+ * inside the graph's folder (ONNX Runtime refuses locations that escape it) and hold at least the bytes the graph
+ * reads from it. This works whether or not the config lists the shards in a manifest, in whatever order, and
+ * whether a shard belongs to one graph or is shared (the fused transformer reuses the per-step shards). Stateless.
+ */
+public final class ExternalDataCheck {
+    private ExternalDataCheck() {
+    }
+
+    /**
+     * @param key the graph's config key
+     * @param signature its signature (with the external-data references)
+     * @return human-readable problems, empty when every referenced shard is present and large enough
+     */
+    public static List<String> problems(String key, GraphSignature signature) {
+        List<String> problems = new ArrayList<>();
+        Path folder = signature.file().toAbsolutePath().getParent();
+        String graph = "graph " + key + " (" + signature.file().getFileName() + ")";
+        for (Map.Entry<String, Long> ref : signature.externalData().entrySet()) {
+            String location = ref.getKey();
+            Path shard = folder.resolve(location).normalize();
+            if (!shard.startsWith(folder.normalize())) {
+                problems.add(graph + " references external data '" + location + "' outside its folder " + folder
+                        + ", which ONNX Runtime refuses to load");
+                continue;
+            }
+            long size = sizeOf(shard);
+            if (size < 0) {
+                problems.add(graph + " reads its weights from " + location + ", which is missing from " + folder);
+            } else if (size < ref.getValue()) {
+                problems.add("shard " + location + " is " + size + " bytes but " + graph + " reads up to byte "
+                        + ref.getValue() + " of it: truncated or incomplete download");
+            }
+        }
+        return problems;
+    }
+
+    private static long sizeOf(Path path) {
+        try {
+            return Files.isRegularFile(path) ? Files.size(path) : -1;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}
