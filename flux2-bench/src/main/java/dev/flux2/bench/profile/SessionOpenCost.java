@@ -42,9 +42,8 @@ final class SessionOpenCost {
         OnnxBundle b = OnnxBundle.load(bundle);
         SessionSpecs specs = new SessionSpecs(b.config(), b.io(), false, Optional.empty());
         SessionFactory factory = new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(), threads);
-        List<String> keys = new ArrayList<>(List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER,
-                GraphKeys.VAE_DECODER_PRE, GraphKeys.VAE_DECODER_ATTN_CHUNK));
-        b.io().vaeDecoder().post().forEach(stage -> keys.add(stage.key()));
+        List<String> keys = new ArrayList<>(List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER));
+        keys.addAll(b.io().decoder().graphKeys());
         Map<String, Long> nanos = new LinkedHashMap<>();
         for (String key : keys) {
             long best = Long.MAX_VALUE;

@@ -6,7 +6,6 @@ import dev.flux2.bench.support.StageHarness;
 import dev.flux2.image.PixelTensor;
 import dev.flux2.math.LatentGrid;
 import dev.flux2.math.TorchRandom;
-import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.stage.AttentionPlan;
 import dev.flux2.onnx.stage.AttentionSettings;
 import dev.flux2.onnx.stage.VaeDecoderChain;
@@ -54,8 +53,10 @@ public class VaeDecodeBenchmark {
     public void setUp() {
         bundle = BenchBundle.syntheticOrReal();
         harness = StageHarness.open(bundle.directory());
-        int rows = harness.resources().config().requiredModel(GraphKeys.VAE_DECODER_ATTN_CHUNK).settings()
-                .chunkSize().orElse(AttentionPlan.DEFAULT_CHUNK_ROWS);
+        // A unified decoder has no attention graph; the settings are then unused.
+        int rows = harness.resources().io().splitDecoder().flatMap(d -> harness.resources().config()
+                .requiredModel(d.attention().key()).settings().chunkSize().stream().boxed().findFirst())
+                .orElse(AttentionPlan.DEFAULT_CHUNK_ROWS);
         chain = new VaeDecoderChain(harness.resources(), new AttentionSettings(attention, rows));
         int[] wh = harness.imageSize(size);
         latent = new LatentGrid(TorchRandom.randn(3L, 128 * (wh[1] / 16) * (wh[0] / 16)), 128, wh[1] / 16,

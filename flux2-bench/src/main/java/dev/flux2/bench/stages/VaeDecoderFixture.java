@@ -5,7 +5,7 @@ import ai.onnxruntime.OnnxTensorLike;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.bench.support.StageHarness;
 import dev.flux2.math.TorchRandom;
-import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.graph.TensorSignature;
 import dev.flux2.onnx.graph.VaeDecoderIo;
 import dev.flux2.onnx.session.RunCall;
 import dev.flux2.onnx.session.SessionLease;
@@ -13,11 +13,14 @@ import dev.flux2.onnx.stage.AttentionPlan;
 import dev.flux2.onnx.stage.StageResources;
 import dev.flux2.onnx.tensor.OutputReader;
 import dev.flux2.onnx.tensor.TensorBuffer;
+import dev.flux2.onnx.tensor.TensorTypes;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,24 +56,25 @@ final class VaeDecoderFixture implements AutoCloseable {
         this.harness = StageHarness.open(bundle);
         try {
             this.resources = harness.resources();
-            this.io = resources.io().vaeDecoder();
+            this.io = resources.io().splitDecoder().orElseThrow(() -> new IllegalStateException("bundle "
+                    + bundle + " decodes with one unified graph; the VAE part benchmarks need the split chain"));
             int[] wh = harness.imageSize(size);
             int gh = wh[1] / 16;
             int gw = wh[0] / 16;
             z = own(TensorBuffer.allocate(resources.env(), io.z().elementType(), 1, 128, gh, gw));
             z.writeFloats(TorchRandom.randn(7L, 128 * gh * gw), 0, 128 * gh * gw, 0);
-            preLease = own(lease(GraphKeys.VAE_DECODER_PRE, Map.of(io.z().name(), z.tensor())));
+            preLease = own(lease(io.preKey(), Map.of(io.z().name(), z.tensor())));
             OrtSession.Result pre = own(runPre());
-            residual = OutputReader.tensor(pre, io.residual(), "pre");
+            residual = OutputReader.tensor(pre, io.residual().name(), "pre");
             q = OutputReader.tensor(pre, io.q().name(), "pre");
-            kt = OutputReader.tensor(pre, io.kt(), "pre");
-            v = OutputReader.tensor(pre, io.v(), "pre");
+            kt = OutputReader.tensor(pre, io.kt().name(), "pre");
+            v = OutputReader.tensor(pre, io.v().name(), "pre");
             long[] qShape = q.getInfo().getShape();
             sequence = (int) qShape[2];
             int d = (int) qShape[3];
 
             long fixed = io.attention().fixedChunkRows();
-            int configured = resources.config().requiredModel(GraphKeys.VAE_DECODER_ATTN_CHUNK).settings().chunkSize()
+            int configured = resources.config().requiredModel(io.attention().key()).settings().chunkSize()
                     .orElse(AttentionPlan.DEFAULT_CHUNK_ROWS);
             chunkRows = (int) Math.min(fixed > 0 ? fixed : configured, sequence);
             qChunk = own(TensorBuffer.allocate(resources.env(), io.attention().qChunk().elementType(), 1, 1,
@@ -78,27 +82,34 @@ final class VaeDecoderFixture implements AutoCloseable {
             qChunk.copyElements(OutputReader.bytes(q), 0, 0, chunkRows * d);
             chunkOut = own(TensorBuffer.allocate(resources.env(), io.attention().output().elementType(), 1, 1,
                     chunkRows, d));
-            chunkLease = own(lease(GraphKeys.VAE_DECODER_ATTN_CHUNK, attentionInputs(qChunk.tensor())));
+            chunkLease = own(lease(io.attention().key(), attentionInputs(qChunk.tensor())));
             attention = own(TensorBuffer.allocate(resources.env(), io.attention().output().elementType(), 1, 1,
                     sequence, d));
             wholeLease = fixed > 0 && fixed != sequence ? null
-                    : own(lease(GraphKeys.VAE_DECODER_ATTN_CHUNK, attentionInputs(q)));
+                    : own(lease(io.attention().key(), attentionInputs(q)));
             if (wholeLease == null) {
                 throw new IllegalStateException("the attention-chunk graph fixes its rows to " + fixed
                         + ", so whole-sequence attention (S = " + sequence + ") cannot run on this bundle");
             }
             own(attentionWhole());
 
-            OnnxTensorLike current = attention.tensor();
+            Map<String, OnnxTensor> produced = new HashMap<>();
             for (int i = 0; i < io.post().size(); i++) {
                 VaeDecoderIo.PostStage stage = io.post().get(i);
                 Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
-                stage.residualInput().ifPresent(name -> inputs.put(name, residual));
-                inputs.put(stage.input(), current);
+                for (VaeDecoderIo.Feed feed : stage.feeds()) {
+                    OnnxTensor source = source(feed.source(), produced);
+                    // Convert where the consumer declares another element type, as the decoder chain does.
+                    inputs.put(feed.input().name(), TensorTypes.of(source) == feed.input().elementType() ? source
+                            : own(TensorBuffer.convertedCopy(resources.env(), source, feed.input().elementType()))
+                                    .tensor());
+                }
                 postInputs.add(inputs);
                 postLeases.add(own(lease(stage.key(), inputs)));
                 OrtSession.Result out = own(postStage(i));
-                current = OutputReader.tensor(out, stage.output(), stage.key());
+                for (TensorSignature output : stage.outputs()) {
+                    produced.put(i + "/" + output.name(), OutputReader.tensor(out, output.name(), stage.key()));
+                }
             }
         } catch (RuntimeException e) {
             close();
@@ -109,8 +120,8 @@ final class VaeDecoderFixture implements AutoCloseable {
     /** @return the pre-attention result (residual, q, kᵀ, v); the caller closes it */
     OrtSession.Result runPre() {
         return preLease.session().run(new RunCall(Map.of(io.z().name(), z.tensor()),
-                Set.of(io.residual(), io.q().name(), io.kt(), io.v()), Map.of(), "vae decoder pre-attention"),
-                harness.context());
+                new LinkedHashSet<>(List.of(io.residual().name(), io.q().name(), io.kt().name(), io.v().name())),
+                Map.of(), "vae decoder pre-attention"), harness.context());
     }
 
     /** @return the result of the first attention chunk (written into a pinned output); the caller closes it */
@@ -133,8 +144,10 @@ final class VaeDecoderFixture implements AutoCloseable {
      */
     OrtSession.Result postStage(int index) {
         VaeDecoderIo.PostStage stage = io.post().get(index);
-        return postLeases.get(index).session().run(new RunCall(postInputs.get(index), Set.of(stage.output()),
-                Map.of(), "vae decoder " + stage.key()), harness.context());
+        Set<String> requested = new LinkedHashSet<>();
+        stage.outputs().forEach(o -> requested.add(o.name()));
+        return postLeases.get(index).session().run(new RunCall(postInputs.get(index), requested, Map.of(),
+                "vae decoder " + stage.key()), harness.context());
     }
 
     /** @return the number of post stages */
@@ -155,9 +168,27 @@ final class VaeDecoderFixture implements AutoCloseable {
     private Map<String, OnnxTensorLike> attentionInputs(OnnxTensorLike query) {
         Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
         inputs.put(io.attention().qChunk().name(), query);
-        inputs.put(io.attention().kt(), kt);
-        inputs.put(io.attention().v(), v);
+        inputs.put(io.attention().kt().name(), kt);
+        inputs.put(io.attention().v().name(), v);
         return inputs;
+    }
+
+    private OnnxTensor source(VaeDecoderIo.Source source, Map<String, OnnxTensor> produced) {
+        switch (source.kind()) {
+            case RESIDUAL:
+                return residual;
+            case ATTENTION:
+                return attention.tensor();
+            case STAGE:
+                OnnxTensor t = produced.get(source.stage() + "/" + source.output());
+                if (t == null) {
+                    throw new IllegalStateException("post stage output " + source.output() + " of stage "
+                            + source.stage() + " was not produced");
+                }
+                return t;
+            default:
+                throw new IllegalStateException("unknown post stage source " + source.kind());
+        }
     }
 
     private SessionLease lease(String key, Map<String, ? extends OnnxTensorLike> inputs) {
