@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Opt-in checks with a real bundle (onnx-bundle §14), skipped unless {@code -Dflux2.model=DIR} is set. Run with
- * {@code mvn -pl flux2-onnx -am verify -DexcludedGroups= -Dgroups=model -Dflux2.model=DIR
- * -Dsurefire.failIfNoSpecifiedTests=false} (and a larger {@code -DargLine=-Xmx…} if needed). Images are written to
+ * {@code mvn -pl flux2-onnx -am verify -Dgroups=model -Dflux2.model=DIR -Dflux2.test.argLine=-Xmx12g
+ * -Dsurefire.failIfNoSpecifiedTests=false}. Images are written to
  * {@code target/real-bundle/} for a look.
  */
 @Tag("model")
