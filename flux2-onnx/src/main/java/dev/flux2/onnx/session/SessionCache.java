@@ -62,6 +62,8 @@ public final class SessionCache implements AutoCloseable {
 
     private SessionLease acquireSequential(SessionSpec spec) {
         checkOpen(spec);
+        // What earlier stages freed goes back to the OS before this session's creation sets the peak.
+        NativeHeapTrim.trim();
         // Opened outside the lock: creating a multi-GB session takes seconds and must not block other generations.
         ManagedSession session = factory.open(spec);
         synchronized (this) {

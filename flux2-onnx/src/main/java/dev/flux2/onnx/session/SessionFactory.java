@@ -4,8 +4,10 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.api.ModelLoadException;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +35,7 @@ public final class SessionFactory {
     private final OrtEnvironment env;
     private final ExecutionProviders providers;
     private final int intraOpThreads;
+    private final Map<String, String> configEntries;
 
     /**
      * @param env the shared environment
@@ -40,12 +43,27 @@ public final class SessionFactory {
      * @param intraOpThreads threads per run, 0 for the runtime's default
      */
     public SessionFactory(OrtEnvironment env, ExecutionProviders providers, int intraOpThreads) {
+        this(env, providers, intraOpThreads, Map.of());
+    }
+
+    /**
+     * A factory that also sets ONNX Runtime session config entries on every session (used by {@code flux2-bench}
+     * to measure options such as {@code session.disable_prepacking} against the defaults).
+     *
+     * @param env the shared environment
+     * @param providers the providers every session uses
+     * @param intraOpThreads threads per run, 0 for the runtime's default
+     * @param configEntries extra {@code addConfigEntry} keys and values, applied in key order
+     */
+    public SessionFactory(OrtEnvironment env, ExecutionProviders providers, int intraOpThreads,
+            Map<String, String> configEntries) {
         this.env = Objects.requireNonNull(env, "env");
         this.providers = Objects.requireNonNull(providers, "providers");
         if (intraOpThreads < 0) {
             throw new IllegalArgumentException("intraOpThreads must be >= 0, got " + intraOpThreads);
         }
         this.intraOpThreads = intraOpThreads;
+        this.configEntries = Collections.unmodifiableMap(new TreeMap<>(configEntries));
     }
 
     /**
@@ -62,6 +80,9 @@ public final class SessionFactory {
             options.setCPUArenaAllocator(true);
             if (intraOpThreads > 0) {
                 options.setIntraOpNumThreads(intraOpThreads);
+            }
+            for (Map.Entry<String, String> c : configEntries.entrySet()) {
+                options.addConfigEntry(c.getKey(), c.getValue());
             }
             for (Map.Entry<String, Long> d : spec.dimensions().entrySet()) {
                 options.setSymbolicDimensionValue(d.getKey(), d.getValue());
