@@ -89,7 +89,12 @@ public final class SessionFactory {
             }
             providers.applyTo(options);
             long start = System.nanoTime();
-            OrtSession session = env.createSession(spec.file().toString(), options);
+            OrtSession session;
+            try {
+                session = env.createSession(spec.file().toString(), options);
+            } finally {
+                SessionLifecycleClock.created(System.nanoTime() - start);
+            }
             LOG.debug("opened session {} with dimensions {} in {} ms", spec.label(), spec.dimensions(),
                     (System.nanoTime() - start) / 1_000_000);
             return new ManagedSession(spec, session, options);
