@@ -58,7 +58,7 @@ public final class OutputReader {
             ByteBuffer raw = tensor.getByteBuffer();
             int count = raw.remaining() / type.byteSize();
             float[] values = new float[count];
-            ElementCodec.decode(type, raw, 0, values, 0, count, new short[Math.min(8192, Math.max(1, count))]);
+            ElementCodec.decode(type, raw, 0, values, 0, count, new short[Math.min(1024, Math.max(1, count))]);
             return values;
         }
         FloatBuffer buffer = type == ElementType.FLOAT ? tensor.getFloatBuffer() : null;
