@@ -8,6 +8,7 @@ import java.nio.file.Path;
 /** Reads this process's memory counters from {@code /proc/self/status} (Linux). */
 final class ProcStatus {
     private static final Path STATUS = Path.of("/proc/self/status");
+    private static final Path CLEAR_REFS = Path.of("/proc/self/clear_refs");
 
     private ProcStatus() {
     }
@@ -20,6 +21,18 @@ final class ProcStatus {
     /** @return current resident set size (VmRSS) in bytes */
     static long rssBytes() {
         return field("VmRSS");
+    }
+
+    /**
+     * Resets VmHWM to the current VmRSS (writes 5 to {@code /proc/self/clear_refs}, Linux 4.0+), so that the next
+     * {@link #peakRssBytes()} is the peak of what ran since.
+     */
+    static void resetPeak() {
+        try {
+            Files.writeString(CLEAR_REFS, "5");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot reset the peak RSS through " + CLEAR_REFS, e);
+        }
     }
 
     private static long field(String name) {

@@ -51,41 +51,40 @@ final class ProfileReport {
                 machine.cpus(), machine.cpuModel(), machine.memoryBytes() / MIB / 1024, machine.jdk(),
                 machine.loadAverageAtStart(), MachineInfo.currentLoadAverage());
         out.printf(Locale.ROOT, "pipeline build (config, headers, tokenizer): %.0f ms%n", run.openNanos() / 1e6);
-        out.printf(Locale.ROOT, "%4s %9s %10s %10s %10s %10s %10s %10s %10s %7s %9s %7s %7s%n", "gen", "tokenize",
-                "text_enc", "vae_enc", "denoise", "vae_dec", "total", "runtime", "overhead", "ovh %", "VmRSS MiB",
-                "direct", "heap");
+        out.printf(Locale.ROOT, "%4s %9s %10s %10s %10s %10s %10s %10s %10s %7s %9s %9s %9s %7s %7s%n", "gen",
+                "tokenize", "text_enc", "vae_enc", "denoise", "vae_dec", "total", "runtime", "overhead", "ovh %",
+                "sessions", "java", "VmRSS MiB", "direct", "heap");
         for (GenerationSample s : run.samples()) {
             if (options.mode() == ProfileOptions.Mode.RSS_GROWTH && s.index() > 3 && s.index() % 10 != 0
                     && s.index() != options.generations()) {
                 continue;
             }
-            out.printf(Locale.ROOT, "%4d %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f %9.0f %7.0f %7.0f"
-                    + "%n",
+            out.printf(Locale.ROOT, "%4d %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f %9.1f %9.1f %9.0f"
+                    + " %7.0f %7.0f%n",
                     s.index(), ms(s, Stage.TOKENIZE), ms(s, Stage.TEXT_ENCODE), ms(s, Stage.VAE_ENCODE),
                     ms(s, Stage.DENOISE), ms(s, Stage.VAE_DECODE), s.timings().total().toNanos() / 1e6,
                     s.timings().runtime().toNanos() / 1e6, s.overheadNanos() / 1e6, s.overheadPercent(),
-                    s.rssBytes() / MIB, s.directBytes() / MIB, s.heapUsedBytes() / MIB);
+                    s.sessionNanos().total() / 1e6, s.javaNanos() / 1e6, s.rssBytes() / MIB, s.directBytes() / MIB,
+                    s.heapUsedBytes() / MIB);
         }
         Summary all = Summary.of(run.samples());
         out.printf(Locale.ROOT, "all generations:   total %.1f ms, runtime %.1f ms, overhead %.1f ms = %.2f %%%n",
                 all.totalMs, all.runtimeMs, all.overheadMs, all.overheadPercent());
+        out.printf(Locale.ROOT, "  of which session create/close %.1f ms = %.2f %%, Java work %.1f ms = %.2f %%%n",
+                all.sessionMs, all.percent(all.sessionMs), all.javaMs(), all.percent(all.javaMs()));
         if (run.samples().size() > 1) {
             Summary warm = Summary.of(run.samples().subList(1, run.samples().size()));
             out.printf(Locale.ROOT, "generations 2..%d: total %.1f ms, runtime %.1f ms, overhead %.1f ms = %.2f %%"
                     + " (target <= %.0f %%: %s)%n", run.samples().size(), warm.totalMs, warm.runtimeMs,
                     warm.overheadMs, warm.overheadPercent(), OVERHEAD_TARGET_PERCENT,
                     verdict(warm.overheadPercent() <= OVERHEAD_TARGET_PERCENT));
+            out.printf(Locale.ROOT, "  of which session create/close %.1f ms = %.2f %%, Java work %.1f ms = %.2f %%%n",
+                    warm.sessionMs, warm.percent(warm.sessionMs), warm.javaMs(), warm.percent(warm.javaMs()));
         }
         out.printf(Locale.ROOT, "session creation, measured separately (each graph once, what every SEQUENTIAL"
                 + " generation pays): %.1f ms%n", sessionCost.totalNanos() / 1e6);
         sessionCost.nanosByGraph().forEach((graph, nanos) -> out.printf(Locale.ROOT, "  %-26s %8.1f ms%n", graph,
                 nanos / 1e6));
-        if (policy == MemoryPolicy.SEQUENTIAL && run.samples().size() > 1) {
-            Summary warm = Summary.of(run.samples().subList(1, run.samples().size()));
-            double javaMs = warm.overheadMs - sessionCost.totalNanos() / 1e6;
-            out.printf(Locale.ROOT, "generations 2..%d without session creation: overhead %.1f ms = %.2f %% of the"
-                    + " total%n", run.samples().size(), javaMs, 100 * javaMs / warm.totalMs);
-        }
         long peak = last().peakRssBytes();
         out.printf(Locale.ROOT, "peak RSS (VmHWM): %.0f MiB; VmRSS before the pipeline was built: %.0f MiB, after:"
                 + " %.0f MiB%n", peak / MIB, run.rssBeforeOpenBytes() / MIB, run.rssAfterOpenBytes() / MIB);
@@ -140,6 +139,9 @@ final class ProfileReport {
             n.put("runtimeMs", s.timings().runtime().toNanos() / 1e6);
             n.put("overheadMs", s.overheadNanos() / 1e6);
             n.put("overheadPercent", s.overheadPercent());
+            n.put("sessionCreateMs", s.sessionNanos().create() / 1e6);
+            n.put("sessionCloseMs", s.sessionNanos().close() / 1e6);
+            n.put("javaMs", s.javaNanos() / 1e6);
             n.put("wallMs", s.wallNanos() / 1e6);
             n.put("rssBytes", s.rssBytes());
             n.put("peakRssBytes", s.peakRssBytes());
@@ -202,30 +204,43 @@ final class ProfileReport {
         return met ? "MET" : "MISSED";
     }
 
-    /** Sums of the pipeline's timings over some generations. */
+    /** Means of the pipeline's timings over some generations. */
     private static final class Summary {
         private final double totalMs;
         private final double runtimeMs;
         private final double overheadMs;
+        private final double sessionMs;
 
-        private Summary(double totalMs, double runtimeMs) {
+        private Summary(double totalMs, double runtimeMs, double sessionMs) {
             this.totalMs = totalMs;
             this.runtimeMs = runtimeMs;
             this.overheadMs = totalMs - runtimeMs;
+            this.sessionMs = sessionMs;
         }
 
         static Summary of(List<GenerationSample> samples) {
             double total = 0;
             double runtime = 0;
+            double sessions = 0;
             for (GenerationSample s : samples) {
                 total += s.timings().total().toNanos() / 1e6;
                 runtime += s.timings().runtime().toNanos() / 1e6;
+                sessions += s.sessionNanos().total() / 1e6;
             }
-            return new Summary(total / samples.size(), runtime / samples.size());
+            int n = samples.size();
+            return new Summary(total / n, runtime / n, sessions / n);
         }
 
         double overheadPercent() {
-            return 100.0 * overheadMs / totalMs;
+            return percent(overheadMs);
+        }
+
+        double javaMs() {
+            return overheadMs - sessionMs;
+        }
+
+        double percent(double ms) {
+            return 100.0 * ms / totalMs;
         }
     }
 }

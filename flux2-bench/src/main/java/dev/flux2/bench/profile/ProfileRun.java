@@ -4,6 +4,7 @@ import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.MemoryPolicy;
+import dev.flux2.onnx.session.SessionLifecycleClock;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -42,15 +43,20 @@ final class ProfileRun {
             GenerationRequest base = GenerationRequest.builder(PROMPT).size(options.size(), options.size())
                     .steps(options.steps()).build();
             for (int i = 1; i <= options.generations(); i++) {
+                long create = SessionLifecycleClock.createNanos();
+                long close = SessionLifecycleClock.closeNanos();
                 long start = System.nanoTime();
                 GenerationResult result = pipeline.generate(base.toBuilder().seed(i).build());
                 long wall = System.nanoTime() - start;
+                GenerationSample.SessionNanos sessions = new GenerationSample.SessionNanos(
+                        SessionLifecycleClock.createNanos() - create, SessionLifecycleClock.closeNanos() - close);
                 long rss = ProcStatus.rssBytes();
                 long peak = ProcStatus.peakRssBytes();
                 long direct = directBytes();
                 long heap = heapUsed();
                 long afterGc = options.mode() == ProfileOptions.Mode.RSS_GROWTH ? rssAfterGc() : -1;
-                samples.add(new GenerationSample(i, result.timings(), wall, rss, peak, direct, heap, afterGc));
+                samples.add(new GenerationSample(i, result.timings(), wall, rss, peak, direct, heap, afterGc,
+                        sessions));
                 System.out.printf("generation %d/%d: %.0f ms%n", i, options.generations(), wall / 1e6);
             }
             return new Result(List.copyOf(samples), rssBefore, rssAfterOpen, openNanos);

@@ -50,7 +50,12 @@ class ProfileRunTest {
             assertEquals(100.0 * (total - runtime) / total, s.overheadPercent(), 1e-9);
             assertTrue(s.wallNanos() >= total, "caller wall time below the pipeline's total");
             assertTrue(s.rssBytes() > 0 && s.peakRssBytes() >= s.rssBytes());
+            assertEquals(s.overheadNanos() - s.sessionNanos().create() - s.sessionNanos().close(), s.javaNanos());
         }
+        // RESIDENT: the first generation creates every session, the second reuses them all.
+        assertTrue(run.samples().get(0).sessionNanos().create() > 0, "generation 1 created no session");
+        assertEquals(0, run.samples().get(1).sessionNanos().create(), "generation 2 created a resident session");
+        assertEquals(0, run.samples().get(1).sessionNanos().close(), "generation 2 closed a resident session");
     }
 
     @Test
@@ -71,12 +76,19 @@ class ProfileRunTest {
         String printed = text.toString(StandardCharsets.UTF_8);
         assertTrue(printed.contains("SEQUENTIAL peak RSS"), printed);
         assertTrue(printed.contains("generations 2..2"), printed);
-        assertTrue(printed.contains("without session creation"), printed);
+        assertTrue(printed.contains("of which session create/close"), printed);
+        for (GenerationSample s : run.samples()) {
+            // SEQUENTIAL: every generation creates and closes its sessions.
+            assertTrue(s.sessionNanos().create() > 0 && s.sessionNanos().close() > 0, "generation " + s.index());
+        }
 
         Path json = out.resolve("memory.json");
         report.writeJson(json);
         JsonNode root = new ObjectMapper().readTree(json.toFile());
         assertEquals(2, root.get("samples").size());
+        JsonNode second = root.get("samples").get(1);
+        assertEquals(second.get("overheadMs").asDouble() - second.get("sessionCreateMs").asDouble()
+                - second.get("sessionCloseMs").asDouble(), second.get("javaMs").asDouble(), 1e-3);
         assertEquals("transformer", root.get("largestGraph").asText());
         long expectedBound = (long) (1.3 * weights.largest().getValue()) + (300L << 20);
         assertEquals(expectedBound, root.get("memoryBoundBytes").asLong());

@@ -92,6 +92,7 @@ public final class ManagedSession implements AutoCloseable {
             return;
         }
         lock.writeLock().lock();
+        long start = System.nanoTime();
         try {
             session.close();
         } catch (OrtException e) {
@@ -99,6 +100,7 @@ public final class ManagedSession implements AutoCloseable {
             LOG.warn("closing the {} session failed", spec.label(), e);
         } finally {
             options.close();
+            SessionLifecycleClock.closed(System.nanoTime() - start);
             OpenSessionCounter.closed();
             lock.writeLock().unlock();
             LOG.debug("closed session {}", spec.label());

@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@link MemoryPolicy#SEQUENTIAL}: every lease opens its own session and closing the lease closes it, so
- *       only the stages running right now hold memory (peak ≈ the largest stage).</li>
+ *       only the stages running right now hold memory (peak ≈ the largest stage). Native memory that earlier
+ *       stages freed is handed back to the OS first ({@link NativeHeapTrim}), so it does not add to the peak that
+ *       the new session's creation sets.</li>
  *   <li>{@link MemoryPolicy#RESIDENT}: one session per graph key is kept open across generations until
  *       {@link #close()}. A request for the same graph with other pinned dimensions (another resolution) replaces
  *       it; the replaced session closes when its last lease is released, so at most one resolution per graph is
@@ -62,6 +64,8 @@ public final class SessionCache implements AutoCloseable {
 
     private SessionLease acquireSequential(SessionSpec spec) {
         checkOpen(spec);
+        // What earlier stages freed goes back to the OS before this session's creation sets the peak.
+        NativeHeapTrim.trim();
         // Opened outside the lock: creating a multi-GB session takes seconds and must not block other generations.
         ManagedSession session = factory.open(spec);
         synchronized (this) {

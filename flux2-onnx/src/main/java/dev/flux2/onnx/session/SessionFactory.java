@@ -4,16 +4,30 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.api.ModelLoadException;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Opens sessions: builds {@link OrtSession.SessionOptions} (optimization level, intra-op threads, pinned symbolic
- * dimensions, execution providers), creates the session from the graph's path so ONNX Runtime finds the external
- * data beside it (java-notes §5), and hands both to a {@link ManagedSession} that closes the options after the
- * session. Thread-safe.
+ * dimensions, execution providers, memory settings), creates the session from the graph's path so ONNX Runtime
+ * finds the external data beside it (java-notes §5), and hands both to a {@link ManagedSession} that closes the
+ * options after the session. Thread-safe.
+ *
+ * <p>Memory settings, the same for every session (measured with {@code flux2-bench}'s {@code EndToEndProfile}, see
+ * the README's "Performance and memory"):
+ * <ul>
+ *   <li><b>Memory-pattern optimisation off</b> ({@code setMemoryPatternOptimization(false)}, as the browser engine
+ *       runs this bundle, onnx-bundle §11). With it on, the second run of a session allocates the planned pattern
+ *       block beside the arena the first run filled, so RESIDENT memory stepped up once by ≈ 150 MiB (+18.6 % over
+ *       50 generations) and the peak RSS of the timing bundle was ≈ 700 MiB higher; with it off the same runs grow
+ *       0.3 % and a transformer step is not slower (the arena already reuses its blocks).</li>
+ *   <li><b>CPU arena on</b> (the runtime's default, set explicitly): turning it off also keeps memory flat but
+ *       made a transformer step ≈ 50 % slower.</li>
+ * </ul>
  */
 public final class SessionFactory {
     private static final Logger LOG = LoggerFactory.getLogger(SessionFactory.class);
@@ -21,6 +35,7 @@ public final class SessionFactory {
     private final OrtEnvironment env;
     private final ExecutionProviders providers;
     private final int intraOpThreads;
+    private final Map<String, String> configEntries;
 
     /**
      * @param env the shared environment
@@ -28,12 +43,27 @@ public final class SessionFactory {
      * @param intraOpThreads threads per run, 0 for the runtime's default
      */
     public SessionFactory(OrtEnvironment env, ExecutionProviders providers, int intraOpThreads) {
+        this(env, providers, intraOpThreads, Map.of());
+    }
+
+    /**
+     * A factory that also sets ONNX Runtime session config entries on every session (used by {@code flux2-bench}
+     * to measure options such as {@code session.disable_prepacking} against the defaults).
+     *
+     * @param env the shared environment
+     * @param providers the providers every session uses
+     * @param intraOpThreads threads per run, 0 for the runtime's default
+     * @param configEntries extra {@code addConfigEntry} keys and values, applied in key order
+     */
+    public SessionFactory(OrtEnvironment env, ExecutionProviders providers, int intraOpThreads,
+            Map<String, String> configEntries) {
         this.env = Objects.requireNonNull(env, "env");
         this.providers = Objects.requireNonNull(providers, "providers");
         if (intraOpThreads < 0) {
             throw new IllegalArgumentException("intraOpThreads must be >= 0, got " + intraOpThreads);
         }
         this.intraOpThreads = intraOpThreads;
+        this.configEntries = Collections.unmodifiableMap(new TreeMap<>(configEntries));
     }
 
     /**
@@ -45,15 +75,26 @@ public final class SessionFactory {
         OrtSession.SessionOptions options = new OrtSession.SessionOptions();
         try {
             options.setOptimizationLevel(spec.optimizationLevel().ortLevel());
+            // Why both: see the class comment (measured RSS growth and step time).
+            options.setMemoryPatternOptimization(false);
+            options.setCPUArenaAllocator(true);
             if (intraOpThreads > 0) {
                 options.setIntraOpNumThreads(intraOpThreads);
+            }
+            for (Map.Entry<String, String> c : configEntries.entrySet()) {
+                options.addConfigEntry(c.getKey(), c.getValue());
             }
             for (Map.Entry<String, Long> d : spec.dimensions().entrySet()) {
                 options.setSymbolicDimensionValue(d.getKey(), d.getValue());
             }
             providers.applyTo(options);
             long start = System.nanoTime();
-            OrtSession session = env.createSession(spec.file().toString(), options);
+            OrtSession session;
+            try {
+                session = env.createSession(spec.file().toString(), options);
+            } finally {
+                SessionLifecycleClock.created(System.nanoTime() - start);
+            }
             LOG.debug("opened session {} with dimensions {} in {} ms", spec.label(), spec.dimensions(),
                     (System.nanoTime() - start) / 1_000_000);
             return new ManagedSession(spec, session, options);

@@ -1,7 +1,6 @@
 package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensor;
-import ai.onnxruntime.OrtEnvironment;
 import dev.flux2.onnx.graph.TensorSignature;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.spi.TextEmbedding;
@@ -13,13 +12,13 @@ import dev.flux2.spi.TextEmbedding;
  * generation owns it.
  */
 final class ContextFeed implements AutoCloseable {
-    private final OrtEnvironment env;
+    private final StageResources resources;
     private final TensorSignature input;
     private OnnxTextEmbedding converted;
     private TensorBuffer conversion;
 
-    ContextFeed(OrtEnvironment env, TensorSignature input) {
-        this.env = env;
+    ContextFeed(StageResources resources, TensorSignature input) {
+        this.resources = resources;
         this.input = input;
     }
 
@@ -38,7 +37,7 @@ final class ContextFeed implements AutoCloseable {
         }
         if (converted != embedding) {
             closeConversion();
-            conversion = TensorBuffer.convertedCopy(env, ctx, input.elementType());
+            conversion = resources.convertedCopy(ctx, input.elementType());
             converted = embedding;
         }
         return conversion.tensor();

@@ -105,23 +105,23 @@ final class FusedDenoiser {
         int tokens = setup.noiseTokens();
         int textLength = resources.config().text().sequenceLength();
         try (ResourceScope owned = new ResourceScope();
-                ContextFeed contextFeed = new ContextFeed(resources.env(), in.ctx())) {
+                ContextFeed contextFeed = new ContextFeed(resources, in.ctx())) {
             Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
-            TensorBuffer x = owned.add(TensorBuffer.allocate(resources.env(), in.x().elementType(), 1, tokens,
+            TensorBuffer x = owned.add(resources.allocate(in.x().elementType(), 1, tokens,
                     CHANNELS));
             x.writeFloats(latentTokens, 0, values, 0);
             inputs.put(in.x().name(), x.tensor());
-            TensorBuffer xIds = owned.add(TensorBuffer.allocate(resources.env(), in.xIds().elementType(),
+            TensorBuffer xIds = owned.add(resources.allocate(in.xIds().elementType(),
                     Shapes.ids(in.xIds(), tokens)));
             xIds.writeFloats(setup.positionIds(), 0, tokens * 4, 0);
             inputs.put(in.xIds().name(), xIds.tensor());
             inputs.put(in.ctx().name(), contextFeed.tensorFor(text));
-            TensorBuffer ctxIds = owned.add(TensorBuffer.allocate(resources.env(), in.ctxIds().elementType(),
+            TensorBuffer ctxIds = owned.add(resources.allocate(in.ctxIds().elementType(),
                     Shapes.ids(in.ctxIds(), textLength)));
             ctxIds.writeFloats(setup.textIds(), 0, setup.textIds().length, 0);
             inputs.put(in.ctxIds().name(), ctxIds.tensor());
             addSchedule(io, sigmas, inputs, owned);
-            TensorBuffer latent = owned.add(TensorBuffer.allocate(resources.env(), latentOut.elementType(), 1,
+            TensorBuffer latent = owned.add(resources.allocate(latentOut.elementType(), 1,
                     tokens, CHANNELS));
             try (SessionLease lease = resources.sessions().acquire(resources.specs().forInputs(
                     GraphKeys.TRANSFORMER_FUSED, Shapes.of(inputs)));
@@ -144,7 +144,7 @@ final class FusedDenoiser {
             }
         } else {
             TensorSignature t = io.timestepInputs().get(0);
-            TensorBuffer buffer = owned.add(TensorBuffer.allocate(resources.env(), t.elementType(), Shapes.fixed(t)));
+            TensorBuffer buffer = owned.add(resources.allocate(t.elementType(), Shapes.fixed(t)));
             // k values are σ_0..σ_{k−1}; k + 1 values also carry the final 0.
             buffer.writeFloats(sigmas, 0, buffer.elements(), 0);
             inputs.put(t.name(), buffer.tensor());
@@ -152,7 +152,7 @@ final class FusedDenoiser {
     }
 
     private OnnxTensorLike scalar(TensorSignature t, float value, ResourceScope owned) {
-        TensorBuffer buffer = owned.add(TensorBuffer.allocate(resources.env(), t.elementType(),
+        TensorBuffer buffer = owned.add(resources.allocate(t.elementType(),
                 Shapes.singleValue(t)));
         buffer.writeFloat(0, value);
         return buffer.tensor();

@@ -1,6 +1,7 @@
 package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensorLike;
+import ai.onnxruntime.OnnxValue;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.graph.TransformerIo;
@@ -36,6 +37,8 @@ final class PerStepDenoiser implements AutoCloseable {
     private final TensorBuffer ctxIds;
     private final TensorBuffer pred;
     private final ContextFeed contextFeed;
+    private final Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
+    private final Map<String, OnnxValue> pinned;
     private SessionLease lease;
 
     PerStepDenoiser(StageResources resources, DenoiserSetup setup, StageContext context) {
@@ -46,18 +49,19 @@ final class PerStepDenoiser implements AutoCloseable {
         int textLength = resources.config().text().sequenceLength();
         this.noiseValues = setup.noiseTokens() * CHANNELS;
         try {
-            x = own(TensorBuffer.allocate(resources.env(), io.inputs().x().elementType(), 1, tokens, CHANNELS));
+            x = own(resources.allocate(io.inputs().x().elementType(), 1, tokens, CHANNELS));
             x.writeFloats(setup.referenceTokens(), 0, setup.referenceTokens().length, noiseValues);
-            xIds = own(TensorBuffer.allocate(resources.env(), io.inputs().xIds().elementType(),
+            xIds = own(resources.allocate(io.inputs().xIds().elementType(),
                     Shapes.ids(io.inputs().xIds(), tokens)));
             xIds.writeFloats(setup.positionIds(), 0, setup.positionIds().length, 0);
-            timesteps = own(TensorBuffer.allocate(resources.env(), io.timesteps().elementType(),
+            timesteps = own(resources.allocate(io.timesteps().elementType(),
                     Shapes.singleValue(io.timesteps())));
-            ctxIds = own(TensorBuffer.allocate(resources.env(), io.inputs().ctxIds().elementType(),
+            ctxIds = own(resources.allocate(io.inputs().ctxIds().elementType(),
                     Shapes.ids(io.inputs().ctxIds(), textLength)));
             ctxIds.writeFloats(setup.textIds(), 0, setup.textIds().length, 0);
-            pred = own(TensorBuffer.allocate(resources.env(), io.pred().elementType(), 1, tokens, CHANNELS));
-            contextFeed = own(new ContextFeed(resources.env(), io.inputs().ctx()));
+            pred = own(resources.allocate(io.pred().elementType(), 1, tokens, CHANNELS));
+            contextFeed = own(new ContextFeed(resources, io.inputs().ctx()));
+            pinned = Map.of(io.pred().name(), pred.tensor());
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -75,18 +79,21 @@ final class PerStepDenoiser implements AutoCloseable {
         }
         x.writeFloats(latentTokens, 0, noiseValues, 0);
         timesteps.writeFloat(0, step.sigma());
-        Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
-        inputs.put(io.inputs().x().name(), x.tensor());
-        inputs.put(io.inputs().xIds().name(), xIds.tensor());
-        inputs.put(io.timesteps().name(), timesteps.tensor());
-        inputs.put(io.inputs().ctx().name(), contextFeed.tensorFor(text));
-        inputs.put(io.inputs().ctxIds().name(), ctxIds.tensor());
+        // Built once: the tensors are the same every step; only ctx changes, when another text is passed.
+        OnnxTensorLike ctx = contextFeed.tensorFor(text);
+        if (inputs.get(io.inputs().ctx().name()) != ctx) {
+            inputs.put(io.inputs().x().name(), x.tensor());
+            inputs.put(io.inputs().xIds().name(), xIds.tensor());
+            inputs.put(io.timesteps().name(), timesteps.tensor());
+            inputs.put(io.inputs().ctx().name(), ctx);
+            inputs.put(io.inputs().ctxIds().name(), ctxIds.tensor());
+        }
         if (lease == null) {
             lease = resources.sessions().acquire(resources.specs().forInputs(GraphKeys.TRANSFORMER,
                     Shapes.of(inputs)));
         }
-        try (OrtSession.Result ignored = lease.session().run(new RunCall(inputs, Set.of(),
-                Map.of(io.pred().name(), pred.tensor()), "transformer " + step.label()), context)) {
+        try (OrtSession.Result ignored = lease.session().run(new RunCall(inputs, Set.of(), pinned,
+                "transformer " + step.label()), context)) {
             pred.readFloats(0, velocityOut, 0, noiseValues);
         }
     }

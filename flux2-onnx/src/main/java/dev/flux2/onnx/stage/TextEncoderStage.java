@@ -43,7 +43,7 @@ public final class TextEncoderStage {
                     + "got " + tokens.inputIds().length);
         }
         TextEncoderIo io = resources.io().textEncoder();
-        TensorBuffer ctx = TensorBuffer.allocate(resources.env(), io.ctx().elementType(), 1, length,
+        TensorBuffer ctx = resources.allocate(io.ctx().elementType(), 1, length,
                 text.contextDim());
         try (ResourceScope scope = new ResourceScope()) {
             Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
@@ -64,7 +64,7 @@ public final class TextEncoderStage {
     }
 
     private OnnxTensorLike tokenTensor(ResourceScope scope, TensorSignature input, long[] values) {
-        TensorBuffer t = scope.add(TensorBuffer.allocate(resources.env(), input.elementType(), 1, values.length));
+        TensorBuffer t = scope.add(resources.allocate(input.elementType(), 1, values.length));
         t.writeLongs(values);
         return t.tensor();
     }

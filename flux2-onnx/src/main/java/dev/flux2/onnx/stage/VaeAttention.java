@@ -65,7 +65,7 @@ final class VaeAttention {
             }
             int rows = plan.rows();
             ByteBuffer qBytes = TensorTypes.of(q) == io.qChunk().elementType() ? OutputReader.bytes(q)
-                    : converted.add(TensorBuffer.convertedCopy(resources.env(), q, io.qChunk().elementType())).bytes();
+                    : converted.add(resources.convertedCopy(q, io.qChunk().elementType())).bytes();
             chunked(new Chunking(qBytes, ktIn, vIn, rows, d, s), out, context, chunks);
         }
     }
@@ -86,8 +86,8 @@ final class VaeAttention {
     private void chunked(Chunking c, TensorBuffer out, StageContext context, int chunks) {
         int rows = c.rows();
         int d = c.headDim();
-        try (TensorBuffer qChunk = TensorBuffer.allocate(resources.env(), io.qChunk().elementType(), 1, 1, rows, d);
-                TensorBuffer outChunk = TensorBuffer.allocate(resources.env(), io.output().elementType(), 1, 1,
+        try (TensorBuffer qChunk = resources.allocate(io.qChunk().elementType(), 1, 1, rows, d);
+                TensorBuffer outChunk = resources.allocate(io.output().elementType(), 1, 1,
                         rows, d);
                 SessionLease lease = resources.sessions().acquire(resources.specs().forInputs(io.key(),
                         Shapes.of(inputs(qChunk.tensor(), c.kt(), c.v()))))) {
@@ -112,7 +112,7 @@ final class VaeAttention {
     /** @return the tensor itself when the graph takes its type, else a converted copy owned by {@code scope} */
     private OnnxTensorLike as(OnnxTensor tensor, TensorSignature input, ResourceScope scope) {
         return TensorTypes.of(tensor) == input.elementType() ? tensor
-                : scope.add(TensorBuffer.convertedCopy(resources.env(), tensor, input.elementType())).tensor();
+                : scope.add(resources.convertedCopy(tensor, input.elementType())).tensor();
     }
 
     private void runOnce(OnnxTensorLike q, OnnxTensorLike kt, OnnxTensorLike v, TensorBuffer out,

@@ -74,10 +74,10 @@ public final class VaeDecoderChain {
         int height = latent.height() * 16;
         int width = latent.width() * 16;
         try (ResourceScope scope = new ResourceScope()) {
-            TensorBuffer z = scope.add(TensorBuffer.allocate(resources.env(), io.z().elementType(), 1, CHANNELS,
+            TensorBuffer z = scope.add(resources.allocate(io.z().elementType(), 1, CHANNELS,
                     latent.height(), latent.width()));
             z.writeFloats(latent.data(), 0, latent.data().length, 0);
-            TensorBuffer image = scope.add(TensorBuffer.allocate(resources.env(), io.image().elementType(), 1, 3,
+            TensorBuffer image = scope.add(resources.allocate(io.image().elementType(), 1, 3,
                     height, width));
             Map<String, OnnxTensorLike> inputs = Map.of(io.z().name(), z.tensor());
             SessionLease lease = scope.add(resources.sessions().acquire(resources.specs().forInputs(io.key(),
@@ -95,7 +95,7 @@ public final class VaeDecoderChain {
         int height = latent.height() * 16;
         int width = latent.width() * 16;
         try (ResourceScope scope = new ResourceScope()) {
-            TensorBuffer z = scope.add(TensorBuffer.allocate(resources.env(), io.z().elementType(), 1, CHANNELS,
+            TensorBuffer z = scope.add(resources.allocate(io.z().elementType(), 1, CHANNELS,
                     latent.height(), latent.width()));
             z.writeFloats(latent.data(), 0, latent.data().length, 0);
             Map<String, OnnxTensorLike> preInputs = Map.of(io.z().name(), z.tensor());
@@ -108,8 +108,8 @@ public final class VaeDecoderChain {
             scope.closeNow(z);
             OnnxTensor q = OutputReader.tensor(pre, io.q().name(), where);
             long[] qShape = q.getInfo().getShape();
-            TensorBuffer attn = scope.add(TensorBuffer.allocate(resources.env(),
-                    io.attention().output().elementType(), 1, 1, qShape[2], qShape[3]));
+            TensorBuffer attn = scope.add(resources.allocate(io.attention().output().elementType(), 1, 1, qShape[2],
+                    qShape[3]));
             new VaeAttention(resources, io.attention(), settings).run(q, OutputReader.tensor(pre, io.kt().name(),
                     where), OutputReader.tensor(pre, io.v().name(), where), attn, context);
 
@@ -140,7 +140,7 @@ public final class VaeDecoderChain {
             if (TensorTypes.of(source) == feed.input().elementType()) {
                 inputs.put(feed.input().name(), source);
             } else {
-                TensorBuffer converted = scope.add(TensorBuffer.convertedCopy(resources.env(), source,
+                TensorBuffer converted = scope.add(resources.convertedCopy(source,
                         feed.input().elementType()));
                 conversions.add(converted);
                 inputs.put(feed.input().name(), converted.tensor());

@@ -45,9 +45,9 @@ public final class VaeEncoderStage {
         }
         int h = image.height() / 16;
         int w = image.width() / 16;
-        try (TensorBuffer pixels = TensorBuffer.allocate(resources.env(), io.image().elementType(), 1, 3,
+        try (TensorBuffer pixels = resources.allocate(io.image().elementType(), 1, 3,
                 image.height(), image.width());
-                TensorBuffer z = TensorBuffer.allocate(resources.env(), io.z().elementType(), 1, CHANNELS, h, w)) {
+                TensorBuffer z = resources.allocate(io.z().elementType(), 1, CHANNELS, h, w)) {
             pixels.writeFloats(image.data(), 0, image.data().length, 0);
             Map<String, OnnxTensorLike> inputs = Map.of(io.image().name(), pixels.tensor());
             try (SessionLease lease = resources.sessions().acquire(resources.specs().forInputs(GraphKeys.VAE_ENCODER,

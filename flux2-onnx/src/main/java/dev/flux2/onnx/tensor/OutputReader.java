@@ -52,8 +52,16 @@ public final class OutputReader {
             }
             return values;
         }
-        // getFloatBuffer widens FLOAT16 and BFLOAT16 exactly and returns null for non-float types.
-        FloatBuffer buffer = type.isHostFloat() ? tensor.getFloatBuffer() : null;
+        if (type == ElementType.FLOAT16 || type == ElementType.BFLOAT16) {
+            // Not getFloatBuffer: for 16-bit types it widens into a new direct buffer, which only a garbage
+            // collection frees (3 MiB per 512² image); the raw bytes are a heap copy, widened here.
+            ByteBuffer raw = tensor.getByteBuffer();
+            int count = raw.remaining() / type.byteSize();
+            float[] values = new float[count];
+            ElementCodec.decode(type, raw, 0, values, 0, count, new short[Math.min(1024, Math.max(1, count))]);
+            return values;
+        }
+        FloatBuffer buffer = type == ElementType.FLOAT ? tensor.getFloatBuffer() : null;
         if (buffer == null) {
             throw new InferenceException(where + ": output is " + tensor.getInfo().type + ", expected a float tensor");
         }

@@ -19,8 +19,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Host values are fp32 ({@code float[]}), converted to and from whatever element type the graph declares
  * ({@link ElementCodec}: fp16 through a small reused array and one bulk copy per block, with saturation at
- * ±65504). Not thread-safe: one generation owns it. {@link #close()} is idempotent; the direct memory itself is
- * returned by the garbage collector.
+ * ±65504). Not thread-safe: one generation owns it. {@link #close()} is idempotent and gives the direct buffer back
+ * to the {@link DirectBufferPool} it came from (from the unpooled pool: to the garbage collector), so views from
+ * {@link #bytes()} must not be used after it.
  */
 public final class TensorBuffer implements AutoCloseable {
     private static final int SCRATCH = 8192;
@@ -30,19 +31,22 @@ public final class TensorBuffer implements AutoCloseable {
     private final int elements;
     private final ByteBuffer bytes;
     private final OnnxTensor tensor;
+    private final DirectBufferPool pool;
     private final AtomicBoolean closed = new AtomicBoolean();
     private short[] halfScratch;
+    private final float[] single = new float[1];
 
-    private TensorBuffer(ElementType type, long[] shape, int elements, ByteBuffer bytes, OnnxTensor tensor) {
+    private TensorBuffer(ElementType type, long[] shape, ByteBuffer bytes, OnnxTensor tensor, DirectBufferPool pool) {
         this.type = type;
         this.shape = shape;
-        this.elements = elements;
+        this.elements = bytes.capacity() / type.byteSize();
         this.bytes = bytes;
         this.tensor = tensor;
+        this.pool = pool;
     }
 
     /**
-     * Allocates a zero-filled tensor.
+     * Allocates a zero-filled tensor whose buffer the garbage collector frees.
      *
      * @param env the ONNX Runtime environment
      * @param type FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64 or INT32
@@ -51,6 +55,21 @@ public final class TensorBuffer implements AutoCloseable {
      * @throws InferenceException when ONNX Runtime cannot create it
      */
     public static TensorBuffer allocate(OrtEnvironment env, ElementType type, long... shape) {
+        return allocate(DirectBufferPool.unpooled(), env, type, shape);
+    }
+
+    /**
+     * Allocates a zero-filled tensor over a buffer from {@code pool}, given back to it by {@link #close()}.
+     *
+     * @param pool where the buffer comes from and returns to
+     * @param env the ONNX Runtime environment
+     * @param type FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64 or INT32
+     * @param shape the shape (all sizes fixed)
+     * @return the tensor; the caller closes it
+     * @throws InferenceException when ONNX Runtime cannot create it
+     */
+    public static TensorBuffer allocate(DirectBufferPool pool, OrtEnvironment env, ElementType type,
+            long... shape) {
         long count = 1;
         for (long d : shape) {
             if (d < 0) {
@@ -67,11 +86,12 @@ public final class TensorBuffer implements AutoCloseable {
             throw new IllegalArgumentException("cannot allocate a " + type + " tensor of shape "
                     + Arrays.toString(shape) + " in one buffer");
         }
-        ByteBuffer bytes = ByteBuffer.allocateDirect((int) byteCount).order(ByteOrder.nativeOrder());
+        ByteBuffer bytes = pool.acquire((int) byteCount);
         try {
             OnnxTensor tensor = OnnxTensor.createTensor(env, bytes, shape.clone(), TensorTypes.javaType(type));
-            return new TensorBuffer(type, shape.clone(), (int) count, bytes, tensor);
+            return new TensorBuffer(type, shape.clone(), bytes, tensor, pool);
         } catch (OrtException e) {
+            pool.release(bytes);
             throw new InferenceException("cannot create a " + type + " tensor of shape " + Arrays.toString(shape)
                     + ": " + e.getMessage(), e.getCode().name(), e);
         }
@@ -87,9 +107,21 @@ public final class TensorBuffer implements AutoCloseable {
      * @return the converted copy; the caller closes it
      */
     public static TensorBuffer convertedCopy(OrtEnvironment env, OnnxTensor src, ElementType type) {
+        return convertedCopy(DirectBufferPool.unpooled(), env, src, type);
+    }
+
+    /**
+     * @param pool where the copy's buffer comes from and returns to
+     * @param env the ONNX Runtime environment
+     * @param src a float or id tensor (for example a runtime-allocated output); read, not modified
+     * @param type the element type wanted
+     * @return the converted copy; the caller closes it
+     */
+    public static TensorBuffer convertedCopy(DirectBufferPool pool, OrtEnvironment env, OnnxTensor src,
+            ElementType type) {
         ElementType from = TensorTypes.of(src);
         long[] shape = src.getInfo().getShape();
-        TensorBuffer out = allocate(env, type, shape);
+        TensorBuffer out = allocate(pool, env, type, shape);
         try {
             // getByteBuffer copies the raw elements once; the conversion then streams through a small scratch.
             out.convertFrom(src.getByteBuffer(), from);
@@ -107,7 +139,19 @@ public final class TensorBuffer implements AutoCloseable {
      * @return {@code src}'s values converted to {@code type}; the caller closes it
      */
     public static TensorBuffer convertedCopy(OrtEnvironment env, TensorBuffer src, ElementType type) {
-        TensorBuffer out = allocate(env, type, src.shape);
+        return convertedCopy(DirectBufferPool.unpooled(), env, src, type);
+    }
+
+    /**
+     * @param pool where the copy's buffer comes from and returns to
+     * @param env the ONNX Runtime environment
+     * @param src a tensor of this class; read, not modified
+     * @param type the element type wanted
+     * @return {@code src}'s values converted to {@code type}; the caller closes it
+     */
+    public static TensorBuffer convertedCopy(DirectBufferPool pool, OrtEnvironment env, TensorBuffer src,
+            ElementType type) {
+        TensorBuffer out = allocate(pool, env, type, src.shape);
         try {
             out.convertFrom(src.bytes(), src.type);
             return out;
@@ -171,7 +215,8 @@ public final class TensorBuffer implements AutoCloseable {
      * @param value the value
      */
     public void writeFloat(int index, float value) {
-        writeFloats(new float[] {value}, 0, 1, index);
+        single[0] = value;
+        writeFloats(single, 0, 1, index);
     }
 
     /**
@@ -283,11 +328,15 @@ public final class TensorBuffer implements AutoCloseable {
         }
     }
 
-    /** Closes the ONNX Runtime tensor. Idempotent. */
+    /** Closes the ONNX Runtime tensor, then gives the buffer back to its pool. Idempotent. */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            tensor.close();
+            try {
+                tensor.close();
+            } finally {
+                pool.release(bytes);
+            }
         }
     }
 }
