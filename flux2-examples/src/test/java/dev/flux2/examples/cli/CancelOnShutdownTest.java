@@ -34,6 +34,20 @@ class CancelOnShutdownTest {
     }
 
     @Test
+    void signalCancelsWithoutWaiting() {
+        CancellationToken token = new CancellationToken();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try (CancelOnShutdown guard = CancelOnShutdown.install(token,
+                new PrintStream(err, true, StandardCharsets.UTF_8), Duration.ofSeconds(30))) {
+            // Returns at once: the command, not the signal handler, waits for the generation to unwind, so no
+            // ONNX Runtime call is in flight when the JVM's shutdown (and ONNX Runtime's own hook) starts.
+            guard.onSignal();
+            assertTrue(token.isCancelled(), "the signal cancels the generation");
+        }
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("cancelling"));
+    }
+
+    @Test
     void hookDoesNothingAfterTheCommandFinished() {
         CancellationToken token = new CancellationToken();
         CancelOnShutdown guard = CancelOnShutdown.install(token, new PrintStream(new ByteArrayOutputStream()),
