@@ -4,11 +4,13 @@ import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.MemoryPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import sun.misc.Signal;
 
 /**
  * Runs {@link ImageService} from the command line:
@@ -57,14 +59,17 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
         ImageService service = ImageService.start(pipeline, ServiceConfig.builder().host(host).port(port)
                 .workers(workers).queueCapacity(queue).requestTimeout(Duration.ofSeconds(timeoutSeconds))
                 .modelLabel(pipeline.modelInfo().variant()).build());
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            service.close();
-            pipeline.close();
-            stopped.countDown();
-        }, "flux2-service-shutdown"));
+        // Stop on SIGINT/SIGTERM from the main thread, not from a shutdown hook: ONNX Runtime's own shutdown hook
+        // releases its native environment concurrently with other hooks, which would abort a generation that a
+        // hook is still waiting for. Here the service and the pipeline are closed before the JVM starts to exit.
+        for (String name : List.of("INT", "TERM")) {
+            Signal.handle(new Signal(name), signal -> stopped.countDown());
+        }
         System.out.println("flux2 image service on http://" + host + ":" + service.port()
                 + " (POST /v1/images, GET /health); Ctrl-C stops it");
         stopped.await();
+        service.close();
+        pipeline.close();
         return 0;
     }
 }
