@@ -268,7 +268,10 @@ public final class OnnxHeaderReader {
                     int t = in.readTag();
                     int field = t >>> 3;
                     if (field == DIM_VALUE && (t & 7) == ProtoReader.VARINT) {
-                        dim = Dim.fixed(in.readVarint());
+                        long value = in.readVarint();
+                        // A negative dim_value (-1 from some exporters) is not a size: ONNX Runtime reports such a
+                        // dimension as free (-1), and so does this reader.
+                        dim = value >= 0 ? Dim.fixed(value) : Dim.symbolic("");
                     } else if (field == DIM_PARAM && (t & 7) == ProtoReader.LENGTH_DELIMITED) {
                         dim = Dim.symbolic(in.readString(in.readLengthEnd(dimEnd)));
                     } else {

@@ -69,18 +69,18 @@ final class ProtoReader {
      */
     long readLengthEnd(long limit) throws IOException {
         long length = readVarint();
-        long end = position() + length;
-        if (length < 0 || end > limit) {
-            throw new IOException("protobuf field of " + length + " bytes at byte " + position()
-                    + " runs past its enclosing message (ends at " + limit + ")");
+        // Compared as a remaining length: position() + length can overflow for a corrupt (huge) length prefix.
+        if (length < 0 || length > limit - position()) {
+            throw new IOException("protobuf field of " + Long.toUnsignedString(length) + " bytes at byte "
+                    + position() + " runs past its enclosing message (ends at " + limit + ")");
         }
-        return end;
+        return position() + length;
     }
 
     /** @param end the end position of a length-delimited string field @return the UTF-8 string */
     String readString(long end) throws IOException {
         long length = end - position();
-        if (length > 1 << 20) {
+        if (length < 0 || length > 1 << 20) {
             throw new IOException("protobuf string of " + length + " bytes at byte " + position() + " is implausibly long");
         }
         byte[] bytes = new byte[(int) length];

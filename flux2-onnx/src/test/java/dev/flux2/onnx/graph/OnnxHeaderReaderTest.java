@@ -123,4 +123,56 @@ class OnnxHeaderReaderTest {
         Path cut = Files.write(dir.resolve("cut.onnx"), java.util.Arrays.copyOf(full, full.length - 10));
         assertThrows(IOException.class, () -> OnnxHeaderReader.read(cut));
     }
+
+    private Path identityModel(String name, long middleDim) throws IOException {
+        OnnxMl.GraphProto graph = OnnxMl.GraphProto.newBuilder().setName("g")
+                .addNode(OnnxMl.NodeProto.newBuilder().setOpType("Identity").addInput("x").addOutput("y"))
+                .addInput(value("x", OnnxMl.TensorProto.DataType.FLOAT, 1, middleDim, 4))
+                .addOutput(value("y", OnnxMl.TensorProto.DataType.FLOAT, 1, middleDim, 4))
+                .build();
+        return Files.write(dir.resolve(name), OnnxMl.ModelProto.newBuilder().setIrVersion(8)
+                .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setVersion(17)).setGraph(graph).build()
+                .toByteArray());
+    }
+
+    @Test
+    void aNegativeDimValueIsAFreeDimensionAsOnnxRuntimeReportsIt() throws Exception {
+        Path minusOne = identityModel("minus-one.onnx", -1);
+        TensorSignature x = OnnxHeaderReader.read(minusOne).input("x").orElseThrow();
+        assertEquals(List.of(Dim.fixed(1), Dim.symbolic(""), Dim.fixed(4)), x.dims());
+        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+                OrtSession session = OrtEnvironment.getEnvironment().createSession(minusOne.toString(), options)) {
+            TensorInfo info = (TensorInfo) session.getInputInfo().get("x").getInfo();
+            assertArrayEquals(info.getShape(), x.dims().stream().mapToLong(Dim::value).toArray());
+        }
+        // Any other negative value is read the same way instead of failing with an IllegalArgumentException.
+        TensorSignature other = OnnxHeaderReader.read(identityModel("minus-three.onnx", -3)).input("x").orElseThrow();
+        assertEquals(Dim.symbolic(""), other.dim(1));
+    }
+
+    @Test
+    void aCorruptLengthPrefixIsAnIoErrorNamingTheFile() throws IOException {
+        byte[] huge = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF,
+            (byte) 0xFF, 0x7F};
+        // ModelProto.graph (field 7) whose length prefix is close to 2^63
+        byte[] graph = concat(new byte[] {0x3A}, huge, new byte[] {0x0A, 0x00});
+        // a well-formed graph holding an input (field 11) whose name (field 1) has such a length
+        byte[] name = concat(new byte[] {0x0A}, huge);
+        byte[] input = concat(new byte[] {0x5A, (byte) name.length}, name);
+        byte[] nested = concat(new byte[] {0x3A, (byte) input.length}, input);
+        for (byte[] bytes : List.of(graph, nested)) {
+            Path file = Files.write(dir.resolve("corrupt.onnx"), bytes);
+            IOException e = assertThrows(IOException.class, () -> OnnxHeaderReader.read(file));
+            assertTrue(e.getMessage().contains("corrupt.onnx") && e.getMessage().contains("runs past"),
+                    e.getMessage());
+        }
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
 }
