@@ -92,18 +92,22 @@ public final class ManagedSession implements AutoCloseable {
             return;
         }
         lock.writeLock().lock();
-        long start = System.nanoTime();
         try {
-            session.close();
-        } catch (OrtException e) {
-            // Keep closing: the options must still be released. Logged, not swallowed silently.
-            LOG.warn("closing the {} session failed", spec.label(), e);
-        } finally {
-            options.close();
-            SessionLifecycleClock.closed(System.nanoTime() - start);
-            OpenSessionCounter.closed();
-            lock.writeLock().unlock();
+            long start = System.nanoTime();
+            try {
+                session.close();
+            } catch (OrtException e) {
+                // Keep closing: the options must still be released. Logged, not swallowed silently.
+                LOG.warn("closing the {} session failed", spec.label(), e);
+            } finally {
+                SessionLifecycleClock.closed(System.nanoTime() - start);
+                OpenSessionCounter.closed();
+                // After the session (java-notes §4); a failure here must not leave the write lock held.
+                options.close();
+            }
             LOG.debug("closed session {}", spec.label());
+        } finally {
+            lock.writeLock().unlock();
         }
     }
 }
