@@ -1,6 +1,6 @@
 package dev.flux2.onnx;
 
-import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.InvalidRequestException;
 import dev.flux2.onnx.session.OptimizationLevel;
 import java.util.List;
 import java.util.Locale;
@@ -11,7 +11,8 @@ import java.util.TreeSet;
 
 /**
  * The ONNX backend's options, set with {@code Flux2Pipeline.builder().option(key, value)}. Unknown keys and bad
- * values are rejected in {@code build()} with a {@link ModelLoadException} listing what is accepted.
+ * values are rejected in {@code build()} with an {@link InvalidRequestException} listing what is accepted (a bad
+ * option is the caller's mistake, not the bundle's, as {@code Flux2Pipeline.Builder.build()} documents).
  *
  * <table>
  *   <caption>Options</caption>
@@ -60,12 +61,12 @@ public record OnnxBackendOptions(Optional<OptimizationLevel> optimizationLevel, 
     /**
      * @param options the builder's options
      * @return the parsed options
-     * @throws ModelLoadException for an unknown key or a bad value
+     * @throws InvalidRequestException for an unknown key or a bad value
      */
     public static OnnxBackendOptions parse(Map<String, String> options) {
         for (String key : options.keySet()) {
             if (!KEYS.contains(key)) {
-                throw new ModelLoadException("unknown option '" + key + "' for the onnx backend; known options: "
+                throw new InvalidRequestException("unknown option '" + key + "' for the onnx backend; known options: "
                         + new TreeSet<>(KEYS));
             }
         }
@@ -74,7 +75,7 @@ public record OnnxBackendOptions(Optional<OptimizationLevel> optimizationLevel, 
             try {
                 level = Optional.of(OptimizationLevel.parse(options.get(GRAPH_OPTIMIZATION_LEVEL)));
             } catch (IllegalArgumentException e) {
-                throw new ModelLoadException("option " + GRAPH_OPTIMIZATION_LEVEL + ": " + e.getMessage(), e);
+                throw new InvalidRequestException("option " + GRAPH_OPTIMIZATION_LEVEL + ": " + e.getMessage(), e);
             }
         }
         boolean fused = switch (value(options, FUSED, "auto")) {
@@ -103,7 +104,7 @@ public record OnnxBackendOptions(Optional<OptimizationLevel> optimizationLevel, 
         return options.getOrDefault(key, defaultValue).trim().toLowerCase(Locale.ROOT);
     }
 
-    private static ModelLoadException bad(String key, String value, String expected) {
-        return new ModelLoadException("option " + key + " must be " + expected + ", got '" + value + "'");
+    private static InvalidRequestException bad(String key, String value, String expected) {
+        return new InvalidRequestException("option " + key + " must be " + expected + ", got '" + value + "'");
     }
 }

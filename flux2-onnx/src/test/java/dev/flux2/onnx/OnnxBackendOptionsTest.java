@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.InvalidRequestException;
 import dev.flux2.onnx.session.OptimizationLevel;
 import java.util.Map;
 import java.util.Optional;
@@ -29,7 +29,7 @@ class OnnxBackendOptionsTest {
 
     @Test
     void unknownKeyListsTheKnownOnes() {
-        String msg = assertThrows(ModelLoadException.class,
+        String msg = assertThrows(InvalidRequestException.class,
                 () -> OnnxBackendOptions.parse(Map.of("fusd", "off"))).getMessage();
         assertTrue(msg.contains("'fusd'") && msg.contains("fused") && msg.contains("graph_optimization_level")
                 && msg.contains("pin_dimensions") && msg.contains("device_id"), msg);
@@ -37,13 +37,13 @@ class OnnxBackendOptionsTest {
 
     @Test
     void badValuesNameKeyValueAndAccepted() {
-        String msg = assertThrows(ModelLoadException.class,
+        String msg = assertThrows(InvalidRequestException.class,
                 () -> OnnxBackendOptions.parse(Map.of("graph_optimization_level", "max"))).getMessage();
         assertTrue(msg.contains("graph_optimization_level") && msg.contains("'max'") && msg.contains("disabled"), msg);
-        msg = assertThrows(ModelLoadException.class,
+        msg = assertThrows(InvalidRequestException.class,
                 () -> OnnxBackendOptions.parse(Map.of("fused", "yes"))).getMessage();
         assertTrue(msg.contains("fused must be auto or off, got 'yes'"), msg);
-        msg = assertThrows(ModelLoadException.class,
+        msg = assertThrows(InvalidRequestException.class,
                 () -> OnnxBackendOptions.parse(Map.of("device_id", "-1"))).getMessage();
         assertTrue(msg.contains("device_id"), msg);
     }

@@ -4,6 +4,7 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
+import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ProviderFallback;
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * jar lists CUDA even without CUDA libraries; enabling it is what fails, java-notes §2). An unavailable provider
  * either fails the load ({@link ProviderFallback#FAIL}) with a {@link ModelLoadException} naming the provider and
  * the reason, or is skipped with a warning ({@link ProviderFallback#WARN_AND_FALL_BACK}). An unknown name always
- * fails: it is a typo, not an unavailable provider. Stateless.
+ * fails with an {@link InvalidRequestException}: it is a typo, not an unavailable provider. Stateless.
  */
 public final class ProviderSelector {
     private static final Logger LOG = LoggerFactory.getLogger(ProviderSelector.class);
@@ -38,7 +39,8 @@ public final class ProviderSelector {
      * @param fallback what to do with an unavailable provider
      * @param deviceId device index for providers that take one
      * @return the providers to use
-     * @throws ModelLoadException for an unknown name, or an unavailable provider under FAIL
+     * @throws InvalidRequestException for an unknown name
+     * @throws ModelLoadException for an unavailable provider under FAIL
      */
     public static ExecutionProviders select(List<String> requested, ProviderFallback fallback, int deviceId) {
         List<OrtProvider> chosen = new ArrayList<>();
@@ -67,7 +69,7 @@ public final class ProviderSelector {
     /**
      * @param name a provider name, case-insensitive, with or without separators ({@code TensorRT}, {@code core_ml})
      * @return the provider
-     * @throws ModelLoadException naming the bad value and the known names
+     * @throws InvalidRequestException naming the bad value and the known names
      */
     public static OrtProvider parse(String name) {
         String key = normalise(name);
@@ -82,7 +84,7 @@ public final class ProviderSelector {
                 return p;
             }
         }
-        throw new ModelLoadException("unknown execution provider '" + name + "'; known providers: "
+        throw new InvalidRequestException("unknown execution provider '" + name + "'; known providers: "
                 + EnumSet.allOf(OrtProvider.class).stream().map(p -> normalise(p.name()))
                         .collect(Collectors.joining(", ")));
     }

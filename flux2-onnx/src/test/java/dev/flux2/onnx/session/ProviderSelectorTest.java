@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtProvider;
+import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ProviderFallback;
 import java.util.List;
@@ -25,7 +26,7 @@ class ProviderSelectorTest {
 
     @Test
     void unknownNameFailsEvenWithFallback() {
-        String msg = assertThrows(ModelLoadException.class, () -> ProviderSelector.select(List.of("cudaa"),
+        String msg = assertThrows(InvalidRequestException.class, () -> ProviderSelector.select(List.of("cudaa"),
                 ProviderFallback.WARN_AND_FALL_BACK, 0)).getMessage();
         assertTrue(msg.contains("'cudaa'") && msg.contains("cuda") && msg.contains("coreml"), msg);
     }
