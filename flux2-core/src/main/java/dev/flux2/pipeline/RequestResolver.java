@@ -20,6 +20,11 @@ import org.slf4j.LoggerFactory;
 final class RequestResolver {
     /** img2img strength when the request does not set one (diffusers' inpaint/img2img default). */
     static final double DEFAULT_STRENGTH = 0.8;
+    /**
+     * The longest array every JVM allocates. The decoded image (3·W·H floats) is the largest per-image array; the
+     * latent (W·H/2 values) and everything else are smaller, so a size within this never overflows an int length.
+     */
+    private static final long MAX_ARRAY_LENGTH = Integer.MAX_VALUE - 8;
 
     private static final Logger LOG = LoggerFactory.getLogger(RequestResolver.class);
 
@@ -31,7 +36,8 @@ final class RequestResolver {
      * @param model the model's defaults
      * @param images the request's images, already prepared
      * @return the resolved request
-     * @throws InvalidRequestException when explicit noise does not fit the working size
+     * @throws InvalidRequestException when explicit noise does not fit the working size, or the working size is
+     *     too large for Java arrays
      */
     static ResolvedRequest resolve(GenerationRequest request, ModelInfo model, PreparedImages images) {
         WorkingSize size = resolveSize(request, model, images);
@@ -57,7 +63,15 @@ final class RequestResolver {
             sourceWidth = source.getWidth();
             sourceHeight = source.getHeight();
         }
-        return new WorkingSize(request.width().orElse(sourceWidth), request.height().orElse(sourceHeight));
+        WorkingSize size = new WorkingSize(request.width().orElse(sourceWidth),
+                request.height().orElse(sourceHeight));
+        long rgbValues = 3L * size.width() * size.height();
+        if (rgbValues > MAX_ARRAY_LENGTH) {
+            throw new InvalidRequestException("size " + size + " is too large: its RGB image holds 3·W·H = "
+                    + rgbValues + " values, more than a Java array can hold (" + MAX_ARRAY_LENGTH
+                    + "); choose a smaller width or height");
+        }
+        return size;
     }
 
     private static GuidancePlan resolveGuidance(GenerationRequest request, ModelInfo model) {

@@ -3,13 +3,16 @@ package dev.flux2.pipeline;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationMetadata;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
+import dev.flux2.api.InvalidRequestException;
 import java.awt.image.BufferedImage;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -141,5 +144,22 @@ class TextToImageTest {
             assertTrue(log.text().contains("WARN"), log.text());
             assertTrue(log.text().contains("10 token(s)"), log.text());
         }
+    }
+
+    @Test
+    void aSizeTooLargeForJavaArraysIsAnInvalidRequestBeforeAnyBackendCall() {
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        try (GenerationEngine engine = new GenerationEngine(backend)) {
+            // 3·W·H = 3·2^32 RGB values: no Java array (nor the latent, 2^31 values) can hold them.
+            GenerationRequest request = GenerationRequest.builder(PROMPT).size(65536, 65536).seed(1).build();
+            InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> engine.generate(request));
+            assertTrue(e.getMessage().contains("65536x65536") && e.getMessage().contains("too large"),
+                    e.getMessage());
+            // the smallest square side over the limit: 3·26768² = 2,149,577,472 > 2^31 − 1
+            e = assertThrows(InvalidRequestException.class, () -> engine.generate(GenerationRequest.builder(PROMPT)
+                    .size(26768, 26768).seed(1).build()));
+            assertTrue(e.getMessage().contains("26768x26768"), e.getMessage());
+        }
+        assertEquals(List.of("close"), backend.calls, "rejected before any backend call");
     }
 }
