@@ -25,7 +25,8 @@ import java.util.Map;
  * Describes a bundle folder for humans without loading weights: files with expected and actual sizes, every
  * readable graph's real inputs and outputs (from the graph headers), the fused convention, the providers of the
  * ONNX Runtime on the classpath, and every problem found. Only an unreadable config is an error: an incomplete
- * bundle is described, with its problems. Stateless.
+ * bundle is described, with its problems. Optional graphs the config names but the folder lacks are listed apart
+ * ({@code absent_optional_graphs}), as {@link OnnxBundle#load} runs without them. Stateless.
  */
 final class BundleInspector {
     private BundleInspector() {
@@ -37,7 +38,10 @@ final class BundleInspector {
      * @throws ModelLoadException when the folder has no readable config
      */
     static ModelSummary inspect(Path directory) {
-        BundleConfig config = OnnxBundle.readConfig(directory);
+        BundleConfig named = OnnxBundle.readConfig(directory);
+        // Described as the backend opens it: an optional graph the revision lacks is not a missing file.
+        List<ModelEntry> absent = BundleValidator.absentOptionalGraphs(named);
+        BundleConfig config = named.withoutModels(absent.stream().map(ModelEntry::key).toList());
         BundleInventory inventory = BundleValidator.inventory(config);
         List<String> problems = new ArrayList<>(inventory.problems());
         Map<String, GraphSignature> signatures = new LinkedHashMap<>();
@@ -81,7 +85,7 @@ final class BundleInspector {
             providers.add(p.name());
         }
         return new ModelSummary(directory, OnnxBackendProvider.NAME, config.defaults().variant(), files, graphs,
-                fused, providers, details(config, problems));
+                fused, providers, details(config, absent, problems));
     }
 
     private static List<ModelSummary.TensorEntry> tensors(List<TensorSignature> list) {
@@ -92,7 +96,7 @@ final class BundleInspector {
         return out;
     }
 
-    private static Map<String, String> details(BundleConfig config, List<String> problems) {
+    private static Map<String, String> details(BundleConfig config, List<ModelEntry> absent, List<String> problems) {
         Map<String, String> d = new LinkedHashMap<>();
         d.put("model_name", config.defaults().modelName());
         d.put("distilled", Boolean.toString(config.defaults().distilled()));
@@ -104,6 +108,8 @@ final class BundleInspector {
         d.put("supports_image_input", Boolean.toString(config.supportsImageInput()));
         d.put("vae_decoder", config.decoder().unified() ? "unified (models.vae_decoder)"
                 : "split: " + String.join(" -> ", config.decoder().graphKeys()));
+        d.put("absent_optional_graphs", absent.isEmpty() ? "none"
+                : String.join(", ", absent.stream().map(e -> e.key() + " (" + e.file() + ")").toList()));
         d.put("ignored_models", config.ignoredModelKeys().isEmpty() ? "none"
                 : String.join(", ", config.ignoredModelKeys()));
         d.put("onnxruntime_version", OrtEnvironment.getEnvironment().getVersion());

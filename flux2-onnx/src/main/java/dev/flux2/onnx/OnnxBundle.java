@@ -5,11 +5,16 @@ import dev.flux2.onnx.config.BundleConfig;
 import dev.flux2.onnx.config.BundleConfigReader;
 import dev.flux2.onnx.config.BundleInventory;
 import dev.flux2.onnx.config.BundleValidator;
+import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.config.ModelEntry;
 import dev.flux2.onnx.graph.BundleIo;
 import dev.flux2.onnx.graph.GraphContracts;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A bundle folder that has passed every load-time check: config parsed, every file present with its promised size,
@@ -25,6 +30,8 @@ public record OnnxBundle(BundleConfig config, BundleInventory inventory, BundleI
     /** The first shard of the gandamu custom WebGPU format. */
     static final String GANDAMU_SHARD = "shard_000.bin";
 
+    private static final Logger LOG = LoggerFactory.getLogger(OnnxBundle.class);
+
     /** Checks for nulls. */
     public OnnxBundle {
         Objects.requireNonNull(config, "config");
@@ -38,9 +45,28 @@ public record OnnxBundle(BundleConfig config, BundleInventory inventory, BundleI
      * @throws ModelLoadException naming the file, graph or field that is wrong
      */
     public static OnnxBundle load(Path directory) {
-        BundleConfig config = readConfig(directory);
+        BundleConfig config = withoutAbsentOptionalGraphs(readConfig(directory));
         BundleInventory inventory = BundleValidator.validate(config);
         return new OnnxBundle(config, inventory, GraphContracts.load(config));
+    }
+
+    /**
+     * A revision may name a fused denoiser or a VAE encoder without shipping its graph (the pinned q4 revision lacks
+     * both, and {@code flux2 download} reports them as absent); the bundle is then used without them, with a
+     * warning naming the file and what is lost. A graph file that is present is checked in full, shards included.
+     *
+     * @param config the parsed config
+     * @return the config without the optional graphs whose graph file is absent
+     */
+    static BundleConfig withoutAbsentOptionalGraphs(BundleConfig config) {
+        List<ModelEntry> absent = BundleValidator.absentOptionalGraphs(config);
+        for (ModelEntry e : absent) {
+            LOG.warn("{} names {} (models.{}), which is not in {}: running without it, so {}",
+                    BundleConfigReader.FILE_NAME, e.file(), e.key(), config.directory(),
+                    e.key().equals(GraphKeys.VAE_ENCODER) ? "init and reference images are not supported"
+                            : "every generation denoises per step");
+        }
+        return absent.isEmpty() ? config : config.withoutModels(absent.stream().map(ModelEntry::key).toList());
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.flux2.onnx.config;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +31,23 @@ public record BundleConfig(Path file, ModelDefaults defaults, TextSettings text,
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
         Objects.requireNonNull(decoder, "decoder");
         Objects.requireNonNull(supportsImg2img, "supportsImg2img");
+    }
+
+    /**
+     * @param keys {@code models} keys of optional graphs to leave out (not the text encoder, transformer or decoder)
+     * @return this config without those entries
+     * @throws IllegalArgumentException for a key the decoder layout or the pipeline requires
+     */
+    public BundleConfig withoutModels(Collection<String> keys) {
+        Map<String, ModelEntry> kept = new LinkedHashMap<>(models);
+        for (String key : keys) {
+            if (key.equals(GraphKeys.TEXT_ENCODER) || key.equals(GraphKeys.TRANSFORMER)
+                    || decoder.graphKeys().contains(key)) {
+                throw new IllegalArgumentException("models." + key + " is required and cannot be left out");
+            }
+            kept.remove(key);
+        }
+        return new BundleConfig(file, defaults, text, kept, decoder, supportsImg2img);
     }
 
     /** @return the bundle folder */

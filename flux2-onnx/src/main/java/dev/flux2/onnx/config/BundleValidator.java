@@ -49,6 +49,31 @@ public final class BundleValidator {
     }
 
     /**
+     * Graphs a bundle may name without shipping them: the pipeline runs without a fused denoiser (per step) and
+     * without a VAE encoder (text-to-image only). The pinned q4 revision lacks both.
+     *
+     * @param key a {@code models} key
+     * @return whether the graph is optional
+     */
+    public static boolean isOptionalGraph(String key) {
+        return key.equals(GraphKeys.TRANSFORMER_FUSED) || key.equals(GraphKeys.VAE_ENCODER);
+    }
+
+    /**
+     * @param config the parsed config
+     * @return the optional graphs ({@link #isOptionalGraph}) the config names whose graph file is not in the folder
+     */
+    public static List<ModelEntry> absentOptionalGraphs(BundleConfig config) {
+        List<ModelEntry> absent = new ArrayList<>();
+        for (ModelEntry entry : config.usedModels()) {
+            if (isOptionalGraph(entry.key()) && sizeOf(config.directory().resolve(entry.file())) < 0) {
+                absent.add(entry);
+            }
+        }
+        return absent;
+    }
+
+    /**
      * @param config the parsed config
      * @return the inventory of a complete bundle
      * @throws dev.flux2.api.ModelLoadException listing every missing or mis-sized file

@@ -1,20 +1,26 @@
 package dev.flux2.onnx.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flux2.api.Flux2Models;
 import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.api.GenerationRequest;
+import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelSummary;
 import dev.flux2.onnx.session.OpenSessionCounter;
 import dev.flux2.testkit.FusedConvention;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;
 import dev.flux2.testkit.TensorElementType;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -95,9 +101,9 @@ class LoadFailureTest {
     }
 
     @Test
-    void eachMissingGraphIsNamed() throws IOException {
-        List<String> keys = new ArrayList<>(List.of("text_encoder", "transformer", "transformer_fused_4step",
-                "vae_decoder_pre", "vae_decoder_attn_chunk", "vae_encoder"));
+    void eachMissingRequiredGraphIsNamed() throws IOException {
+        List<String> keys = new ArrayList<>(List.of("text_encoder", "transformer", "vae_decoder_pre",
+                "vae_decoder_attn_chunk"));
         for (int i = 0; i < 4; i++) {
             keys.add("vae_decoder_post_stage_" + i);
         }
@@ -106,6 +112,42 @@ class LoadFailureTest {
             String msg = withoutFile(file);
             assertTrue(msg.contains(file.getFileName().toString()) && msg.contains("models." + key + ".file")
                     && msg.contains("missing"), key + ": " + msg);
+        }
+    }
+
+    /**
+     * The pinned q4 revision names no graph it lacks, but a revision may name a fused denoiser or a VAE encoder
+     * without shipping it (flux2 download reports them as absent): the bundle then works without them.
+     */
+    @Test
+    void optionalGraphsTheFolderLacksAreLeftOut() throws IOException {
+        List<Path> optional = List.of(bundle.graphFile("transformer_fused_4step"), bundle.graphFile("vae_encoder"));
+        for (Path file : optional) {
+            Files.move(file, file.resolveSibling(file.getFileName() + ".aside"));
+        }
+        try {
+            try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(bundle.directory()).build()) {
+                assertEquals(0, pipeline.modelInfo().fusedSteps());
+                assertFalse(pipeline.modelInfo().supportsImageInput());
+                GenerationResult result = pipeline.generate(GenerationRequest.builder("a fox").size(64, 64).seed(3)
+                        .build());
+                assertFalse(result.first().metadata().fused());
+                assertEquals(4, result.first().metadata().stepsRun());
+                BufferedImage init = new BufferedImage(64, 64, BufferedImage.TYPE_INT_RGB);
+                String msg = assertThrows(InvalidRequestException.class, () -> pipeline.generate(
+                        GenerationRequest.builder("a fox").initImage(init).build())).getMessage();
+                assertTrue(msg.contains("no VAE encoder"), msg);
+            }
+            ModelSummary summary = Flux2Models.inspect(bundle.directory());
+            assertTrue(summary.files().stream().allMatch(ModelSummary.FileEntry::ok), summary.files().toString());
+            assertEquals("transformer_fused_4step (" + optional.get(0).getFileName() + "), vae_encoder ("
+                    + optional.get(1).getFileName() + ")", summary.details().get("absent_optional_graphs"));
+            assertEquals("none", summary.details().get("problems"));
+            assertEquals("none", summary.fusedConvention());
+        } finally {
+            for (Path file : optional) {
+                Files.move(file.resolveSibling(file.getFileName() + ".aside"), file);
+            }
         }
     }
 
