@@ -134,6 +134,11 @@ final class GenerationQueue implements AutoCloseable {
         stats.waiting.decrementAndGet();
         stats.running.incrementAndGet();
         running.add(token);
+        if (closed) {
+            // Queued before close(), started after close() cancelled the running ones: the executor still runs
+            // queued tasks after shutdown(), so cancel here (the checks pair with close(): closed is set first).
+            token.cancel();
+        }
         try {
             GenerationResult result = generator.generate(request);
             stats.completed.incrementAndGet();
@@ -188,7 +193,7 @@ final class GenerationQueue implements AutoCloseable {
         return new IllegalStateException("generation failed: " + cause, cause);
     }
 
-    /** Refuses new work, cancels running generations and waits for the workers to stop. */
+    /** Refuses new work, cancels running and queued generations and waits for the workers to stop. */
     @Override
     public void close() {
         closed = true;

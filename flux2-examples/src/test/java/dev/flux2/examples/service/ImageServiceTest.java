@@ -139,6 +139,40 @@ class ImageServiceTest {
     }
 
     @Test
+    void closeCancelsQueuedGenerationsToo() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicReference<Boolean> queuedSawCancellation = new AtomicReference<>();
+        ImageGenerator untilCancelled = r -> {
+            CancellationToken token = r.cancellation().orElseThrow();
+            if (r.prompt().equals("one")) {
+                started.countDown();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (!token.isCancelled() && System.nanoTime() < deadline) {
+                sleep(5);
+            }
+            if (r.prompt().equals("two")) {
+                queuedSawCancellation.set(token.isCancelled());
+            }
+            if (token.isCancelled()) {
+                throw new GenerationCancelledException("cancelled at step 1/4");
+            }
+            return fakeImage(r);
+        };
+        CompletableFuture<HttpResponse<byte[]>> second;
+        try (ImageService service = ImageService.start(untilCancelled, config().queueCapacity(1).build())) {
+            ServiceClient client = new ServiceClient(service.port());
+            client.postAsync("{\"prompt\": \"one\"}");
+            assertTrue(started.await(10, TimeUnit.SECONDS));
+            second = client.postAsync("{\"prompt\": \"two\"}");
+            waitFor(() -> healthValue(client, "waiting") == 1);
+        }
+        // The queued request started only after close() had cancelled the running ones: it is cancelled too.
+        assertEquals(Boolean.TRUE, queuedSawCancellation.get());
+        assertEquals(503, second.get(10, TimeUnit.SECONDS).statusCode());
+    }
+
+    @Test
     void timeoutCancelsTheGenerationAndAnswers504() throws Exception {
         AtomicReference<Throwable> ended = new AtomicReference<>();
         CountDownLatch done = new CountDownLatch(1);
