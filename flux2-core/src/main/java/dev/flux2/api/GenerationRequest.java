@@ -28,7 +28,8 @@ import javax.imageio.ImageIO;
  * explicit noise a random seed is drawn and reported in the result's metadata. With {@code numImages > 1} image
  * {@code k} uses seed {@code seed + k}.
  *
- * <p>Thread-safe (immutable). Images are copied on the way in and never mutated.
+ * <p>Thread-safe (immutable), with one caveat: images are kept by reference, not copied (a 1024² image is 4 MB).
+ * The SDK never mutates them; the caller must not either while a request holding them may still run.
  */
 public final class GenerationRequest {
     private final String prompt;
@@ -290,7 +291,7 @@ public final class GenerationRequest {
         }
 
         /**
-         * @param image init image for img2img; copied reference kept (not mutated). Without an explicit size the
+         * @param image init image for img2img; kept by reference, never mutated. Without an explicit size the
          *     output size is derived from it (area capped at 1024², floored to multiples of 16)
          * @return this
          */
