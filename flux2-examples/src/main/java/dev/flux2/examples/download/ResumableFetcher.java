@@ -48,6 +48,18 @@ final class ResumableFetcher {
         void check(Path part) throws IOException;
     }
 
+    /**
+     * One file's transfer.
+     *
+     * @param path the file's path in the repository
+     * @param url where it is fetched from
+     * @param target where it goes once complete and checked
+     * @param part where the bytes accumulate until then
+     * @param check what the completed content must satisfy
+     */
+    private record Transfer(String path, URI url, Path target, Path part, PartCheck check) {
+    }
+
     /** A transfer that stopped early and may be resumed. */
     private static final class TransferInterrupted extends Exception {
         private static final long serialVersionUID = 1L;
@@ -75,15 +87,15 @@ final class ResumableFetcher {
      * @throws DownloadException when the transfer fails after every retry or the check fails
      */
     Optional<DownloadedFile> fetch(String path, Path target, PartCheck check) {
-        URI url = options.resolveUrl(path);
-        Path part = target.resolveSibling(target.getFileName() + ".part");
+        Transfer t = new Transfer(path, options.resolveUrl(path), target,
+                target.resolveSibling(target.getFileName() + ".part"), check);
         for (int attempt = 0; ; attempt++) {
             try {
-                return attempt(path, url, target, part, check);
+                return attempt(t);
             } catch (TransferInterrupted e) {
-                long have = sizeOrZero(part);
+                long have = sizeOrZero(t.part());
                 if (attempt >= options.retries()) {
-                    throw new DownloadException(e.getMessage() + "; " + have + " bytes are kept in " + part
+                    throw new DownloadException(e.getMessage() + "; " + have + " bytes are kept in " + t.part()
                             + ", run the download again to resume", e.getCause());
                 }
                 LOG.warn("{}; retrying from byte {} ({} of {} retries)", e.getMessage(), have, attempt + 1,
@@ -93,10 +105,9 @@ final class ResumableFetcher {
         }
     }
 
-    private Optional<DownloadedFile> attempt(String path, URI url, Path target, Path part, PartCheck check)
-            throws TransferInterrupted {
-        long offset = sizeOrZero(part);
-        HttpRequest.Builder rb = HttpRequest.newBuilder(url).timeout(options.responseTimeout()).GET()
+    private Optional<DownloadedFile> attempt(Transfer t) throws TransferInterrupted {
+        long offset = sizeOrZero(t.part());
+        HttpRequest.Builder rb = HttpRequest.newBuilder(t.url()).timeout(options.responseTimeout()).GET()
                 .header("User-Agent", "flux2-java-downloader");
         if (offset > 0) {
             rb.header("Range", "bytes=" + offset + "-");
@@ -105,10 +116,10 @@ final class ResumableFetcher {
         try {
             response = client.send(rb.build(), HttpResponse.BodyHandlers.ofInputStream());
         } catch (IOException e) {
-            throw new TransferInterrupted("request for " + url + " failed: " + e, e);
+            throw new TransferInterrupted("request for " + t.url() + " failed: " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new DownloadException("download of " + path + " was interrupted", e);
+            throw new DownloadException("download of " + t.path() + " was interrupted", e);
         }
         try (InputStream body = response.body()) {
             int status = response.statusCode();
@@ -119,37 +130,37 @@ final class ResumableFetcher {
                     append = false;
                     total = response.headers().firstValueAsLong("Content-Length").orElse(-1);
                     if (offset > 0) {
-                        LOG.info("{}: server ignored the range request, fetching from the start", path);
+                        LOG.info("{}: server ignored the range request, fetching from the start", t.path());
                     }
                     offset = 0;
                 }
                 case 206 -> {
                     append = true;
-                    total = checkContentRange(response, offset, url);
+                    total = checkContentRange(response, offset, t.url());
                 }
                 case 404 -> {
                     return Optional.empty();
                 }
                 case 416 -> {
-                    return Optional.of(rangeNotSatisfiable(response, path, target, part, offset, check));
+                    return Optional.of(rangeNotSatisfiable(response, t, offset));
                 }
-                case 401, 403 -> throw new DownloadException("access to " + url + " was refused (HTTP " + status
+                case 401, 403 -> throw new DownloadException("access to " + t.url() + " was refused (HTTP " + status
                         + "): the repository may not exist, or be private or gated (this downloader sends no"
                         + " token)");
                 case 429, 500, 502, 503, 504 -> throw new TransferInterrupted("server answered HTTP " + status
-                        + " for " + url, null);
-                default -> throw new DownloadException("unexpected HTTP " + status + " for " + url);
+                        + " for " + t.url(), null);
+                default -> throw new DownloadException("unexpected HTTP " + status + " for " + t.url());
             }
-            listener.transferStarted(path, offset, total);
-            copy(path, body, part, append, offset);
-            long have = sizeOrZero(part);
+            listener.transferStarted(t.path(), offset, total);
+            copy(t, body, append, offset);
+            long have = sizeOrZero(t.part());
             if (total >= 0 && have != total) {
-                throw new TransferInterrupted("transfer of " + path + " ended after " + have + " of " + total
+                throw new TransferInterrupted("transfer of " + t.path() + " ended after " + have + " of " + total
                         + " bytes", null);
             }
-            return Optional.of(finish(path, target, part, check, offset));
+            return Optional.of(finish(t, offset));
         } catch (IOException e) {
-            throw new DownloadException("cannot write " + part + ": " + e.getMessage(), e);
+            throw new DownloadException("cannot write " + t.part() + ": " + e.getMessage(), e);
         }
     }
 
@@ -163,23 +174,23 @@ final class ResumableFetcher {
         return "*".equals(m.group(3)) ? -1 : Long.parseLong(m.group(3));
     }
 
-    private DownloadedFile rangeNotSatisfiable(HttpResponse<?> response, String path, Path target, Path part,
-            long offset, PartCheck check) throws TransferInterrupted, IOException {
+    private DownloadedFile rangeNotSatisfiable(HttpResponse<?> response, Transfer t, long offset)
+            throws TransferInterrupted, IOException {
         Matcher m = UNSATISFIED_RANGE.matcher(response.headers().firstValue("Content-Range").orElse(""));
         if (m.matches() && Long.parseLong(m.group(1)) == offset) {
             // An earlier run received every byte but stopped before the rename.
-            return finish(path, target, part, check, offset);
+            return finish(t, offset);
         }
-        Files.deleteIfExists(part);
-        throw new TransferInterrupted("server rejected resuming " + path + " at byte " + offset
+        Files.deleteIfExists(t.part());
+        throw new TransferInterrupted("server rejected resuming " + t.path() + " at byte " + offset
                 + " (HTTP 416, the remote file changed size); starting again from the beginning", null);
     }
 
-    private void copy(String path, InputStream body, Path part, boolean append, long offset)
+    private void copy(Transfer t, InputStream body, boolean append, long offset)
             throws TransferInterrupted, IOException {
         StandardOpenOption mode = append ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING;
         long written = offset;
-        try (OutputStream out = Files.newOutputStream(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        try (OutputStream out = Files.newOutputStream(t.part(), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 mode); StallWatchdog watchdog = new StallWatchdog(scheduler, options.stallTimeout(), body)) {
             byte[] buf = new byte[BUFFER];
             try {
@@ -188,24 +199,23 @@ final class ResumableFetcher {
                     out.write(buf, 0, n);
                     written += n;
                     watchdog.progress();
-                    listener.transferProgress(path, written);
+                    listener.transferProgress(t.path(), written);
                 }
             } catch (IOException e) {
                 out.flush();
                 String why = watchdog.fired() ? "no data arrived for " + options.stallTimeout().toMillis() + " ms"
                         : e.toString();
-                throw new TransferInterrupted("transfer of " + path + " interrupted after " + written
+                throw new TransferInterrupted("transfer of " + t.path() + " interrupted after " + written
                         + " bytes: " + why, e);
             }
         }
     }
 
-    private DownloadedFile finish(String path, Path target, Path part, PartCheck check, long resumedFrom)
-            throws IOException {
-        check.check(part);
-        long size = Files.size(part);
-        Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        DownloadedFile done = new DownloadedFile(path, DownloadedFile.Outcome.DOWNLOADED, size, resumedFrom);
+    private DownloadedFile finish(Transfer t, long resumedFrom) throws IOException {
+        t.check().check(t.part());
+        long size = Files.size(t.part());
+        Files.move(t.part(), t.target(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        DownloadedFile done = new DownloadedFile(t.path(), DownloadedFile.Outcome.DOWNLOADED, size, resumedFrom);
         listener.fileDone(done);
         return done;
     }
