@@ -4,18 +4,20 @@ import ai.onnxruntime.OnnxTensor;
 import dev.flux2.onnx.graph.TensorSignature;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.spi.TextEmbedding;
+import java.util.IdentityHashMap;
+import java.util.Map;
 
 /**
  * Gives a transformer the text context in the element type its {@code ctx} input takes. Normally the embedding's
  * own tensor is fed as is; when the text encoder's output type differs (an fp32 encoder with an fp16 transformer,
- * or the reverse), one converted copy is made per embedding and reused for every step. Not thread-safe: one
- * generation owns it.
+ * or the reverse), one converted copy is made per embedding (the prompt's and, under classifier-free guidance, the
+ * negative prompt's) and reused for every step until {@link #close()}. Not thread-safe: one generation owns it.
  */
 final class ContextFeed implements AutoCloseable {
     private final StageResources resources;
     private final TensorSignature input;
-    private OnnxTextEmbedding converted;
-    private TensorBuffer conversion;
+    /** One conversion per embedding: under classifier-free guidance the prompt and the negative alternate. */
+    private final Map<OnnxTextEmbedding, TensorBuffer> conversions = new IdentityHashMap<>();
 
     ContextFeed(StageResources resources, TensorSignature input) {
         this.resources = resources;
@@ -35,24 +37,19 @@ final class ContextFeed implements AutoCloseable {
         if (ctx.type() == input.elementType()) {
             return ctx.tensor();
         }
-        if (converted != embedding) {
-            closeConversion();
+        TensorBuffer conversion = conversions.get(embedding);
+        if (conversion == null) {
             conversion = resources.convertedCopy(ctx, input.elementType());
-            converted = embedding;
+            conversions.put(embedding, conversion);
         }
         return conversion.tensor();
     }
 
-    private void closeConversion() {
-        if (conversion != null) {
-            conversion.close();
-            conversion = null;
-            converted = null;
-        }
-    }
-
     @Override
     public void close() {
-        closeConversion();
+        try (ResourceScope scope = new ResourceScope()) {
+            conversions.values().forEach(scope::add);
+            conversions.clear();
+        }
     }
 }
