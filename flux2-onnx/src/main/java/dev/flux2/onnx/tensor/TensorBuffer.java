@@ -270,6 +270,7 @@ public final class TensorBuffer implements AutoCloseable {
      */
     public void copyElements(ByteBuffer src, int srcIndex, int dstIndex, int count) {
         checkRange(dstIndex, count);
+        checkOpen();
         int size = type.byteSize();
         ByteBuffer from = src.duplicate().order(src.order());
         from.limit((srcIndex + count) * size).position(srcIndex * size);
@@ -286,6 +287,7 @@ public final class TensorBuffer implements AutoCloseable {
      */
     public void zero(int fromIndex, int count) {
         checkRange(fromIndex, count);
+        checkOpen();
         int size = type.byteSize();
         for (int b = fromIndex * size, end = (fromIndex + count) * size; b < end; b++) {
             bytes.put(b, (byte) 0);

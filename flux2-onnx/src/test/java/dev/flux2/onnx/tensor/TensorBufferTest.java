@@ -97,6 +97,12 @@ class TensorBufferTest {
         t.close();
         t.close();
         assertThrows(IllegalStateException.class, t::tensor);
+        assertThrows(IllegalStateException.class, () -> t.writeFloats(new float[1], 0, 1, 0));
+        assertThrows(IllegalStateException.class, () -> t.readFloats(0, new float[1], 0, 1));
+        // A closed buffer may already back another tensor (DirectBufferPool): writing it must fail too.
+        assertThrows(IllegalStateException.class, () -> t.zero(0, 1));
+        assertThrows(IllegalStateException.class, () -> t.copyElements(java.nio.ByteBuffer.allocateDirect(4)
+                .order(java.nio.ByteOrder.nativeOrder()), 0, 0, 1));
         assertThrows(IndexOutOfBoundsException.class, () -> {
             try (TensorBuffer u = TensorBuffer.allocate(ENV, ElementType.FLOAT, 2)) {
                 u.writeFloats(new float[3], 0, 3, 0);
