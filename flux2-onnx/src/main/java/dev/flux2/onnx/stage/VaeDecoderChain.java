@@ -74,9 +74,7 @@ public final class VaeDecoderChain {
         int height = latent.height() * 16;
         int width = latent.width() * 16;
         try (ResourceScope scope = new ResourceScope()) {
-            TensorBuffer z = scope.add(resources.allocate(io.z().elementType(), 1, CHANNELS,
-                    latent.height(), latent.width()));
-            z.writeFloats(latent.data(), 0, latent.data().length, 0);
+            TensorBuffer z = scope.add(latentInput(io.z(), latent));
             TensorBuffer image = scope.add(resources.allocate(io.image().elementType(), 1, 3,
                     height, width));
             Map<String, OnnxTensorLike> inputs = Map.of(io.z().name(), z.tensor());
@@ -95,9 +93,7 @@ public final class VaeDecoderChain {
         int height = latent.height() * 16;
         int width = latent.width() * 16;
         try (ResourceScope scope = new ResourceScope()) {
-            TensorBuffer z = scope.add(resources.allocate(io.z().elementType(), 1, CHANNELS,
-                    latent.height(), latent.width()));
-            z.writeFloats(latent.data(), 0, latent.data().length, 0);
+            TensorBuffer z = scope.add(latentInput(io.z(), latent));
             Map<String, OnnxTensorLike> preInputs = Map.of(io.z().name(), z.tensor());
             String where = "vae decoder pre-attention";
             SessionLease preLease = scope.add(resources.sessions().acquire(resources.specs().forInputs(io.preKey(),
@@ -125,6 +121,18 @@ public final class VaeDecoderChain {
             float[] pixels = OutputReader.floats(image, new long[] {1, 3, height, width}, "vae decoder "
                     + io.post().get(io.post().size() - 1).key());
             return new PixelTensor(pixels, width, height);
+        }
+    }
+
+    /** @return z [1, 128, H/16, W/16] in the element type the decoder's first graph takes; the caller closes it */
+    private TensorBuffer latentInput(TensorSignature z, LatentGrid latent) {
+        TensorBuffer buffer = resources.allocate(z.elementType(), 1, CHANNELS, latent.height(), latent.width());
+        try {
+            buffer.writeFloats(latent.data(), 0, latent.data().length, 0);
+            return buffer;
+        } catch (RuntimeException e) {
+            buffer.close();
+            throw e;
         }
     }
 
