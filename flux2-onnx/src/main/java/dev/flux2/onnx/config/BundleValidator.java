@@ -2,6 +2,7 @@ package dev.flux2.onnx.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flux2.api.ModelLoadException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -171,11 +172,12 @@ public final class BundleValidator {
         }
     }
 
+    /** @return the size, or -1 when there is no such file; an I/O error is not reported as a missing file */
     private static long sizeOf(Path path) {
         try {
             return Files.isRegularFile(path) ? Files.size(path) : -1;
         } catch (IOException e) {
-            return -1;
+            throw new ModelLoadException("cannot read the size of " + path + ": " + e, e);
         }
     }
 

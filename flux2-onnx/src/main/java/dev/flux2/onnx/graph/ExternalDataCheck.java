@@ -1,7 +1,9 @@
 package dev.flux2.onnx.graph;
 
+import dev.flux2.api.ModelLoadException;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +30,14 @@ public final class ExternalDataCheck {
         String graph = "graph " + key + " (" + signature.file().getFileName() + ")";
         for (Map.Entry<String, Long> ref : signature.externalData().entrySet()) {
             String location = ref.getKey();
-            Path shard = folder.resolve(location).normalize();
+            Path shard;
+            try {
+                shard = folder.resolve(location).normalize();
+            } catch (InvalidPathException e) {
+                problems.add(graph + " references external data '" + location + "', which is not a valid file name"
+                        + " here (" + e.getReason() + ")");
+                continue;
+            }
             if (!shard.startsWith(folder.normalize())) {
                 problems.add(graph + " references external data '" + location + "' outside its folder " + folder
                         + ", which ONNX Runtime refuses to load");
@@ -45,11 +54,12 @@ public final class ExternalDataCheck {
         return problems;
     }
 
+    /** @return the size, or -1 when there is no such file; an I/O error is not reported as a missing file */
     private static long sizeOf(Path path) {
         try {
             return Files.isRegularFile(path) ? Files.size(path) : -1;
         } catch (IOException e) {
-            return -1;
+            throw new ModelLoadException("cannot read the size of " + path + ": " + e, e);
         }
     }
 }
