@@ -54,22 +54,24 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
-        Flux2Pipeline pipeline = Flux2Pipeline.builder().model(model).memoryPolicy(MemoryPolicy.RESIDENT)
+        // Closed in reverse order on every path, also when the service cannot start (a port in use): the
+        // pipeline must be closed before the JVM exits (see below).
+        try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(model).memoryPolicy(MemoryPolicy.RESIDENT)
                 .intraOpThreads(threads).build();
-        ImageService service = ImageService.start(pipeline, ServiceConfig.builder().host(host).port(port)
-                .workers(workers).queueCapacity(queue).requestTimeout(Duration.ofSeconds(timeoutSeconds))
-                .modelLabel(pipeline.modelInfo().variant()).build());
-        // Stop on SIGINT/SIGTERM from the main thread, not from a shutdown hook: ONNX Runtime's own shutdown hook
-        // releases its native environment concurrently with other hooks, which would abort a generation that a
-        // hook is still waiting for. Here the service and the pipeline are closed before the JVM starts to exit.
-        for (String name : List.of("INT", "TERM")) {
-            Signal.handle(new Signal(name), signal -> stopped.countDown());
+                ImageService service = ImageService.start(pipeline, ServiceConfig.builder().host(host).port(port)
+                        .workers(workers).queueCapacity(queue).requestTimeout(Duration.ofSeconds(timeoutSeconds))
+                        .modelLabel(pipeline.modelInfo().variant()).build())) {
+            // Stop on SIGINT/SIGTERM from the main thread, not from a shutdown hook: ONNX Runtime's own shutdown
+            // hook releases its native environment concurrently with other hooks, which would abort a generation
+            // that a hook is still waiting for. Here the service and the pipeline are closed before the JVM starts
+            // to exit.
+            for (String name : List.of("INT", "TERM")) {
+                Signal.handle(new Signal(name), signal -> stopped.countDown());
+            }
+            System.out.println("flux2 image service on http://" + host + ":" + service.port()
+                    + " (POST /v1/images, GET /health); Ctrl-C stops it");
+            stopped.await();
         }
-        System.out.println("flux2 image service on http://" + host + ":" + service.port()
-                + " (POST /v1/images, GET /health); Ctrl-C stops it");
-        stopped.await();
-        service.close();
-        pipeline.close();
         return 0;
     }
 }
