@@ -119,8 +119,19 @@ public final class DirectBufferPool {
     }
 
     private static void zero(ByteBuffer buffer) {
+        zero(buffer, 0, buffer.capacity());
+    }
+
+    /**
+     * Zero-fills a byte range of a buffer in bulk, without moving the buffer's own position or limit.
+     *
+     * @param buffer the buffer
+     * @param fromByte first byte
+     * @param byteCount number of bytes
+     */
+    static void zero(ByteBuffer buffer, int fromByte, int byteCount) {
         ByteBuffer b = buffer.duplicate();
-        b.clear();
+        b.clear().position(fromByte).limit(fromByte + byteCount);
         while (b.hasRemaining()) {
             b.put(ZEROS, 0, Math.min(ZEROS.length, b.remaining()));
         }

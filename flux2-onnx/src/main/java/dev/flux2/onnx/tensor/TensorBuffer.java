@@ -289,9 +289,7 @@ public final class TensorBuffer implements AutoCloseable {
         checkRange(fromIndex, count);
         checkOpen();
         int size = type.byteSize();
-        for (int b = fromIndex * size, end = (fromIndex + count) * size; b < end; b++) {
-            bytes.put(b, (byte) 0);
-        }
+        DirectBufferPool.zero(bytes, fromIndex * size, count * size);
     }
 
     /** @return a read-only, native-order view of the raw bytes */
