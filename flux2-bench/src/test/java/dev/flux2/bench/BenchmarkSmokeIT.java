@@ -37,9 +37,25 @@ class BenchmarkSmokeIT {
             assertFalse(listed.isEmpty(), "benchmarks.jar lists no benchmarks (annotation processing broken?)");
 
             List<String> command = new ArrayList<>(java(jar));
-            command.addAll(List.of("-f", "1", "-wi", "0", "-i", "1", "-r", "100ms", "-w", "100ms",
-                    "-foe", "true", "-rf", "json", "-rff", results.toString(),
-                    "-jvmArgsAppend", forkedJvmArgs()));
+            command.addAll(List.of(
+                    "-f",
+                    "1",
+                    "-wi",
+                    "0",
+                    "-i",
+                    "1",
+                    "-r",
+                    "100ms",
+                    "-w",
+                    "100ms",
+                    "-foe",
+                    "true",
+                    "-rf",
+                    "json",
+                    "-rff",
+                    results.toString(),
+                    "-jvmArgsAppend",
+                    forkedJvmArgs()));
             command.addAll(SmokeParams.ARGUMENTS);
             String output = run(command, Long.getLong("flux2.bench.smoke.timeout", 600));
 
@@ -83,7 +99,10 @@ class BenchmarkSmokeIT {
     private static String run(List<String> command, long timeoutSeconds) throws IOException, InterruptedException {
         Path log = Files.createTempFile("jmh-smoke", ".log");
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError("timed out after " + timeoutSeconds + " s: " + command + "\n"

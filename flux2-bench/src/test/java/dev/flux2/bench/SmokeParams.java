@@ -11,6 +11,5 @@ final class SmokeParams {
      */
     static final List<String> ARGUMENTS = List.of("-p", "width=tiny", "-p", "blocks=1+1", "-p", "prompt=short");
 
-    private SmokeParams() {
-    }
+    private SmokeParams() {}
 }

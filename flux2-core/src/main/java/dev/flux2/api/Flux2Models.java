@@ -6,8 +6,7 @@ import java.util.Objects;
 
 /** Static helpers about model folders that do not need an open pipeline. */
 public final class Flux2Models {
-    private Flux2Models() {
-    }
+    private Flux2Models() {}
 
     /**
      * Describes a model folder (files and sizes, graph signatures, fused convention, available providers) without

@@ -90,8 +90,7 @@ public final class Flux2Pipeline implements AutoCloseable {
         private String backend;
         private final Map<String, String> options = new LinkedHashMap<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** @param directory the model folder (for ONNX: the folder holding {@code flux2-config.json}) @return this */
         public Builder model(Path directory) {
@@ -173,15 +172,22 @@ public final class Flux2Pipeline implements AutoCloseable {
                 throw new InvalidRequestException("memoryPolicy, providerFallback and vaeAttention must not be null");
             }
             if (intraOpThreads < 0) {
-                throw new InvalidRequestException("intraOpThreads must be >= 0 (0 = runtime default), got "
-                        + intraOpThreads);
+                throw new InvalidRequestException(
+                        "intraOpThreads must be >= 0 (0 = runtime default), got " + intraOpThreads);
             }
             if (vaeChunkSize < 0) {
-                throw new InvalidRequestException("vaeChunkSize must be >= 0 (0 = bundle default), got "
-                        + vaeChunkSize);
+                throw new InvalidRequestException(
+                        "vaeChunkSize must be >= 0 (0 = bundle default), got " + vaeChunkSize);
             }
-            BackendConfig config = new BackendConfig(model, memoryPolicy, intraOpThreads, providers,
-                    providerFallback, vaeAttention, vaeChunkSize, options);
+            BackendConfig config = new BackendConfig(
+                    model,
+                    memoryPolicy,
+                    intraOpThreads,
+                    providers,
+                    providerFallback,
+                    vaeAttention,
+                    vaeChunkSize,
+                    options);
             return new Flux2Pipeline(new GenerationEngine(BackendLocator.open(config, backend)));
         }
     }

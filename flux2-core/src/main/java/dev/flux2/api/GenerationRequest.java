@@ -207,8 +207,7 @@ public final class GenerationRequest {
         private ProgressListener progressListener = ProgressListener.NONE;
         private CancellationToken cancellation;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** @param prompt the prompt, used verbatim; may be empty but not null @return this */
         public Builder prompt(String prompt) {
@@ -389,8 +388,8 @@ public final class GenerationRequest {
                 throw new InvalidRequestException("numImages must be >= 1, got " + numImages);
             }
             if (noise != null && numImages != 1) {
-                throw new InvalidRequestException("explicit noise describes one image, so numImages must be 1, got "
-                        + numImages);
+                throw new InvalidRequestException(
+                        "explicit noise describes one image, so numImages must be 1, got " + numImages);
             }
             if (noise != null && seed != null) {
                 throw new InvalidRequestException("set either a seed or explicit noise, not both");
@@ -428,8 +427,8 @@ public final class GenerationRequest {
             try {
                 BufferedImage img = ImageIO.read(path.toFile());
                 if (img == null) {
-                    throw new InvalidImageException(what + " " + path
-                            + " is not in a readable image format (expected PNG, JPEG, BMP or GIF)");
+                    throw new InvalidImageException(
+                            what + " " + path + " is not in a readable image format (expected PNG, JPEG, BMP or GIF)");
                 }
                 return img;
             } catch (IOException e) {

@@ -31,8 +31,8 @@ public record ModelInfo(
     public ModelInfo {
         Objects.requireNonNull(variant, "variant");
         if (defaultSteps < 1 || defaultWidth < 16 || defaultHeight < 16 || textSequenceLength < 1) {
-            throw new IllegalArgumentException("invalid model defaults: steps=" + defaultSteps + " size="
-                    + defaultWidth + "x" + defaultHeight + " textSequenceLength=" + textSequenceLength);
+            throw new IllegalArgumentException("invalid model defaults: steps=" + defaultSteps + " size=" + defaultWidth
+                    + "x" + defaultHeight + " textSequenceLength=" + textSequenceLength);
         }
     }
 }

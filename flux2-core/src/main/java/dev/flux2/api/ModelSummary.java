@@ -76,5 +76,5 @@ public record ModelSummary(
      * @param elementType the element type (for example {@code FLOAT16})
      * @param shape the shape with symbolic dimensions by name (for example {@code [1, image_seq, 128]})
      */
-    public record TensorEntry(String name, String elementType, String shape) { }
+    public record TensorEntry(String name, String elementType, String shape) {}
 }

@@ -7,7 +7,7 @@ package dev.flux2.api;
 @FunctionalInterface
 public interface ProgressListener {
     /** A listener that ignores every event. */
-    ProgressListener NONE = event -> { };
+    ProgressListener NONE = event -> {};
 
     /** @param event the event */
     void onProgress(ProgressEvent event);

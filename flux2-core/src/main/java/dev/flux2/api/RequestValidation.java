@@ -9,8 +9,7 @@ final class RequestValidation {
     /** Reference images must not be more elongated than this (diffusers {@code check_image_input}). */
     static final double MAX_REFERENCE_ASPECT = 8.0;
 
-    private RequestValidation() {
-    }
+    private RequestValidation() {}
 
     static void checkSize(String name, Integer value) {
         if (value == null) {
@@ -28,8 +27,8 @@ final class RequestValidation {
             throw new InvalidRequestException("sigmas must contain at least one value, got none");
         }
         if (steps != null && steps != sigmas.length) {
-            throw new InvalidRequestException("steps (" + steps + ") must equal the number of custom sigmas ("
-                    + sigmas.length + ")");
+            throw new InvalidRequestException(
+                    "steps (" + steps + ") must equal the number of custom sigmas (" + sigmas.length + ")");
         }
         for (int i = 0; i < sigmas.length; i++) {
             float s = sigmas[i];
@@ -59,13 +58,13 @@ final class RequestValidation {
         int w = img.getWidth();
         int h = img.getHeight();
         if (w < MIN_REFERENCE_SIDE || h < MIN_REFERENCE_SIDE) {
-            throw new InvalidImageException(name + " must be at least " + MIN_REFERENCE_SIDE + "x"
-                    + MIN_REFERENCE_SIDE + " pixels, got " + w + "x" + h);
+            throw new InvalidImageException(name + " must be at least " + MIN_REFERENCE_SIDE + "x" + MIN_REFERENCE_SIDE
+                    + " pixels, got " + w + "x" + h);
         }
         double aspect = Math.max(w, h) / (double) Math.min(w, h);
         if (aspect > MAX_REFERENCE_ASPECT) {
-            throw new InvalidImageException(name + " must have an aspect ratio of at most " + MAX_REFERENCE_ASPECT
-                    + ":1, got " + w + "x" + h);
+            throw new InvalidImageException(
+                    name + " must have an aspect ratio of at most " + MAX_REFERENCE_ASPECT + ":1, got " + w + "x" + h);
         }
     }
 }

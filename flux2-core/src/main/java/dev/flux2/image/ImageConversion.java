@@ -20,8 +20,7 @@ public final class ImageConversion {
         }
     }
 
-    private ImageConversion() {
-    }
+    private ImageConversion() {}
 
     /**
      * Post-processing of a decoded image (pipeline-reference §9): {@code u = clamp(x·0.5 + 0.5, 0, 1)} and

@@ -20,8 +20,7 @@ public final class ImagePreprocessor {
     /** Sides are floored to a multiple of this (VAE factor 8 × patch 2). */
     private static final int MULTIPLE = 16;
 
-    private ImagePreprocessor() {
-    }
+    private ImagePreprocessor() {}
 
     /**
      * The klein reference-image path: if {@code w·h > 1024²}, LANCZOS-resize to {@code (int(w·s), int(h·s))} with
@@ -68,8 +67,8 @@ public final class ImagePreprocessor {
         int w = image.getWidth();
         int h = image.getHeight();
         if (w < MULTIPLE || h < MULTIPLE) {
-            throw new InvalidImageException("init image must be at least " + MULTIPLE + "x" + MULTIPLE
-                    + " pixels, got " + w + "x" + h);
+            throw new InvalidImageException(
+                    "init image must be at least " + MULTIPLE + "x" + MULTIPLE + " pixels, got " + w + "x" + h);
         }
         int[] rgb = PackedRgb.read(image);
         if (width.isPresent() && height.isPresent()) {
@@ -119,6 +118,5 @@ public final class ImagePreprocessor {
     }
 
     /** A pixel size. */
-    record Size(int width, int height) {
-    }
+    record Size(int width, int height) {}
 }

@@ -20,8 +20,7 @@ public final class LanczosResampler {
     /** Pillow's {@code PRECISION_BITS = 32 − 8 − 2}. */
     private static final int PRECISION_BITS = 22;
 
-    private LanczosResampler() {
-    }
+    private LanczosResampler() {}
 
     /**
      * @param source any image (converted to RGB as PIL's {@code convert("RGB")} would, alpha dropped); not modified
@@ -191,8 +190,8 @@ public final class LanczosResampler {
                 int at = xx * ksize;
                 for (int x = 0; x < xmax; x++) {
                     double v = ww != 0.0 ? k[x] / ww : k[x];
-                    c.fixed[at + x] = v < 0 ? (int) (-0.5 + v * (1 << PRECISION_BITS))
-                            : (int) (0.5 + v * (1 << PRECISION_BITS));
+                    c.fixed[at + x] =
+                            v < 0 ? (int) (-0.5 + v * (1 << PRECISION_BITS)) : (int) (0.5 + v * (1 << PRECISION_BITS));
                 }
                 c.start[xx] = xmin;
                 c.count[xx] = Math.max(xmax, 0);

@@ -20,8 +20,7 @@ import java.util.Objects;
  * (premultiplied alpha, unusual colour spaces).
  */
 final class PackedRgb {
-    private PackedRgb() {
-    }
+    private PackedRgb() {}
 
     /**
      * @param image any image
@@ -91,7 +90,8 @@ final class PackedRgb {
                     int g = to8(row[s], maxima[0]);
                     out[at + x] = (g << 16) | (g << 8) | g;
                 } else {
-                    out[at + x] = (to8(row[s], maxima[0]) << 16) | (to8(row[s + 1], maxima[1]) << 8)
+                    out[at + x] = (to8(row[s], maxima[0]) << 16)
+                            | (to8(row[s + 1], maxima[1]) << 8)
                             | to8(row[s + 2], maxima[2]);
                 }
             }

@@ -42,8 +42,7 @@ final class CephesFloat {
     private static final int MANT_MASK = 0x7f800000;
     private static final int SIGN_MASK = 0x80000000;
 
-    private CephesFloat() {
-    }
+    private CephesFloat() {}
 
     /**
      * {@code log256_ps} for one lane.

@@ -19,8 +19,7 @@ public final class EmpiricalMu {
     private static final double A2 = 0.00016927;
     private static final double B2 = 0.45666666;
 
-    private EmpiricalMu() {
-    }
+    private EmpiricalMu() {}
 
     /**
      * @param imageSeqLen number of image tokens N = (H/16)·(W/16), at least 1

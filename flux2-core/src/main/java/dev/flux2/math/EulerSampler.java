@@ -8,8 +8,7 @@ import java.util.Objects;
  * float32. Stateless and thread-safe (the arrays are the caller's).
  */
 public final class EulerSampler {
-    private EulerSampler() {
-    }
+    private EulerSampler() {}
 
     /**
      * Advances the latent by one step. Mutates {@code x} in place.
@@ -24,8 +23,8 @@ public final class EulerSampler {
         Objects.requireNonNull(x, "x");
         Objects.requireNonNull(velocity, "velocity");
         if (x.length != velocity.length) {
-            throw new IllegalArgumentException("velocity must have the latent's length " + x.length + ", got "
-                    + velocity.length);
+            throw new IllegalArgumentException(
+                    "velocity must have the latent's length " + x.length + ", got " + velocity.length);
         }
         float dt = sigmaNext - sigma;
         for (int i = 0; i < x.length; i++) {

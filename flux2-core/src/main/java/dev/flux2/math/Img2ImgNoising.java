@@ -8,8 +8,7 @@ import java.util.Objects;
  * all-white mask): where to enter the schedule, and how to noise the init latent. Stateless and thread-safe.
  */
 public final class Img2ImgNoising {
-    private Img2ImgNoising() {
-    }
+    private Img2ImgNoising() {}
 
     /**
      * The first schedule index to run ({@code get_timesteps}): {@code init = min(n·strength, n)},
@@ -51,8 +50,8 @@ public final class Img2ImgNoising {
         Objects.requireNonNull(x0, "x0");
         Objects.requireNonNull(noise, "noise");
         if (x0.length != noise.length) {
-            throw new IllegalArgumentException("noise must have the init latent's length " + x0.length + ", got "
-                    + noise.length);
+            throw new IllegalArgumentException(
+                    "noise must have the init latent's length " + x0.length + ", got " + noise.length);
         }
         float keep = 1f - sigma;
         float[] out = new float[x0.length];

@@ -16,8 +16,8 @@ public record LatentGrid(float[] data, int channels, int height, int width) {
     public LatentGrid {
         Objects.requireNonNull(data, "data");
         if (channels < 1 || height < 1 || width < 1 || data.length != channels * height * width) {
-            throw new IllegalArgumentException("latent of " + channels + "x" + height + "x" + width
-                    + " needs " + ((long) channels * height * width) + " values, got " + data.length);
+            throw new IllegalArgumentException("latent of " + channels + "x" + height + "x" + width + " needs "
+                    + ((long) channels * height * width) + " values, got " + data.length);
         }
     }
 

@@ -12,8 +12,7 @@ public final class LatentLayout {
     /** Tokens per tile of the pack/unpack transpose. */
     private static final int TILE = 32;
 
-    private LatentLayout() {
-    }
+    private LatentLayout() {}
 
     /**
      * {@code [C, 2h, 2w] → [4C, h, w]} with {@code P[4c+2dy+dx, i, j] = z[c, 2i+dy, 2j+dx]}.
@@ -27,8 +26,8 @@ public final class LatentLayout {
         int height = z.height();
         int width = z.width();
         if ((height & 1) != 0 || (width & 1) != 0) {
-            throw new IllegalArgumentException("patchify needs an even latent height and width, got "
-                    + height + "x" + width);
+            throw new IllegalArgumentException(
+                    "patchify needs an even latent height and width, got " + height + "x" + width);
         }
         int h = height / 2;
         int w = width / 2;
@@ -59,8 +58,8 @@ public final class LatentLayout {
     public static LatentGrid unpatchify(LatentGrid p) {
         Objects.requireNonNull(p, "p");
         if (p.channels() % 4 != 0) {
-            throw new IllegalArgumentException("unpatchify needs a channel count that is a multiple of 4, got "
-                    + p.channels());
+            throw new IllegalArgumentException(
+                    "unpatchify needs a channel count that is a multiple of 4, got " + p.channels());
         }
         int h = p.height();
         int w = p.width();
@@ -122,8 +121,7 @@ public final class LatentLayout {
      */
     public static LatentGrid unpack(float[] tokens, int channels, int height, int width) {
         Objects.requireNonNull(tokens, "tokens");
-        if (channels < 1 || height < 1 || width < 1
-                || (long) channels * height * width != tokens.length) {
+        if (channels < 1 || height < 1 || width < 1 || (long) channels * height * width != tokens.length) {
             throw new IllegalArgumentException("unpack to " + channels + "x" + height + "x" + width + " needs "
                     + ((long) channels * height * width) + " token values, got " + tokens.length);
         }

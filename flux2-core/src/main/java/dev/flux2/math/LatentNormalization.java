@@ -39,8 +39,8 @@ public record LatentNormalization(float[] runningMean, float[] runningVar, doubl
                 throw new IllegalArgumentException("runningMean[" + f + "] must be finite, got " + runningMean[f]);
             }
             if (!(runningVar[f] + (float) eps > 0f) || !Float.isFinite(runningVar[f])) {
-                throw new IllegalArgumentException("runningVar[" + f + "] + eps must be finite and positive, got "
-                        + runningVar[f] + " + " + eps);
+                throw new IllegalArgumentException(
+                        "runningVar[" + f + "] + eps must be finite and positive, got " + runningVar[f] + " + " + eps);
             }
         }
     }
@@ -109,7 +109,8 @@ public record LatentNormalization(float[] runningMean, float[] runningVar, doubl
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LatentNormalization other && Arrays.equals(runningMean, other.runningMean)
+        return o instanceof LatentNormalization other
+                && Arrays.equals(runningMean, other.runningMean)
                 && Arrays.equals(runningVar, other.runningVar)
                 && Double.compare(eps, other.eps) == 0;
     }

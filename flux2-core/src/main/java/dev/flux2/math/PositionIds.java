@@ -12,8 +12,7 @@ public final class PositionIds {
     /** Reference i gets the time offset {@code REFERENCE_TIME_STEP·(i + 1)}. */
     public static final int REFERENCE_TIME_STEP = 10;
 
-    private PositionIds() {
-    }
+    private PositionIds() {}
 
     /**
      * Ids of the noise tokens: {@code (0, r, c, 0)} in row-major order, matching {@link LatentLayout#pack}.
@@ -68,8 +67,8 @@ public final class PositionIds {
         for (int i = 0; i < parts.length; i++) {
             Objects.requireNonNull(parts[i], "parts[" + i + "]");
             if (parts[i].length % AXES != 0) {
-                throw new IllegalArgumentException("parts[" + i + "] must hold 4 values per token, got length "
-                        + parts[i].length);
+                throw new IllegalArgumentException(
+                        "parts[" + i + "] must hold 4 values per token, got length " + parts[i].length);
             }
             total = Math.addExact(total, parts[i].length);
         }
@@ -84,8 +83,7 @@ public final class PositionIds {
 
     private static float[] grid(float t, int gridHeight, int gridWidth) {
         if (gridHeight < 1 || gridWidth < 1) {
-            throw new IllegalArgumentException("token grid must be at least 1x1, got " + gridHeight + "x"
-                    + gridWidth);
+            throw new IllegalArgumentException("token grid must be at least 1x1, got " + gridHeight + "x" + gridWidth);
         }
         float[] ids = new float[Math.multiplyExact(AXES, Math.multiplyExact(gridHeight, gridWidth))];
         int k = 0;

@@ -35,6 +35,7 @@ public final class TorchRandom {
     private static final int LOWER_MASK = 0x7fffffff;
     /** Width of torch's vectorised normal fill. */
     private static final int BLOCK = 16;
+
     private static final float FLOAT_UNIT = 1.0f / (1 << 24);
     private static final double DOUBLE_UNIT = 1.0 / (1L << 53);
     private static final float TWO_PI_F = (float) (2.0 * Math.PI);

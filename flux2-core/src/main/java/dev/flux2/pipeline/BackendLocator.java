@@ -17,8 +17,7 @@ import java.util.stream.Collectors;
 
 /** Finds the backend for a model folder with {@link ServiceLoader}. */
 public final class BackendLocator {
-    private BackendLocator() {
-    }
+    private BackendLocator() {}
 
     /**
      * Opens the model with the named backend, or with the first backend that recognises the folder.
@@ -45,7 +44,8 @@ public final class BackendLocator {
 
     private static List<Flux2BackendProvider> installedProviders() {
         List<Flux2BackendProvider> providers = new ArrayList<>();
-        ServiceLoader.load(Flux2BackendProvider.class, BackendLocator.class.getClassLoader()).forEach(providers::add);
+        ServiceLoader.load(Flux2BackendProvider.class, BackendLocator.class.getClassLoader())
+                .forEach(providers::add);
         return providers;
     }
 
@@ -53,16 +53,17 @@ public final class BackendLocator {
      * Keeps SDK exceptions as they are and turns any other failure of a provider into a {@link ModelLoadException}
      * that names the backend and the folder, so that callers only ever see the documented exception types.
      */
-    private static <T> T call(Flux2BackendProvider provider, Path directory, String what,
-            Function<Flux2BackendProvider, T> action) {
+    private static <T> T call(
+            Flux2BackendProvider provider, Path directory, String what, Function<Flux2BackendProvider, T> action) {
         T result;
         try {
             result = action.apply(provider);
         } catch (Flux2Exception e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new ModelLoadException("backend '" + provider.name() + "' failed to " + what + " "
-                    + directory.toAbsolutePath() + ": " + e, e);
+            throw new ModelLoadException(
+                    "backend '" + provider.name() + "' failed to " + what + " " + directory.toAbsolutePath() + ": " + e,
+                    e);
         }
         return Objects.requireNonNull(result, () -> "backend '" + provider.name() + "' returned null from " + what);
     }
@@ -76,8 +77,8 @@ public final class BackendLocator {
      */
     static Flux2BackendProvider select(Path directory, String backendName, List<Flux2BackendProvider> providers) {
         if (!Files.isDirectory(directory)) {
-            throw new ModelLoadException("model directory " + directory.toAbsolutePath()
-                    + " does not exist or is not a directory");
+            throw new ModelLoadException(
+                    "model directory " + directory.toAbsolutePath() + " does not exist or is not a directory");
         }
         if (providers.isEmpty()) {
             throw new ModelLoadException("no FLUX.2 backend on the classpath: add the flux2-onnx artifact "
@@ -94,8 +95,8 @@ public final class BackendLocator {
             }
         }
         if (backendName != null) {
-            throw new ModelLoadException("no backend named '" + backendName + "' on the classpath (available: "
-                    + names + ")");
+            throw new ModelLoadException(
+                    "no backend named '" + backendName + "' on the classpath (available: " + names + ")");
         }
         throw new ModelLoadException("no backend recognises " + directory.toAbsolutePath()
                 + " as a model folder (tried: " + names + "); an ONNX bundle needs flux2-config.json");

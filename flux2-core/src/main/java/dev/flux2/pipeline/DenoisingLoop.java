@@ -28,8 +28,7 @@ final class DenoisingLoop {
      * @param request the resolved request (schedule, start index, guidance)
      * @param context the request's context
      */
-    DenoisingLoop(DenoiserSession session, TextConditioning text, ResolvedRequest request,
-            GenerationContext context) {
+    DenoisingLoop(DenoiserSession session, TextConditioning text, ResolvedRequest request, GenerationContext context) {
         this.session = session;
         this.text = text;
         this.request = request;
@@ -58,8 +57,13 @@ final class DenoisingLoop {
             predict(step, x, where);
             EulerSampler.step(x, velocity, step.sigma(), step.sigmaNext());
             if (LOG.isDebugEnabled()) {
-                LOG.debug("Image {} {}: sigma {} -> {} in {} ms", image + 1, step.label(), step.sigma(),
-                        step.sigmaNext(), (System.nanoTime() - begin) / 1_000_000);
+                LOG.debug(
+                        "Image {} {}: sigma {} -> {} in {} ms",
+                        image + 1,
+                        step.label(),
+                        step.sigma(),
+                        step.sigmaNext(),
+                        (System.nanoTime() - begin) / 1_000_000);
             }
             span.advanced(i - start + 1);
         }
@@ -70,7 +74,8 @@ final class DenoisingLoop {
         if (negativeVelocity == null) {
             return;
         }
-        context.run(where + " (negative prompt)",
+        context.run(
+                where + " (negative prompt)",
                 () -> session.predictVelocity(step, x, text.negative(), negativeVelocity));
         float scale = request.guidance().scale();
         for (int j = 0; j < velocity.length; j++) {
@@ -87,9 +92,13 @@ final class DenoisingLoop {
     void runFused(float[] x, int image) {
         long begin = System.nanoTime();
         float[] sigmas = request.schedule().sigmas();
-        context.run("fused " + request.steps() + "-step denoise of image " + (image + 1),
+        context.run(
+                "fused " + request.steps() + "-step denoise of image " + (image + 1),
                 () -> session.denoiseFused(sigmas, x, text.positive()));
-        LOG.debug("Image {}: fused {}-step denoise in {} ms", image + 1, request.steps(),
+        LOG.debug(
+                "Image {}: fused {}-step denoise in {} ms",
+                image + 1,
+                request.steps(),
                 (System.nanoTime() - begin) / 1_000_000);
     }
 }

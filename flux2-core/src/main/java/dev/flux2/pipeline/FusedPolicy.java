@@ -15,8 +15,7 @@ import org.slf4j.LoggerFactory;
 final class FusedPolicy {
     private static final Logger LOG = LoggerFactory.getLogger(FusedPolicy.class);
 
-    private FusedPolicy() {
-    }
+    private FusedPolicy() {}
 
     /**
      * @param request the resolved request
@@ -25,8 +24,8 @@ final class FusedPolicy {
      * @param context the request's context (the question is a backend call)
      * @return whether to call {@link DenoiserSession#denoiseFused}
      */
-    static boolean useFused(ResolvedRequest request, ModelInfo model, DenoiserSession session,
-            GenerationContext context) {
+    static boolean useFused(
+            ResolvedRequest request, ModelInfo model, DenoiserSession session, GenerationContext context) {
         String ruledOut = ruledOutBy(request, model);
         if (ruledOut != null) {
             LOG.debug("Denoising per step: {}", ruledOut);
@@ -35,7 +34,9 @@ final class FusedPolicy {
         int steps = request.steps();
         FusedSupport support = context.call("fused denoiser check", () -> session.fusedSupport(steps));
         if (!support.available()) {
-            LOG.info("The fused {}-step denoiser cannot be used, denoising per step instead: {}", steps,
+            LOG.info(
+                    "The fused {}-step denoiser cannot be used, denoising per step instead: {}",
+                    steps,
                     support.reason());
             return false;
         }

@@ -27,6 +27,7 @@ final class GenerationContext implements StageContext {
     private final TimingRecorder timings;
     /** Null while running; the cancellation reason once cancelled. */
     private final AtomicReference<String> cancelReason = new AtomicReference<>();
+
     private final List<Runnable> abortHooks = new CopyOnWriteArrayList<>();
     /** The latest stage begun; runtime time and backend progress are attributed to its image. */
     private volatile StageSpan current;
@@ -96,8 +97,8 @@ final class GenerationContext implements StageContext {
             span.backendAdvanced(completed, total);
         } else {
             int image = span == null ? 0 : span.image;
-            progress.emit(new ProgressEvent(stage, ProgressEvent.Kind.ADVANCED, image, completed, total,
-                    Duration.ZERO));
+            progress.emit(
+                    new ProgressEvent(stage, ProgressEvent.Kind.ADVANCED, image, completed, total, Duration.ZERO));
         }
     }
 
@@ -199,8 +200,8 @@ final class GenerationContext implements StageContext {
         void finish() {
             long nanos = System.nanoTime() - startNanos;
             timings.addStage(image, stage, nanos);
-            progress.emit(new ProgressEvent(stage, ProgressEvent.Kind.FINISHED, image, total, total,
-                    Duration.ofNanos(nanos)));
+            progress.emit(new ProgressEvent(
+                    stage, ProgressEvent.Kind.FINISHED, image, total, total, Duration.ofNanos(nanos)));
         }
 
         private Duration elapsed() {

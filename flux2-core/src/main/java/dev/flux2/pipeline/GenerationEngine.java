@@ -79,9 +79,8 @@ public final class GenerationEngine implements AutoCloseable {
     }
 
     private GenerationResult generate(GenerationRequest request, GenerationContext context) {
-        AutoCloseable registration = request.cancellation()
-                .map(token -> register(token, context))
-                .orElse(null);
+        AutoCloseable registration =
+                request.cancellation().map(token -> register(token, context)).orElse(null);
         try {
             return new GenerationRun(backend, modelInfo, request, context).run();
         } finally {
@@ -144,8 +143,8 @@ public final class GenerationEngine implements AutoCloseable {
 
     private void checkOpen(String call) {
         if (closed.get()) {
-            throw new PipelineClosedException(call + "() called on a closed Flux2Pipeline (model "
-                    + modelInfo.variant() + ")");
+            throw new PipelineClosedException(
+                    call + "() called on a closed Flux2Pipeline (model " + modelInfo.variant() + ")");
         }
     }
 }

@@ -61,8 +61,13 @@ final class GenerationRun {
             context.timings().addStage(0, Stage.VAE_ENCODE, System.nanoTime() - prepareStart);
         }
         ResolvedRequest resolved = RequestResolver.resolve(request, model, images);
-        LOG.debug("Generating {} image(s) of {}: {} steps from step {}, guidance {}", resolved.numImages(),
-                resolved.size(), resolved.steps(), resolved.startIndex(), resolved.guidance());
+        LOG.debug(
+                "Generating {} image(s) of {}: {} steps from step {}, guidance {}",
+                resolved.numImages(),
+                resolved.size(),
+                resolved.steps(),
+                resolved.startIndex(),
+                resolved.guidance());
         Denoised denoised;
         try (TextConditioning text = TextConditioning.encode(resolved, backend, context)) {
             EncodedImages encoded = ImageInputs.encode(images, resolved.size(), backend, context);
@@ -74,31 +79,39 @@ final class GenerationRun {
         for (int k = 0; k < decoded.size(); k++) {
             results.add(new GeneratedImage(decoded.get(k), metadata(resolved, denoised, k)));
         }
-        LOG.info("Generated {} image(s) of {} in {} ms: {} steps ({} run per image{}), seed {}",
-                resolved.numImages(), resolved.size(), wall / 1_000_000, resolved.steps(), resolved.stepsRun(),
-                denoised.fused() ? ", fused" : "", seedLabel(resolved));
+        LOG.info(
+                "Generated {} image(s) of {} in {} ms: {} steps ({} run per image{}), seed {}",
+                resolved.numImages(),
+                resolved.size(),
+                wall / 1_000_000,
+                resolved.steps(),
+                resolved.stepsRun(),
+                denoised.fused() ? ", fused" : "",
+                seedLabel(resolved));
         return new GenerationResult(results, context.timings().forRequest(wall));
     }
 
     /** The final latents of all images, and how they were produced. */
-    private record Denoised(float[][] latents, boolean fused, int truncatedTokens) {
-    }
+    private record Denoised(float[][] latents, boolean fused, int truncatedTokens) {}
 
     private Denoised denoiseAll(ResolvedRequest resolved, TextConditioning text, EncodedImages encoded) {
         WorkingSize size = resolved.size();
-        DenoiserSetup setup = new DenoiserSetup(size.gridHeight(), size.gridWidth(),
+        DenoiserSetup setup = new DenoiserSetup(
+                size.gridHeight(),
+                size.gridWidth(),
                 PositionIds.concat(PositionIds.image(size.gridHeight(), size.gridWidth()), encoded.referenceIds()),
-                encoded.referenceTokens(), PositionIds.text(text.sequenceLength()));
+                encoded.referenceTokens(),
+                PositionIds.text(text.sequenceLength()));
         float[][] latents = new float[resolved.numImages()][];
         // Image 0's DENOISE stage includes opening the session, which may load the transformer.
         GenerationContext.StageSpan firstSpan = context.begin(Stage.DENOISE, 0, resolved.stepsRun());
-        try (DenoiserSession session = context.call("opening the denoiser",
-                () -> backend.openDenoiser(setup, context))) {
+        try (DenoiserSession session =
+                context.call("opening the denoiser", () -> backend.openDenoiser(setup, context))) {
             boolean fused = FusedPolicy.useFused(resolved, model, session, context);
             DenoisingLoop loop = new DenoisingLoop(session, text, resolved, context);
             for (int k = 0; k < latents.length; k++) {
-                GenerationContext.StageSpan span = k == 0 ? firstSpan
-                        : context.begin(Stage.DENOISE, k, resolved.stepsRun());
+                GenerationContext.StageSpan span =
+                        k == 0 ? firstSpan : context.begin(Stage.DENOISE, k, resolved.stepsRun());
                 float[] x = initialLatent(resolved, encoded, k);
                 if (fused) {
                     loop.runFused(x, k);
@@ -120,8 +133,8 @@ final class GenerationRun {
             float sigma = resolved.schedule().sigma(resolved.startIndex());
             start = Img2ImgNoising.scaleNoise(encoded.init().data(), start, sigma);
         }
-        return LatentLayout.pack(new LatentGrid(start, WorkingSize.LATENT_CHANNELS, size.gridHeight(),
-                size.gridWidth()));
+        return LatentLayout.pack(
+                new LatentGrid(start, WorkingSize.LATENT_CHANNELS, size.gridHeight(), size.gridWidth()));
     }
 
     private List<BufferedImage> decodeAll(ResolvedRequest resolved, float[][] latents) {
@@ -129,8 +142,8 @@ final class GenerationRun {
         List<BufferedImage> images = new ArrayList<>(latents.length);
         for (int k = 0; k < latents.length; k++) {
             GenerationContext.StageSpan span = context.begin(Stage.VAE_DECODE, k, 1);
-            LatentGrid latent = LatentLayout.unpack(latents[k], WorkingSize.LATENT_CHANNELS, size.gridHeight(),
-                    size.gridWidth());
+            LatentGrid latent =
+                    LatentLayout.unpack(latents[k], WorkingSize.LATENT_CHANNELS, size.gridHeight(), size.gridWidth());
             String where = "VAE decoding of image " + (k + 1);
             PixelTensor pixels = context.call(where, () -> backend.decodeLatent(latent, context));
             if (pixels.width() != size.width() || pixels.height() != size.height()) {
@@ -144,10 +157,20 @@ final class GenerationRun {
     }
 
     private GenerationMetadata metadata(ResolvedRequest resolved, Denoised denoised, int image) {
-        return new GenerationMetadata(resolved.prompt(), resolved.noise().seedOf(image), resolved.steps(),
-                resolved.stepsRun(), resolved.size().width(), resolved.size().height(), resolved.guidance().scale(),
-                resolved.strength(), resolved.images().references().size(), denoised.fused(),
-                denoised.truncatedTokens(), model.variant(), context.timings().forImage(image));
+        return new GenerationMetadata(
+                resolved.prompt(),
+                resolved.noise().seedOf(image),
+                resolved.steps(),
+                resolved.stepsRun(),
+                resolved.size().width(),
+                resolved.size().height(),
+                resolved.guidance().scale(),
+                resolved.strength(),
+                resolved.images().references().size(),
+                denoised.fused(),
+                denoised.truncatedTokens(),
+                model.variant(),
+                context.timings().forImage(image));
     }
 
     private static String seedLabel(ResolvedRequest resolved) {

@@ -19,8 +19,7 @@ import java.util.OptionalInt;
 
 /** Preprocesses a request's init and reference images and encodes them with the backend's VAE encoder. */
 final class ImageInputs {
-    private ImageInputs() {
-    }
+    private ImageInputs() {}
 
     /**
      * Checks that the model can take images and preprocesses them (pure Java, no backend call).
@@ -58,7 +57,9 @@ final class ImageInputs {
             return ImagePreprocessor.prepareInit(image, width, height);
         }
         BufferedImage natural = ImagePreprocessor.prepareInit(image, OptionalInt.empty(), OptionalInt.empty());
-        return ImagePreprocessor.prepareInit(image, OptionalInt.of(width.orElse(natural.getWidth())),
+        return ImagePreprocessor.prepareInit(
+                image,
+                OptionalInt.of(width.orElse(natural.getWidth())),
                 OptionalInt.of(height.orElse(natural.getHeight())));
     }
 
@@ -71,8 +72,8 @@ final class ImageInputs {
      * @param context the request's context
      * @return the latents, the packed reference tokens and their ids
      */
-    static EncodedImages encode(PreparedImages images, WorkingSize size, Flux2Backend backend,
-            GenerationContext context) {
+    static EncodedImages encode(
+            PreparedImages images, WorkingSize size, Flux2Backend backend, GenerationContext context) {
         if (images.isEmpty()) {
             return EncodedImages.none();
         }
@@ -102,14 +103,15 @@ final class ImageInputs {
         return new EncodedImages(init, concat(tokens), concat(ids));
     }
 
-    private static LatentGrid encodeOne(BufferedImage image, String what, Flux2Backend backend,
-            GenerationContext context) {
+    private static LatentGrid encodeOne(
+            BufferedImage image, String what, Flux2Backend backend, GenerationContext context) {
         PixelTensor pixels = ImageConversion.toPixels(image);
         return context.call("VAE encoding of the " + what, () -> backend.encodeImage(pixels, context));
     }
 
     private static void requireGrid(LatentGrid latent, int gridHeight, int gridWidth, String what) {
-        if (latent.channels() != WorkingSize.LATENT_CHANNELS || latent.height() != gridHeight
+        if (latent.channels() != WorkingSize.LATENT_CHANNELS
+                || latent.height() != gridHeight
                 || latent.width() != gridWidth) {
             throw new InferenceException("VAE encoding of the " + what + ": expected a latent of "
                     + WorkingSize.LATENT_CHANNELS + "x" + gridHeight + "x" + gridWidth + " (channels x H/16 x W/16)"

@@ -42,7 +42,6 @@ final class LatentNoise {
         if (explicit != null) {
             return explicit.clone();
         }
-        return TorchRandom.randn(baseSeed + image, 1, WorkingSize.LATENT_CHANNELS, size.gridHeight(),
-                size.gridWidth());
+        return TorchRandom.randn(baseSeed + image, 1, WorkingSize.LATENT_CHANNELS, size.gridHeight(), size.gridWidth());
     }
 }

@@ -24,8 +24,11 @@ final class ProgressReporter {
         try {
             listener.onProgress(event);
         } catch (RuntimeException e) {
-            LOG.warn("Progress listener {} threw on {}; ignoring the exception and continuing",
-                    listener.getClass().getName(), event, e);
+            LOG.warn(
+                    "Progress listener {} threw on {}; ignoring the exception and continuing",
+                    listener.getClass().getName(),
+                    event,
+                    e);
         }
     }
 }

@@ -28,8 +28,7 @@ final class RequestResolver {
 
     private static final Logger LOG = LoggerFactory.getLogger(RequestResolver.class);
 
-    private RequestResolver() {
-    }
+    private RequestResolver() {}
 
     /**
      * @param request the validated request
@@ -49,22 +48,32 @@ final class RequestResolver {
                 ? OptionalDouble.of(request.strength().orElse(DEFAULT_STRENGTH))
                 : OptionalDouble.empty();
         int startIndex = images.hasInit() ? Img2ImgNoising.startIndex(schedule.steps(), strength.getAsDouble()) : 0;
-        return new ResolvedRequest(request.prompt(), request.negativePrompt(), size, schedule, startIndex,
-                resolveGuidance(request, model), resolveNoise(request, size), strength, request.numImages(),
-                request.forcePerStep(), images);
+        return new ResolvedRequest(
+                request.prompt(),
+                request.negativePrompt(),
+                size,
+                schedule,
+                startIndex,
+                resolveGuidance(request, model),
+                resolveNoise(request, size),
+                strength,
+                request.numImages(),
+                request.forcePerStep(),
+                images);
     }
 
     private static WorkingSize resolveSize(GenerationRequest request, ModelInfo model, PreparedImages images) {
         int sourceWidth = model.defaultWidth();
         int sourceHeight = model.defaultHeight();
-        BufferedImage source = images.hasInit() ? images.init()
+        BufferedImage source = images.hasInit()
+                ? images.init()
                 : images.references().isEmpty() ? null : images.references().get(0);
         if (source != null) {
             sourceWidth = source.getWidth();
             sourceHeight = source.getHeight();
         }
-        WorkingSize size = new WorkingSize(request.width().orElse(sourceWidth),
-                request.height().orElse(sourceHeight));
+        WorkingSize size = new WorkingSize(
+                request.width().orElse(sourceWidth), request.height().orElse(sourceHeight));
         long rgbValues = 3L * size.width() * size.height();
         if (rgbValues > MAX_ARRAY_LENGTH) {
             throw new InvalidRequestException("size " + size + " is too large: its RGB image holds 3·W·H = "
@@ -78,8 +87,11 @@ final class RequestResolver {
         if (model.distilled()) {
             request.guidance()
                     .filter(g -> g != model.defaultGuidance())
-                    .ifPresent(g -> LOG.warn("Guidance {} is ignored: model {} is step-distilled and runs one "
-                            + "transformer pass per step without classifier-free guidance", g, model.variant()));
+                    .ifPresent(g -> LOG.warn(
+                            "Guidance {} is ignored: model {} is step-distilled and runs one "
+                                    + "transformer pass per step without classifier-free guidance",
+                            g,
+                            model.variant()));
             return new GuidancePlan(1f, false);
         }
         float scale = request.guidance().orElse(model.defaultGuidance());

@@ -52,15 +52,15 @@ final class TextConditioning implements AutoCloseable {
         tokenizeSpan.finish();
 
         GenerationContext.StageSpan encodeSpan = context.begin(Stage.TEXT_ENCODE, 0, cfg ? 2 : 1);
-        TextEmbedding positive = context.call("text encoding of the prompt",
-                () -> backend.encodeText(positiveTokens, context));
+        TextEmbedding positive =
+                context.call("text encoding of the prompt", () -> backend.encodeText(positiveTokens, context));
         TextEmbedding negative = null;
         if (negativeTokens != null) {
             TokenizedPrompt tokens = negativeTokens;
             try {
                 encodeSpan.advanced(1);
-                negative = context.call("text encoding of the negative prompt",
-                        () -> backend.encodeText(tokens, context));
+                negative =
+                        context.call("text encoding of the negative prompt", () -> backend.encodeText(tokens, context));
             } catch (RuntimeException e) {
                 closeAfterFailure(positive, e);
                 throw e;
@@ -70,12 +70,14 @@ final class TextConditioning implements AutoCloseable {
         return new TextConditioning(positiveTokens, positive, negative);
     }
 
-    private static TokenizedPrompt tokenize(String what, String text, Flux2Backend backend,
-            GenerationContext context) {
+    private static TokenizedPrompt tokenize(String what, String text, Flux2Backend backend, GenerationContext context) {
         TokenizedPrompt tokens = context.call("tokenization of the " + what, () -> backend.tokenize(text));
         if (tokens.truncatedTokens() > 0) {
-            LOG.warn("The {} is too long: {} token(s) beyond the text sequence length of {} were cut off",
-                    what, tokens.truncatedTokens(), tokens.inputIds().length);
+            LOG.warn(
+                    "The {} is too long: {} token(s) beyond the text sequence length of {} were cut off",
+                    what,
+                    tokens.truncatedTokens(),
+                    tokens.inputIds().length);
         }
         return tokens;
     }

@@ -14,6 +14,7 @@ import java.util.Map;
 final class TimingRecorder {
     /** Per image and stage ordinal; -1 marks a stage that did not run for the image. */
     private final long[][] stageNanos;
+
     private final long[] runtimeNanos;
 
     TimingRecorder(int images) {

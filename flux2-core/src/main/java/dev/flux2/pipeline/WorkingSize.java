@@ -13,10 +13,12 @@ record WorkingSize(int width, int height) {
     static final int PIXELS_PER_TOKEN = 16;
 
     WorkingSize {
-        if (width < PIXELS_PER_TOKEN || height < PIXELS_PER_TOKEN || width % PIXELS_PER_TOKEN != 0
+        if (width < PIXELS_PER_TOKEN
+                || height < PIXELS_PER_TOKEN
+                || width % PIXELS_PER_TOKEN != 0
                 || height % PIXELS_PER_TOKEN != 0) {
-            throw new IllegalArgumentException("working size must be positive multiples of 16, got "
-                    + width + "x" + height);
+            throw new IllegalArgumentException(
+                    "working size must be positive multiples of 16, got " + width + "x" + height);
         }
     }
 

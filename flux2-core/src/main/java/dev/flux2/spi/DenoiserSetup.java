@@ -11,8 +11,8 @@ import java.util.Objects;
  * @param referenceTokens M·128 packed, normalised reference latents (empty without references)
  * @param textIds L·4 text ids (0, 0, 0, l)
  */
-public record DenoiserSetup(int gridHeight, int gridWidth, float[] positionIds, float[] referenceTokens,
-        float[] textIds) {
+public record DenoiserSetup(
+        int gridHeight, int gridWidth, float[] positionIds, float[] referenceTokens, float[] textIds) {
 
     /** Validates the lengths. */
     public DenoiserSetup {
@@ -20,8 +20,11 @@ public record DenoiserSetup(int gridHeight, int gridWidth, float[] positionIds, 
         Objects.requireNonNull(referenceTokens, "referenceTokens");
         Objects.requireNonNull(textIds, "textIds");
         int n = gridHeight * gridWidth;
-        if (gridHeight < 1 || gridWidth < 1 || referenceTokens.length % 128 != 0
-                || positionIds.length != 4 * (n + referenceTokens.length / 128) || textIds.length % 4 != 0) {
+        if (gridHeight < 1
+                || gridWidth < 1
+                || referenceTokens.length % 128 != 0
+                || positionIds.length != 4 * (n + referenceTokens.length / 128)
+                || textIds.length % 4 != 0) {
             throw new IllegalArgumentException("inconsistent denoiser setup: grid " + gridHeight + "x" + gridWidth
                     + ", " + positionIds.length + " id values, " + referenceTokens.length
                     + " reference values, " + textIds.length + " text id values");

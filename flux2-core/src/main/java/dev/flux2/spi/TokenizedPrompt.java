@@ -16,8 +16,8 @@ public record TokenizedPrompt(long[] inputIds, long[] attentionMask, int realTok
                     + attentionMask.length + ") must have the same length");
         }
         if (realTokens < 0 || realTokens > inputIds.length || truncatedTokens < 0) {
-            throw new IllegalArgumentException("realTokens " + realTokens + " / truncatedTokens "
-                    + truncatedTokens + " invalid for length " + inputIds.length);
+            throw new IllegalArgumentException("realTokens " + realTokens + " / truncatedTokens " + truncatedTokens
+                    + " invalid for length " + inputIds.length);
         }
     }
 }

@@ -47,9 +47,17 @@ class Flux2PipelineTest {
     @Test
     void builderOptionsReachTheBackend() throws IOException {
         Path model = fakeModel("");
-        try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(model).memoryPolicy(MemoryPolicy.RESIDENT)
-                .intraOpThreads(3).executionProvider(" CUDA ").providerFallback(ProviderFallback.WARN_AND_FALL_BACK)
-                .vaeAttention(VaeAttentionMode.CHUNKED).vaeChunkSize(256).option("k", "v").backend("fake").build()) {
+        try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
+                .model(model)
+                .memoryPolicy(MemoryPolicy.RESIDENT)
+                .intraOpThreads(3)
+                .executionProvider(" CUDA ")
+                .providerFallback(ProviderFallback.WARN_AND_FALL_BACK)
+                .vaeAttention(VaeAttentionMode.CHUNKED)
+                .vaeChunkSize(256)
+                .option("k", "v")
+                .backend("fake")
+                .build()) {
             assertEquals("fake-distilled", pipeline.modelInfo().variant());
         }
         BackendConfig config = FakeBackendProvider.LAST_CONFIG.get();
@@ -74,16 +82,20 @@ class Flux2PipelineTest {
 
     @Test
     void folderNoBackendRecognisesIsExplained() {
-        ModelLoadException e = assertThrows(ModelLoadException.class,
+        ModelLoadException e = assertThrows(
+                ModelLoadException.class,
                 () -> Flux2Pipeline.builder().model(dir).build());
-        assertTrue(e.getMessage().contains("no backend recognises") && e.getMessage().contains("fake"),
+        assertTrue(
+                e.getMessage().contains("no backend recognises")
+                        && e.getMessage().contains("fake"),
                 e.getMessage());
     }
 
     @Test
     void unknownBackendNameIsExplained() throws IOException {
         Path model = fakeModel("");
-        ModelLoadException e = assertThrows(ModelLoadException.class,
+        ModelLoadException e = assertThrows(
+                ModelLoadException.class,
                 () -> Flux2Pipeline.builder().model(model).backend("onnx-gpu").build());
         assertTrue(e.getMessage().contains("no backend named 'onnx-gpu'"), e.getMessage());
     }
@@ -91,43 +103,54 @@ class Flux2PipelineTest {
     @Test
     void modelMustBeAnExistingDirectory() throws IOException {
         Path file = Files.writeString(dir.resolve("model.onnx"), "x");
-        ModelLoadException notDir = assertThrows(ModelLoadException.class,
+        ModelLoadException notDir = assertThrows(
+                ModelLoadException.class,
                 () -> Flux2Pipeline.builder().model(file).build());
         assertTrue(notDir.getMessage().contains("does not exist or is not a directory"), notDir.getMessage());
         assertTrue(notDir.getMessage().contains("model.onnx"), notDir.getMessage());
         Path missing = dir.resolve("missing");
-        ModelLoadException absent = assertThrows(ModelLoadException.class,
+        ModelLoadException absent = assertThrows(
+                ModelLoadException.class,
                 () -> Flux2Pipeline.builder().model(missing).build());
         assertTrue(absent.getMessage().contains("missing"), absent.getMessage());
     }
 
     @Test
     void modelDirectoryIsRequired() {
-        InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                () -> Flux2Pipeline.builder().build());
+        InvalidRequestException e = assertThrows(
+                InvalidRequestException.class, () -> Flux2Pipeline.builder().build());
         assertTrue(e.getMessage().contains("model directory must be set"), e.getMessage());
     }
 
     @Test
     void negativeThreadsAndChunkSizesAreRejected() {
-        InvalidRequestException threads = assertThrows(InvalidRequestException.class,
+        InvalidRequestException threads = assertThrows(
+                InvalidRequestException.class,
                 () -> Flux2Pipeline.builder().model(dir).intraOpThreads(-1).build());
-        assertTrue(threads.getMessage().contains("intraOpThreads must be >= 0") && threads.getMessage()
-                .contains("got -1"), threads.getMessage());
-        InvalidRequestException chunks = assertThrows(InvalidRequestException.class,
+        assertTrue(
+                threads.getMessage().contains("intraOpThreads must be >= 0")
+                        && threads.getMessage().contains("got -1"),
+                threads.getMessage());
+        InvalidRequestException chunks = assertThrows(
+                InvalidRequestException.class,
                 () -> Flux2Pipeline.builder().model(dir).vaeChunkSize(-8).build());
-        assertTrue(chunks.getMessage().contains("vaeChunkSize must be >= 0") && chunks.getMessage()
-                .contains("got -8"), chunks.getMessage());
+        assertTrue(
+                chunks.getMessage().contains("vaeChunkSize must be >= 0")
+                        && chunks.getMessage().contains("got -8"),
+                chunks.getMessage());
     }
 
     @Test
     void nullEnumsAreRejected() {
-        assertThrows(InvalidRequestException.class, () -> Flux2Pipeline.builder().model(dir).memoryPolicy(null)
-                .build());
-        assertThrows(InvalidRequestException.class, () -> Flux2Pipeline.builder().model(dir).providerFallback(null)
-                .build());
-        assertThrows(InvalidRequestException.class, () -> Flux2Pipeline.builder().model(dir).vaeAttention(null)
-                .build());
+        assertThrows(
+                InvalidRequestException.class,
+                () -> Flux2Pipeline.builder().model(dir).memoryPolicy(null).build());
+        assertThrows(
+                InvalidRequestException.class,
+                () -> Flux2Pipeline.builder().model(dir).providerFallback(null).build());
+        assertThrows(
+                InvalidRequestException.class,
+                () -> Flux2Pipeline.builder().model(dir).vaeAttention(null).build());
     }
 
     @Test

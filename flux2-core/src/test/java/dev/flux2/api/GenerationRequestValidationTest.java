@@ -44,14 +44,19 @@ class GenerationRequestValidationTest {
     @ParameterizedTest
     @CsvSource({"1000, 1008", "1010, 1008", "8, 16", "0, 16", "-32, 16", "520, 528"})
     void sizesMustBeMultiplesOf16AndTheNearestIsSuggested(int value, int nearest) {
-        assertContains(rejects(b -> b.width(value)), "width", "multiple of 16", "got " + value,
+        assertContains(
+                rejects(b -> b.width(value)),
+                "width",
+                "multiple of 16",
+                "got " + value,
                 "nearest valid width: " + nearest);
         assertContains(rejects(b -> b.height(value)), "height", "got " + value, "nearest valid height: " + nearest);
     }
 
     @Test
     void validSizesAreKept() {
-        GenerationRequest request = GenerationRequest.builder("p").size(512, 768).build();
+        GenerationRequest request =
+                GenerationRequest.builder("p").size(512, 768).build();
         assertEquals(512, request.width().getAsInt());
         assertEquals(768, request.height().getAsInt());
     }
@@ -64,17 +69,26 @@ class GenerationRequestValidationTest {
 
     @Test
     void nullPromptsAreRejected() {
-        assertContains(assertThrows(InvalidRequestException.class, () -> GenerationRequest.builder().build())
-                .getMessage(), "prompt must not be null");
-        assertContains(assertThrows(InvalidRequestException.class,
-                () -> GenerationRequest.builder(null).build()).getMessage(), "prompt must not be null");
+        assertContains(
+                assertThrows(
+                                InvalidRequestException.class,
+                                () -> GenerationRequest.builder().build())
+                        .getMessage(),
+                "prompt must not be null");
+        assertContains(
+                assertThrows(
+                                InvalidRequestException.class,
+                                () -> GenerationRequest.builder(null).build())
+                        .getMessage(),
+                "prompt must not be null");
         assertContains(rejects(b -> b.negativePrompt(null)), "negativePrompt must not be null");
     }
 
     @Test
     void emptyPromptIsAllowedVerbatim() {
         assertEquals("", GenerationRequest.builder("").build().prompt());
-        assertEquals("  spaced  ", GenerationRequest.builder("  spaced  ").build().prompt());
+        assertEquals(
+                "  spaced  ", GenerationRequest.builder("  spaced  ").build().prompt());
     }
 
     @ParameterizedTest
@@ -96,9 +110,14 @@ class GenerationRequestValidationTest {
     @Test
     void missingImageFilesAreNamed() {
         Path missing = dir.resolve("nope.png");
-        assertContains(rejects(InvalidImageException.class, b -> b.initImage(missing)), "init image",
-                missing.toString(), "does not exist");
-        assertContains(rejects(InvalidImageException.class, b -> b.addReferenceImage(missing)), "reference image 0",
+        assertContains(
+                rejects(InvalidImageException.class, b -> b.initImage(missing)),
+                "init image",
+                missing.toString(),
+                "does not exist");
+        assertContains(
+                rejects(InvalidImageException.class, b -> b.addReferenceImage(missing)),
+                "reference image 0",
                 "does not exist");
         assertContains(rejects(InvalidImageException.class, b -> b.initImage(dir)), "is not a file");
     }
@@ -106,9 +125,13 @@ class GenerationRequestValidationTest {
     @Test
     void unreadableImageFilesAreNamed() throws IOException {
         Path garbage = Files.writeString(dir.resolve("garbage.png"), "this is not a PNG");
-        assertContains(rejects(InvalidImageException.class, b -> b.initImage(garbage)), garbage.toString(),
+        assertContains(
+                rejects(InvalidImageException.class, b -> b.initImage(garbage)),
+                garbage.toString(),
                 "not in a readable image format");
-        assertContains(rejects(InvalidImageException.class, b -> b.addReferenceImage(garbage)), "reference image 0",
+        assertContains(
+                rejects(InvalidImageException.class, b -> b.addReferenceImage(garbage)),
+                "reference image 0",
                 "not in a readable image format");
     }
 
@@ -116,19 +139,30 @@ class GenerationRequestValidationTest {
     void imageFilesAreReadInBuild() throws IOException {
         Path png = dir.resolve("ok.png");
         ImageIO.write(image(80, 64), "png", png.toFile());
-        GenerationRequest request = GenerationRequest.builder("p").initImage(png).addReferenceImage(png).build();
+        GenerationRequest request = GenerationRequest.builder("p")
+                .initImage(png)
+                .addReferenceImage(png)
+                .build();
         assertEquals(80, request.initImage().orElseThrow().getWidth());
         assertEquals(1, request.referenceImages().size());
     }
 
     @Test
     void referencesMustBeLargeEnoughAndNotTooElongated() {
-        assertContains(rejects(InvalidImageException.class, b -> b.addReferenceImage(image(63, 200))),
-                "reference image 0", "at least 64x64", "got 63x200");
-        assertContains(rejects(InvalidImageException.class,
-                b -> b.addReferenceImage(image(64, 64)).addReferenceImage(image(64, 600))),
-                "reference image 1", "aspect ratio", "got 64x600");
-        GenerationRequest ok = GenerationRequest.builder("p").addReferenceImage(image(64, 512)).build();
+        assertContains(
+                rejects(InvalidImageException.class, b -> b.addReferenceImage(image(63, 200))),
+                "reference image 0",
+                "at least 64x64",
+                "got 63x200");
+        assertContains(
+                rejects(
+                        InvalidImageException.class,
+                        b -> b.addReferenceImage(image(64, 64)).addReferenceImage(image(64, 600))),
+                "reference image 1",
+                "aspect ratio",
+                "got 64x600");
+        GenerationRequest ok =
+                GenerationRequest.builder("p").addReferenceImage(image(64, 512)).build();
         assertEquals(1, ok.referenceImages().size(), "8:1 is still allowed");
     }
 
@@ -168,13 +202,14 @@ class GenerationRequestValidationTest {
         assertContains(rejects(b -> b.sigmas(1.5f)), "sigmas[0] must be in (0, 1], got 1.5");
         assertContains(rejects(b -> b.sigmas(Float.NaN)), "sigmas[0]");
         assertContains(rejects(b -> b.sigmas(0.5f, 0.8f)), "non-increasing", "sigmas[1] = 0.8");
-        assertContains(rejects(b -> b.steps(4).sigmas(1f, 0.5f)),
-                "steps (4) must equal the number of custom sigmas (2)");
+        assertContains(
+                rejects(b -> b.steps(4).sigmas(1f, 0.5f)), "steps (4) must equal the number of custom sigmas (2)");
     }
 
     @Test
     void customSigmasSetTheStepCount() {
-        GenerationRequest request = GenerationRequest.builder("p").sigmas(1f, 0.6f, 0.3f).build();
+        GenerationRequest request =
+                GenerationRequest.builder("p").sigmas(1f, 0.6f, 0.3f).build();
         assertEquals(3, request.steps().getAsInt());
         assertArrayEquals(new float[] {1f, 0.6f, 0.3f}, request.customSigmas().orElseThrow());
     }
@@ -188,8 +223,14 @@ class GenerationRequestValidationTest {
 
     @Test
     void toBuilderRoundTrips() {
-        GenerationRequest request = GenerationRequest.builder("p").size(64, 48).seed(5).steps(3).guidance(2f)
-                .numImages(2).forcePerStep(true).build();
+        GenerationRequest request = GenerationRequest.builder("p")
+                .size(64, 48)
+                .seed(5)
+                .steps(3)
+                .guidance(2f)
+                .numImages(2)
+                .forcePerStep(true)
+                .build();
         GenerationRequest copy = request.toBuilder().seed(6).build();
         assertEquals(64, copy.width().getAsInt());
         assertEquals(3, copy.steps().getAsInt());

@@ -109,8 +109,12 @@ class ImageConversionTest {
         for (int i = 0; i < rgb.length; i++) {
             rgb[i] = ((i * 4) << 16) | ((255 - i * 3) << 8) | (i * 11 & 0xFF);
         }
-        for (int type : new int[] {BufferedImage.TYPE_3BYTE_BGR, BufferedImage.TYPE_INT_BGR,
-                BufferedImage.TYPE_INT_ARGB, BufferedImage.TYPE_4BYTE_ABGR}) {
+        for (int type : new int[] {
+            BufferedImage.TYPE_3BYTE_BGR,
+            BufferedImage.TYPE_INT_BGR,
+            BufferedImage.TYPE_INT_ARGB,
+            BufferedImage.TYPE_4BYTE_ABGR
+        }) {
             BufferedImage img = new BufferedImage(8, 8, type);
             for (int i = 0; i < rgb.length; i++) {
                 // alpha 0 everywhere: PIL's convert("RGB") keeps the colour and drops alpha

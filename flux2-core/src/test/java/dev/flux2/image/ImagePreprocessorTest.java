@@ -99,25 +99,29 @@ class ImagePreprocessorTest {
         ImagePreprocessor.Size c = ImagePreprocessor.capArea(2000, 1500);
         assertEquals(c.width() / 16 * 16, capped.getWidth());
         assertEquals(c.height() / 16 * 16, capped.getHeight());
-        BufferedImage twoStep = LanczosResampler.resize(LanczosResampler.resize(big, c.width(), c.height()),
-                c.width() / 16 * 16, c.height() / 16 * 16);
+        BufferedImage twoStep = LanczosResampler.resize(
+                LanczosResampler.resize(big, c.width(), c.height()), c.width() / 16 * 16, c.height() / 16 * 16);
         assertArrayEquals(pixels(twoStep), pixels(capped));
     }
 
     @Test
     void validatesSizesAndTinyImages() {
         BufferedImage src = gradient(64, 64);
-        InvalidRequestException e = assertThrows(InvalidRequestException.class,
+        InvalidRequestException e = assertThrows(
+                InvalidRequestException.class,
                 () -> ImagePreprocessor.prepareInit(src, OptionalInt.of(1000), OptionalInt.of(512)));
         assertTrue(e.getMessage().contains("width") && e.getMessage().contains("1000"), e.getMessage());
-        e = assertThrows(InvalidRequestException.class,
+        e = assertThrows(
+                InvalidRequestException.class,
                 () -> ImagePreprocessor.prepareInit(src, OptionalInt.empty(), OptionalInt.of(0)));
         assertTrue(e.getMessage().contains("height"), e.getMessage());
 
-        InvalidImageException tiny = assertThrows(InvalidImageException.class,
+        InvalidImageException tiny = assertThrows(
+                InvalidImageException.class,
                 () -> ImagePreprocessor.prepareInit(gradient(10, 40), OptionalInt.empty(), OptionalInt.empty()));
         assertTrue(tiny.getMessage().contains("10x40"), tiny.getMessage());
-        assertThrows(InvalidImageException.class,
+        assertThrows(
+                InvalidImageException.class,
                 () -> ImagePreprocessor.prepareInit(gradient(15, 15), OptionalInt.of(64), OptionalInt.of(64)));
         assertThrows(InvalidImageException.class, () -> ImagePreprocessor.prepareReference(gradient(15, 200)));
         // sides of 16..31 pixels floor to 16

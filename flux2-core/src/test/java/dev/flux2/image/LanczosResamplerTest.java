@@ -179,14 +179,17 @@ class LanczosResamplerTest {
                 for (int shift = 0; shift <= 16; shift += 8) {
                     int e = (expected[i] >> shift) & 0xFF;
                     int a = (actual[i] >> shift) & 0xFF;
-                    assertTrue(Math.abs(e - a) <= 1, c[0] + "x" + c[1] + " -> " + c[2] + "x" + c[3] + " pixel " + i
-                            + " channel shift " + shift + ": expected " + e + ", got " + a);
+                    assertTrue(
+                            Math.abs(e - a) <= 1,
+                            c[0] + "x" + c[1] + " -> " + c[2] + "x" + c[3] + " pixel " + i + " channel shift " + shift
+                                    + ": expected " + e + ", got " + a);
                     exact += e == a ? 1 : 0;
                 }
             }
             // fixed-point coefficients only move values that sit on a .5 tie in double (after an 8-bit pass)
-            assertTrue(exact >= 0.99 * 3 * expected.length, "only " + exact + " of " + 3 * expected.length
-                    + " channel values are exact");
+            assertTrue(
+                    exact >= 0.99 * 3 * expected.length,
+                    "only " + exact + " of " + 3 * expected.length + " channel values are exact");
         }
     }
 

@@ -14,7 +14,8 @@ class CephesFloatTest {
             float u = k / (float) (1 << 24);
             double exact = Math.log(u);
             float approx = CephesFloat.log(u);
-            assertTrue(Math.abs(approx - exact) <= 2 * Math.ulp((float) exact) + 1e-12,
+            assertTrue(
+                    Math.abs(approx - exact) <= 2 * Math.ulp((float) exact) + 1e-12,
                     "log(" + u + ") = " + approx + ", exact " + exact);
         }
         assertEquals(0f, CephesFloat.log(1f));

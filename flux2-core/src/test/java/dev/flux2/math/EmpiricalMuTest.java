@@ -21,7 +21,9 @@ class EmpiricalMuTest {
     static Stream<Arguments> muCases() {
         JsonNode cases = Goldens.load("schedule.json").get("mu");
         return StreamSupport.stream(cases.spliterator(), false)
-                .map(c -> Arguments.of(c.get("image_seq_len").asInt(), c.get("steps").asInt(),
+                .map(c -> Arguments.of(
+                        c.get("image_seq_len").asInt(),
+                        c.get("steps").asInt(),
                         c.get("mu").asDouble()));
     }
 

@@ -58,8 +58,8 @@ class EulerSamplerTest {
 
     @Test
     void rejectsMismatchedLengths() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> EulerSampler.step(new float[3], new float[2], 1f, 0.5f));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> EulerSampler.step(new float[3], new float[2], 1f, 0.5f));
         assertEquals(true, e.getMessage().contains("3") && e.getMessage().contains("2"), e.getMessage());
     }
 }

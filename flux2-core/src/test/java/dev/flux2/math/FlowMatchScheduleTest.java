@@ -21,8 +21,10 @@ class FlowMatchScheduleTest {
     static Stream<Arguments> schedules() {
         JsonNode cases = Goldens.load("schedule.json").get("schedules");
         return StreamSupport.stream(cases.spliterator(), false)
-                .map(c -> Arguments.of(c.get("height").asInt() + "x" + c.get("width").asInt() + " n="
-                        + c.get("steps").asInt(), c));
+                .map(c -> Arguments.of(
+                        c.get("height").asInt() + "x" + c.get("width").asInt() + " n="
+                                + c.get("steps").asInt(),
+                        c));
     }
 
     @Test
@@ -68,19 +70,25 @@ class FlowMatchScheduleTest {
             lin[i] = (float) (steps == 1 ? 1.0 : 1.0 + i * ((1.0 / steps - 1.0) / (steps - 1)));
         }
         lin[steps - 1] = (float) (1.0 / steps);
-        FlowMatchSchedule s = FlowMatchSchedule.withCustomSigmas(c.get("image_seq_len").asInt(), lin);
+        FlowMatchSchedule s =
+                FlowMatchSchedule.withCustomSigmas(c.get("image_seq_len").asInt(), lin);
         assertBitExact(Goldens.floats(c.get("sigmas")), s.sigmas(), name + " custom sigmas");
     }
 
     /** pipeline-reference §11 worked examples (printed to ≥ 10 significant digits). */
     @Test
     void workedExamplesOfSection11() {
-        assertSigmas(FlowMatchSchedule.forImage(256, 4), 1.0, 0.9553907513618469, 0.8771342635154724,
-                0.7041116952896118, 0);
-        assertSigmas(FlowMatchSchedule.forImage(1024, 4), 1.0, 0.9580853581428528, 0.8839818835258484,
-                0.7174965739250183, 0);
-        assertSigmas(FlowMatchSchedule.forImage(4096, 4), 1.0, 0.9673840403556824, 0.908143937587738,
-                0.7671999335289001, 0);
+        assertSigmas(
+                FlowMatchSchedule.forImage(256, 4), 1.0, 0.9553907513618469, 0.8771342635154724, 0.7041116952896118, 0);
+        assertSigmas(
+                FlowMatchSchedule.forImage(1024, 4),
+                1.0,
+                0.9580853581428528,
+                0.8839818835258484,
+                0.7174965739250183,
+                0);
+        assertSigmas(
+                FlowMatchSchedule.forImage(4096, 4), 1.0, 0.9673840403556824, 0.908143937587738, 0.7671999335289001, 0);
         assertSigmas(FlowMatchSchedule.forImage(85 * 48, 4), 1, 0.9673411846, 0.9080306888, 0.7669575810, 0);
         assertSigmas(FlowMatchSchedule.forImage(128 * 128, 4), 1, 0.9869855642, 0.9619472623, 0.8939153552, 0);
         assertSigmas(FlowMatchSchedule.forImage(4096, 1), 1, 0);
@@ -136,12 +144,11 @@ class FlowMatchScheduleTest {
         assertThrows(InvalidRequestException.class, () -> FlowMatchSchedule.forImage(256, 0));
         assertThrows(InvalidRequestException.class, () -> FlowMatchSchedule.forImage(0, 4));
         assertThrows(InvalidRequestException.class, () -> FlowMatchSchedule.withCustomSigmas(256, new float[0]));
-        InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                () -> FlowMatchSchedule.withCustomSigmas(256, new float[] {1f, 0f}));
+        InvalidRequestException e = assertThrows(
+                InvalidRequestException.class, () -> FlowMatchSchedule.withCustomSigmas(256, new float[] {1f, 0f}));
         assertTrue(e.getMessage().contains("sigmas[1]"), e.getMessage());
-        assertThrows(InvalidRequestException.class,
-                () -> FlowMatchSchedule.withCustomSigmas(256, new float[] {1.5f}));
-        assertThrows(InvalidRequestException.class,
-                () -> FlowMatchSchedule.withCustomSigmas(256, new float[] {Float.NaN}));
+        assertThrows(InvalidRequestException.class, () -> FlowMatchSchedule.withCustomSigmas(256, new float[] {1.5f}));
+        assertThrows(
+                InvalidRequestException.class, () -> FlowMatchSchedule.withCustomSigmas(256, new float[] {Float.NaN}));
     }
 }

@@ -24,7 +24,9 @@ class Img2ImgNoisingTest {
     static Stream<Arguments> strengthCases() {
         JsonNode cases = Goldens.load("img2img_euler.json").get("strength");
         return StreamSupport.stream(cases.spliterator(), false)
-                .map(c -> Arguments.of("n=" + c.get("steps").asInt() + " strength=" + c.get("strength").asDouble(),
+                .map(c -> Arguments.of(
+                        "n=" + c.get("steps").asInt() + " strength="
+                                + c.get("strength").asDouble(),
                         c));
     }
 
@@ -38,20 +40,22 @@ class Img2ImgNoisingTest {
         float[] goldenTimesteps = Goldens.floats(c.get("timesteps"));
         assertEquals(steps - goldenStart, run, "golden consistency");
         if (run < 1) {
-            InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                    () -> Img2ImgNoising.startIndex(steps, strength));
+            InvalidRequestException e =
+                    assertThrows(InvalidRequestException.class, () -> Img2ImgNoising.startIndex(steps, strength));
             assertTrue(e.getMessage().contains("strength") && e.getMessage().contains("steps"), e.getMessage());
             return;
         }
         int tStart = Img2ImgNoising.startIndex(steps, strength);
         assertEquals(goldenStart, tStart, name);
-        float[] all = FlowMatchSchedule.forImage(c.get("image_seq_len").asInt(), steps).timesteps();
+        float[] all = FlowMatchSchedule.forImage(c.get("image_seq_len").asInt(), steps)
+                .timesteps();
         assertClose(goldenTimesteps, Arrays.copyOfRange(all, tStart, steps), TOL, name + " timesteps");
     }
 
     @Test
     void goldenIncludesTheStrengthZeroErrorCase() {
-        assertTrue(strengthCases().anyMatch(a -> ((JsonNode) a.get()[1]).get("num_steps_run").asInt() == 0));
+        assertTrue(strengthCases()
+                .anyMatch(a -> ((JsonNode) a.get()[1]).get("num_steps_run").asInt() == 0));
     }
 
     @Test
@@ -68,8 +72,8 @@ class Img2ImgNoisingTest {
     @Test
     void rejectsOutOfRangeStrengthAndSteps() {
         for (double bad : new double[] {-0.01, 1.01, Double.NaN}) {
-            InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                    () -> Img2ImgNoising.startIndex(4, bad));
+            InvalidRequestException e =
+                    assertThrows(InvalidRequestException.class, () -> Img2ImgNoising.startIndex(4, bad));
             assertTrue(e.getMessage().contains("strength"), e.getMessage());
         }
         assertThrows(InvalidRequestException.class, () -> Img2ImgNoising.startIndex(0, 0.5));
@@ -91,7 +95,10 @@ class Img2ImgNoisingTest {
         // its sigma is σ_1 of the default 4-step schedule for the golden's token count
         int tokens = Goldens.ints(g.get("shape"))[1];
         assertEquals(sigma, FlowMatchSchedule.forImage(tokens, 4).sigma(1), 0f);
-        assertEquals(g.get("timestep").get(0).asDouble(), FlowMatchSchedule.forImage(tokens, 4).timesteps()[1], 0);
+        assertEquals(
+                g.get("timestep").get(0).asDouble(),
+                FlowMatchSchedule.forImage(tokens, 4).timesteps()[1],
+                0);
     }
 
     @Test

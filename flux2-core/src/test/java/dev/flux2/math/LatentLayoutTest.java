@@ -82,25 +82,32 @@ class LatentLayoutTest {
                 for (int j = 0; j < w; j++) {
                     for (int dy = 0; dy < 2; dy++) {
                         for (int dx = 0; dx < 2; dx++) {
-                            assertEquals(z.get(ch, 2 * i + dy, 2 * j + dx),
-                                    tokens[(i * w + j) * 4 * c + 4 * ch + 2 * dy + dx], 0f);
+                            assertEquals(
+                                    z.get(ch, 2 * i + dy, 2 * j + dx),
+                                    tokens[(i * w + j) * 4 * c + 4 * ch + 2 * dy + dx],
+                                    0f);
                         }
                     }
                 }
             }
         }
-        assertArrayEquals(data, LatentLayout.unpatchify(LatentLayout.unpack(tokens, 4 * c, h, w)).data());
+        assertArrayEquals(
+                data,
+                LatentLayout.unpatchify(LatentLayout.unpack(tokens, 4 * c, h, w))
+                        .data());
     }
 
     @Test
     void rejectsBadShapes() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> LatentLayout.patchify(new LatentGrid(new float[2 * 3 * 4], 2, 3, 4)));
         assertEquals(true, e.getMessage().contains("3x4"), e.getMessage());
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> LatentLayout.patchify(new LatentGrid(new float[2 * 4 * 5], 2, 4, 5)));
-        assertThrows(IllegalArgumentException.class,
-                () -> LatentLayout.unpatchify(new LatentGrid(new float[6], 6, 1, 1)));
+        assertThrows(
+                IllegalArgumentException.class, () -> LatentLayout.unpatchify(new LatentGrid(new float[6], 6, 1, 1)));
         assertThrows(IllegalArgumentException.class, () -> LatentLayout.unpack(new float[10], 128, 1, 1));
         assertThrows(IllegalArgumentException.class, () -> LatentLayout.unpack(new float[0], 0, 1, 1));
     }

@@ -17,7 +17,9 @@ class LatentNormalizationTest {
 
     private static LatentNormalization goldenStats() {
         JsonNode bn = GOLDEN.get("bn");
-        return new LatentNormalization(Goldens.floats(bn.get("running_mean")), Goldens.floats(bn.get("running_var")),
+        return new LatentNormalization(
+                Goldens.floats(bn.get("running_mean")),
+                Goldens.floats(bn.get("running_var")),
                 bn.get("eps").asDouble());
     }
 
@@ -34,8 +36,8 @@ class LatentNormalizationTest {
         LatentGrid p = goldenPatchified();
         float[] before = p.data().clone();
         LatentGrid n = bn.normalize(p);
-        assertArrayEquals(Goldens.ints(GOLDEN.get("bn").get("shape")), new int[] {1, n.channels(), n.height(),
-                n.width()});
+        assertArrayEquals(
+                Goldens.ints(GOLDEN.get("bn").get("shape")), new int[] {1, n.channels(), n.height(), n.width()});
         assertClose(Goldens.floats(GOLDEN.get("bn").get("normalized")), n.data(), TOL, "bn normalized");
         assertArrayEquals(before, p.data(), "input must not be modified");
     }
@@ -50,8 +52,7 @@ class LatentNormalizationTest {
 
     @Test
     void formulaOnAHandExample() {
-        LatentNormalization bn = new LatentNormalization(new float[] {1f, -2f}, new float[] {3.9999f, 0.0099f},
-                1e-4);
+        LatentNormalization bn = new LatentNormalization(new float[] {1f, -2f}, new float[] {3.9999f, 0.0099f}, 1e-4);
         LatentGrid p = new LatentGrid(new float[] {5f, 1f, -2f, -1.9f}, 2, 1, 2);
         // std = sqrt(var + eps) = 2 and 0.1
         assertClose(new float[] {2f, 0f, 0f, 1f}, bn.normalize(p).data(), 1e-5, "hand example");
@@ -71,13 +72,12 @@ class LatentNormalizationTest {
 
     @Test
     void rejectsBadInput() {
-        assertThrows(IllegalArgumentException.class,
-                () -> new LatentNormalization(new float[2], new float[3], 1e-4));
-        assertThrows(IllegalArgumentException.class,
-                () -> new LatentNormalization(new float[1], new float[] {-1f}, 1e-4));
-        assertThrows(IllegalArgumentException.class,
-                () -> new LatentNormalization(new float[1], new float[1], Double.NaN));
-        assertThrows(IllegalArgumentException.class, () -> goldenStats().normalize(new LatentGrid(new float[32],
-                32, 1, 1)));
+        assertThrows(IllegalArgumentException.class, () -> new LatentNormalization(new float[2], new float[3], 1e-4));
+        assertThrows(
+                IllegalArgumentException.class, () -> new LatentNormalization(new float[1], new float[] {-1f}, 1e-4));
+        assertThrows(
+                IllegalArgumentException.class, () -> new LatentNormalization(new float[1], new float[1], Double.NaN));
+        assertThrows(
+                IllegalArgumentException.class, () -> goldenStats().normalize(new LatentGrid(new float[32], 32, 1, 1)));
     }
 }

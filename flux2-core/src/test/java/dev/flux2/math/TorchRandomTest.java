@@ -23,8 +23,8 @@ class TorchRandomTest {
     static Stream<Arguments> cases() {
         JsonNode cases = Goldens.load("torch_randn.json").get("cases");
         return StreamSupport.stream(cases.spliterator(), false)
-                .map(c -> Arguments.of(c.get("seed").asLong(), Goldens.ints(c.get("shape")),
-                        Goldens.floats(c.get("data"))));
+                .map(c -> Arguments.of(
+                        c.get("seed").asLong(), Goldens.ints(c.get("shape")), Goldens.floats(c.get("data"))));
     }
 
     @Test
@@ -95,6 +95,8 @@ class TorchRandomTest {
 
     private static float[] golden(long seed, int numel) {
         return cases().filter(a -> (long) a.get()[0] == seed && ((float[]) a.get()[2]).length == numel)
-                .map(a -> (float[]) a.get()[2]).findFirst().orElseThrow();
+                .map(a -> (float[]) a.get()[2])
+                .findFirst()
+                .orElseThrow();
     }
 }

@@ -22,8 +22,8 @@ class BackendLocatorTest {
 
     @Test
     void emptyClasspathIsExplained() {
-        ModelLoadException e = assertThrows(ModelLoadException.class,
-                () -> BackendLocator.select(dir, null, List.of()));
+        ModelLoadException e =
+                assertThrows(ModelLoadException.class, () -> BackendLocator.select(dir, null, List.of()));
         assertTrue(e.getMessage().contains("no FLUX.2 backend on the classpath"), e.getMessage());
     }
 
@@ -38,7 +38,8 @@ class BackendLocatorTest {
 
     @Test
     void unknownNameListsTheAvailableBackends() {
-        ModelLoadException e = assertThrows(ModelLoadException.class,
+        ModelLoadException e = assertThrows(
+                ModelLoadException.class,
                 () -> BackendLocator.select(dir, "cuda-magic", List.of(new Named("a"), new Named("b"))));
         assertTrue(e.getMessage().contains("'cuda-magic'") && e.getMessage().contains("a, b"), e.getMessage());
     }
@@ -46,8 +47,15 @@ class BackendLocatorTest {
     @Test
     void providerFailuresBecomeModelLoadExceptions() throws Exception {
         Files.writeString(dir.resolve(FakeBackendProvider.MARKER), "defaultSteps=notanumber\n");
-        BackendConfig config = new BackendConfig(dir, dev.flux2.api.MemoryPolicy.SEQUENTIAL, 0, List.of(),
-                dev.flux2.api.ProviderFallback.FAIL, dev.flux2.api.VaeAttentionMode.AUTO, 0, java.util.Map.of());
+        BackendConfig config = new BackendConfig(
+                dir,
+                dev.flux2.api.MemoryPolicy.SEQUENTIAL,
+                0,
+                List.of(),
+                dev.flux2.api.ProviderFallback.FAIL,
+                dev.flux2.api.VaeAttentionMode.AUTO,
+                0,
+                java.util.Map.of());
         ModelLoadException e = assertThrows(ModelLoadException.class, () -> BackendLocator.open(config, null));
         assertTrue(e.getMessage().contains("backend 'fake' failed to open"), e.getMessage());
         assertTrue(e.getCause() instanceof NumberFormatException);

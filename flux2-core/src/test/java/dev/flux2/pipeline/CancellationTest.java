@@ -33,15 +33,19 @@ class CancellationTest {
     void tokenCancelledFromTheListenerStopsBeforeTheNextStep() {
         FakeBackend backend = new FakeBackend(FakeModel.baseModel().withFusedSteps(0));
         CancellationToken token = new CancellationToken();
-        GenerationRequest request = GenerationRequest.builder("x").seed(1).steps(4).cancellation(token)
+        GenerationRequest request = GenerationRequest.builder("x")
+                .seed(1)
+                .steps(4)
+                .cancellation(token)
                 .progressListener(e -> {
                     if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED && e.completed() == 2) {
                         token.cancel();
                     }
-                }).build();
+                })
+                .build();
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationCancelledException e = assertThrows(GenerationCancelledException.class,
-                    () -> engine.generate(request));
+            GenerationCancelledException e =
+                    assertThrows(GenerationCancelledException.class, () -> engine.generate(request));
             assertTrue(e.getMessage().contains("step 3/4"), e.getMessage());
             assertTrue(e.getMessage().contains("CancellationToken"), e.getMessage());
         }
@@ -59,7 +63,8 @@ class CancellationTest {
         CancellationToken token = new CancellationToken();
         token.cancel();
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationRequest request = GenerationRequest.builder("x").seed(1).cancellation(token).build();
+            GenerationRequest request =
+                    GenerationRequest.builder("x").seed(1).cancellation(token).build();
             assertThrows(GenerationCancelledException.class, () -> engine.generate(request));
         }
         assertEquals(java.util.List.of("close"), backend.calls);
@@ -70,7 +75,10 @@ class CancellationTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         backend.blockAtStep = 1;
         CancellationToken token = new CancellationToken();
-        GenerationRequest request = GenerationRequest.builder("x").seed(1).forcePerStep(true).cancellation(token)
+        GenerationRequest request = GenerationRequest.builder("x")
+                .seed(1)
+                .forcePerStep(true)
+                .cancellation(token)
                 .build();
         Thread canceller = new Thread(() -> {
             try {
@@ -82,8 +90,8 @@ class CancellationTest {
         });
         canceller.start();
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationCancelledException e = assertThrows(GenerationCancelledException.class,
-                    () -> engine.generate(request));
+            GenerationCancelledException e =
+                    assertThrows(GenerationCancelledException.class, () -> engine.generate(request));
             assertNotNull(e.getCause());
             assertInstanceOf(IllegalStateException.class, e.getCause());
             assertTrue(e.getCause().getMessage().contains("terminate flag"));
@@ -98,7 +106,8 @@ class CancellationTest {
         IllegalStateException bug = new IllegalStateException("kernel exploded");
         backend.failOnPredict = bug;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationRequest request = GenerationRequest.builder("x").seed(1).forcePerStep(true).build();
+            GenerationRequest request =
+                    GenerationRequest.builder("x").seed(1).forcePerStep(true).build();
             InferenceException e = assertThrows(InferenceException.class, () -> engine.generate(request));
             assertSame(bug, e.getCause());
             assertTrue(e.getMessage().contains("step 1/4"), e.getMessage());

@@ -40,8 +40,7 @@ class EngineLifecycleTest {
             // When the backend closed, no call was in flight and every handle of the generation was closed
             // (closedWhileBusy below): close() waited for the generation to unwind.
             ExecutionException e = assertThrows(ExecutionException.class, () -> running.get(20, TimeUnit.SECONDS));
-            GenerationCancelledException cancelled = assertInstanceOf(GenerationCancelledException.class,
-                    e.getCause());
+            GenerationCancelledException cancelled = assertInstanceOf(GenerationCancelledException.class, e.getCause());
             assertTrue(cancelled.getMessage().contains("closed"), cancelled.getMessage());
             assertInstanceOf(IllegalStateException.class, cancelled.getCause());
             assertEquals(1, backend.closeCount.get());
@@ -72,13 +71,16 @@ class EngineLifecycleTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         GenerationEngine engine = new GenerationEngine(backend);
         AtomicReference<Integer> closesSeenInListener = new AtomicReference<>();
-        GenerationRequest request = GenerationRequest.builder("x").seed(1).forcePerStep(true)
+        GenerationRequest request = GenerationRequest.builder("x")
+                .seed(1)
+                .forcePerStep(true)
                 .progressListener(e -> {
                     if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED && e.completed() == 1) {
                         engine.close();
                         closesSeenInListener.set(backend.closeCount.get());
                     }
-                }).build();
+                })
+                .build();
         assertThrows(GenerationCancelledException.class, () -> engine.generate(request));
         assertEquals(0, closesSeenInListener.get(), "the backend must not close under a running generation");
         assertEquals(1, backend.closeCount.get(), "closed once the generation unwound");
@@ -94,11 +96,20 @@ class EngineLifecycleTest {
             List<Future<GenerationResult>> futures = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
                 long seed = i;
-                futures.add(executor.submit(() -> engine.generate(GenerationRequest.builder("x").seed(seed)
-                        .forcePerStep(true).build())));
+                futures.add(executor.submit(() -> engine.generate(GenerationRequest.builder("x")
+                        .seed(seed)
+                        .forcePerStep(true)
+                        .build())));
             }
             for (int i = 0; i < futures.size(); i++) {
-                assertEquals(i, futures.get(i).get(20, TimeUnit.SECONDS).first().metadata().seed().getAsLong());
+                assertEquals(
+                        i,
+                        futures.get(i)
+                                .get(20, TimeUnit.SECONDS)
+                                .first()
+                                .metadata()
+                                .seed()
+                                .getAsLong());
             }
         } finally {
             executor.shutdownNow();
@@ -134,26 +145,26 @@ class EngineLifecycleTest {
         }
 
         @Override
-        public dev.flux2.spi.TextEmbedding encodeText(dev.flux2.spi.TokenizedPrompt tokens,
-                dev.flux2.spi.StageContext context) {
+        public dev.flux2.spi.TextEmbedding encodeText(
+                dev.flux2.spi.TokenizedPrompt tokens, dev.flux2.spi.StageContext context) {
             return delegate.encodeText(tokens, context);
         }
 
         @Override
-        public dev.flux2.math.LatentGrid encodeImage(dev.flux2.image.PixelTensor image,
-                dev.flux2.spi.StageContext context) {
+        public dev.flux2.math.LatentGrid encodeImage(
+                dev.flux2.image.PixelTensor image, dev.flux2.spi.StageContext context) {
             return delegate.encodeImage(image, context);
         }
 
         @Override
-        public dev.flux2.spi.DenoiserSession openDenoiser(dev.flux2.spi.DenoiserSetup setup,
-                dev.flux2.spi.StageContext context) {
+        public dev.flux2.spi.DenoiserSession openDenoiser(
+                dev.flux2.spi.DenoiserSetup setup, dev.flux2.spi.StageContext context) {
             return delegate.openDenoiser(setup, context);
         }
 
         @Override
-        public dev.flux2.image.PixelTensor decodeLatent(dev.flux2.math.LatentGrid latent,
-                dev.flux2.spi.StageContext context) {
+        public dev.flux2.image.PixelTensor decodeLatent(
+                dev.flux2.math.LatentGrid latent, dev.flux2.spi.StageContext context) {
             return delegate.decodeLatent(latent, context);
         }
 

@@ -33,11 +33,11 @@ public final class FakeBackend implements Flux2Backend {
     public static final String FUSED_UNAVAILABLE_REASON = "fake fused graph lacks the timestep_0..3 inputs";
 
     /** One transformer call. */
-    public record VelocityCall(FakeSession session, DenoiseStep step, float[] latent, FakeText text,
-            float[] velocity) { }
+    public record VelocityCall(
+            FakeSession session, DenoiseStep step, float[] latent, FakeText text, float[] velocity) {}
 
     /** One fused call. */
-    public record FusedCall(float[] sigmas, float[] latent, FakeText text) { }
+    public record FusedCall(float[] sigmas, float[] latent, FakeText text) {}
 
     private final FakeModel model;
 
@@ -190,8 +190,7 @@ public final class FakeBackend implements Flux2Backend {
         }
 
         @Override
-        public void predictVelocity(DenoiseStep step, float[] latentTokens, TextEmbedding text,
-                float[] velocityOut) {
+        public void predictVelocity(DenoiseStep step, float[] latentTokens, TextEmbedding text, float[] velocityOut) {
             checkOpen(text);
             int values = setup.noiseTokens() * 128;
             if (latentTokens.length != values || velocityOut.length != values) {
@@ -206,10 +205,15 @@ public final class FakeBackend implements Flux2Backend {
                 if (step.index() == blockAtStep) {
                     blockUntilAborted();
                 }
-                FakeModel.velocity(latentTokens, step.sigma(), setup.positionIds(), setup.referenceTokens(),
-                        ((FakeText) text).scalar, velocityOut);
-                velocityCalls.add(new VelocityCall(this, step, latentTokens.clone(), (FakeText) text,
-                        velocityOut.clone()));
+                FakeModel.velocity(
+                        latentTokens,
+                        step.sigma(),
+                        setup.positionIds(),
+                        setup.referenceTokens(),
+                        ((FakeText) text).scalar,
+                        velocityOut);
+                velocityCalls.add(
+                        new VelocityCall(this, step, latentTokens.clone(), (FakeText) text, velocityOut.clone()));
                 return null;
             });
         }
@@ -251,8 +255,13 @@ public final class FakeBackend implements Flux2Backend {
                 fusedCalls.add(new FusedCall(sigmas.clone(), latentTokens.clone(), (FakeText) text));
                 float[] v = new float[latentTokens.length];
                 for (int i = 0; i + 1 < sigmas.length; i++) {
-                    FakeModel.velocity(latentTokens, sigmas[i], setup.positionIds(), setup.referenceTokens(),
-                            ((FakeText) text).scalar, v);
+                    FakeModel.velocity(
+                            latentTokens,
+                            sigmas[i],
+                            setup.positionIds(),
+                            setup.referenceTokens(),
+                            ((FakeText) text).scalar,
+                            v);
                     float dt = sigmas[i + 1] - sigmas[i];
                     for (int j = 0; j < v.length; j++) {
                         latentTokens[j] += dt * v[j];

@@ -27,8 +27,7 @@ public final class FakeBackendProvider implements Flux2BackendProvider {
     public static final AtomicReference<BackendConfig> LAST_CONFIG = new AtomicReference<>();
 
     /** ServiceLoader constructor. */
-    public FakeBackendProvider() {
-    }
+    public FakeBackendProvider() {}
 
     @Override
     public String name() {
@@ -51,8 +50,15 @@ public final class FakeBackendProvider implements Flux2BackendProvider {
     @Override
     public ModelSummary inspect(Path modelDirectory) {
         FakeModel model = FakeModel.fromProperties(read(modelDirectory));
-        return new ModelSummary(modelDirectory, name(), model.variant(),
-                List.of(new ModelSummary.FileEntry(MARKER, -1, 1)), List.of(), "none", List.of("cpu"), Map.of());
+        return new ModelSummary(
+                modelDirectory,
+                name(),
+                model.variant(),
+                List.of(new ModelSummary.FileEntry(MARKER, -1, 1)),
+                List.of(),
+                "none",
+                List.of("cpu"),
+                Map.of());
     }
 
     private static Properties read(Path directory) {

@@ -22,11 +22,21 @@ import java.util.Properties;
  * @param fusedSteps fused graph step count (0 = none)
  * @param fusedAvailable whether the fused graph says it can run
  */
-public record FakeModel(String variant, boolean distilled, int defaultSteps, float defaultGuidance, int defaultWidth,
-        int defaultHeight, int textLength, boolean imageInput, int fusedSteps, boolean fusedAvailable) {
+public record FakeModel(
+        String variant,
+        boolean distilled,
+        int defaultSteps,
+        float defaultGuidance,
+        int defaultWidth,
+        int defaultHeight,
+        int textLength,
+        boolean imageInput,
+        int fusedSteps,
+        boolean fusedAvailable) {
 
     /** Prefix and suffix ids standing in for the chat template. */
     static final long PREFIX_ID = 7;
+
     static final long SUFFIX_ID = 9;
 
     /** @return a distilled 4-step model with a working fused graph, 64x48 default, image input */
@@ -42,7 +52,8 @@ public record FakeModel(String variant, boolean distilled, int defaultSteps, flo
     /** @param props keys of the record (missing keys keep the distilled defaults) @return the model */
     public static FakeModel fromProperties(Properties props) {
         FakeModel d = distilledModel();
-        return new FakeModel(props.getProperty("variant", d.variant),
+        return new FakeModel(
+                props.getProperty("variant", d.variant),
                 Boolean.parseBoolean(props.getProperty("distilled", String.valueOf(d.distilled))),
                 Integer.parseInt(props.getProperty("defaultSteps", String.valueOf(d.defaultSteps))),
                 Float.parseFloat(props.getProperty("defaultGuidance", String.valueOf(d.defaultGuidance))),
@@ -56,26 +67,61 @@ public record FakeModel(String variant, boolean distilled, int defaultSteps, flo
 
     /** @return a copy with the given fused availability */
     public FakeModel withFusedAvailable(boolean available) {
-        return new FakeModel(variant, distilled, defaultSteps, defaultGuidance, defaultWidth, defaultHeight,
-                textLength, imageInput, fusedSteps, available);
+        return new FakeModel(
+                variant,
+                distilled,
+                defaultSteps,
+                defaultGuidance,
+                defaultWidth,
+                defaultHeight,
+                textLength,
+                imageInput,
+                fusedSteps,
+                available);
     }
 
     /** @return a copy without VAE encoder */
     public FakeModel withoutImageInput() {
-        return new FakeModel(variant, distilled, defaultSteps, defaultGuidance, defaultWidth, defaultHeight,
-                textLength, false, fusedSteps, fusedAvailable);
+        return new FakeModel(
+                variant,
+                distilled,
+                defaultSteps,
+                defaultGuidance,
+                defaultWidth,
+                defaultHeight,
+                textLength,
+                false,
+                fusedSteps,
+                fusedAvailable);
     }
 
     /** @return a copy with the given fused step count */
     public FakeModel withFusedSteps(int steps) {
-        return new FakeModel(variant, distilled, defaultSteps, defaultGuidance, defaultWidth, defaultHeight,
-                textLength, imageInput, steps, fusedAvailable);
+        return new FakeModel(
+                variant,
+                distilled,
+                defaultSteps,
+                defaultGuidance,
+                defaultWidth,
+                defaultHeight,
+                textLength,
+                imageInput,
+                steps,
+                fusedAvailable);
     }
 
     /** @return the model info the fake backend reports */
     public ModelInfo info() {
-        return new ModelInfo(variant, distilled, defaultSteps, defaultGuidance, defaultWidth, defaultHeight,
-                textLength, imageInput, fusedSteps);
+        return new ModelInfo(
+                variant,
+                distilled,
+                defaultSteps,
+                defaultGuidance,
+                defaultWidth,
+                defaultHeight,
+                textLength,
+                imageInput,
+                fusedSteps);
     }
 
     /** Fake tokenizer: prefix, one id per code point, suffix; right truncation and zero padding to textLength. */
@@ -113,8 +159,7 @@ public record FakeModel(String variant, boolean distilled, int defaultSteps, flo
      * @param text the text scalar
      * @param out receives N·128 values
      */
-    public static void velocity(float[] x, float sigma, float[] ids, float[] referenceTokens, float text,
-            float[] out) {
+    public static void velocity(float[] x, float sigma, float[] ids, float[] referenceTokens, float text, float[] out) {
         float referenceMean = 0f;
         for (float v : referenceTokens) {
             referenceMean += v;

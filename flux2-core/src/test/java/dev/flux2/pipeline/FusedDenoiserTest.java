@@ -14,14 +14,14 @@ import org.junit.jupiter.api.Test;
 class FusedDenoiserTest {
     private static final String PROMPT = "a paper boat";
 
-    private record Run(FakeBackend backend, GenerationResult result, String log) {
-    }
+    private record Run(FakeBackend backend, GenerationResult result, String log) {}
 
     private static Run run(FakeModel model, UnaryOperator<GenerationRequest.Builder> customise) {
         FakeBackend backend = new FakeBackend(model);
-        try (GenerationEngine engine = new GenerationEngine(backend); LogCapture log = new LogCapture()) {
-            GenerationResult result = engine.generate(customise.apply(GenerationRequest.builder(PROMPT).seed(77))
-                    .build());
+        try (GenerationEngine engine = new GenerationEngine(backend);
+                LogCapture log = new LogCapture()) {
+            GenerationResult result = engine.generate(
+                    customise.apply(GenerationRequest.builder(PROMPT).seed(77)).build());
             return new Run(backend, result, log.text());
         }
     }
@@ -32,8 +32,10 @@ class FusedDenoiserTest {
         assertTrue(fused.result().first().metadata().fused());
         assertEquals(1, fused.backend().fusedCalls.size());
         assertEquals(0, fused.backend().velocityCalls.size());
-        assertArrayEquals(ReferenceMath.sigmas(12, 4), fused.backend().fusedCalls.get(0).sigmas(), 2e-7f);
-        assertArrayEquals(ReferenceMath.pack(dev.flux2.math.TorchRandom.randn(77L, 1, 128, 3, 4), 128, 3, 4),
+        assertArrayEquals(
+                ReferenceMath.sigmas(12, 4), fused.backend().fusedCalls.get(0).sigmas(), 2e-7f);
+        assertArrayEquals(
+                ReferenceMath.pack(dev.flux2.math.TorchRandom.randn(77L, 1, 128, 3, 4), 128, 3, 4),
                 fused.backend().fusedCalls.get(0).latent());
 
         // The fake's fused graph is the same Euler loop, so both paths give the same image.
@@ -41,7 +43,8 @@ class FusedDenoiserTest {
         assertFalse(perStep.result().first().metadata().fused());
         assertEquals(4, perStep.backend().velocityCalls.size());
         assertEquals(0, perStep.backend().fusedCalls.size());
-        assertArrayEquals(ReferenceMath.rgb(perStep.result().first().image()),
+        assertArrayEquals(
+                ReferenceMath.rgb(perStep.result().first().image()),
                 ReferenceMath.rgb(fused.result().first().image()));
     }
 
@@ -60,7 +63,9 @@ class FusedDenoiserTest {
 
     @Test
     void initImagesRunPerStep() {
-        Run run = run(FakeModel.distilledModel(), b -> b.initImage(ReferenceMath.testImage(64, 48, 1)).strength(1.0));
+        Run run = run(
+                FakeModel.distilledModel(),
+                b -> b.initImage(ReferenceMath.testImage(64, 48, 1)).strength(1.0));
         assertFalse(run.result().first().metadata().fused());
         assertEquals(4, run.backend().velocityCalls.size());
     }
@@ -85,7 +90,6 @@ class FusedDenoiserTest {
         Run run = run(FakeModel.distilledModel().withFusedAvailable(false), b -> b);
         assertFalse(run.result().first().metadata().fused());
         assertEquals(4, run.backend().velocityCalls.size());
-        assertTrue(run.log().contains("INFO") && run.log().contains(FakeBackend.FUSED_UNAVAILABLE_REASON),
-                run.log());
+        assertTrue(run.log().contains("INFO") && run.log().contains(FakeBackend.FUSED_UNAVAILABLE_REASON), run.log());
     }
 }

@@ -29,8 +29,11 @@ class Img2ImgTest {
         float[] noise = TextToImageTest.gaussian(128 * 12, 5);
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            result = engine.generate(GenerationRequest.builder(PROMPT).initImage(init).strength(strength)
-                    .noise(noise).build());
+            result = engine.generate(GenerationRequest.builder(PROMPT)
+                    .initImage(init)
+                    .strength(strength)
+                    .noise(noise)
+                    .build());
         }
         GenerationMetadata meta = result.first().metadata();
         assertEquals(4, meta.steps());
@@ -42,14 +45,18 @@ class Img2ImgTest {
 
         // The init image reached the VAE encoder unchanged (it already has a valid size).
         assertEquals(1, backend.encodedPixels.size());
-        assertArrayEquals(ReferenceMath.pixels(init), backend.encodedPixels.get(0).data(), 1e-6f);
+        assertArrayEquals(
+                ReferenceMath.pixels(init), backend.encodedPixels.get(0).data(), 1e-6f);
 
         // Steps t_start..n-1 ran, starting from sigma·noise + (1 − sigma)·x0 at sigma = sigmas[t_start].
         float[] sigmas = ReferenceMath.sigmas(12, 4);
         assertEquals(4 - expectedStart, backend.velocityCalls.size());
         for (int i = 0; i < backend.velocityCalls.size(); i++) {
             assertEquals(expectedStart + i, backend.velocityCalls.get(i).step().index());
-            assertEquals(sigmas[expectedStart + i], backend.velocityCalls.get(i).step().sigma(), 2e-7f);
+            assertEquals(
+                    sigmas[expectedStart + i],
+                    backend.velocityCalls.get(i).step().sigma(),
+                    2e-7f);
         }
         float[] x0 = backend.encodedLatents.get(0).data();
         float sigma = sigmas[expectedStart];
@@ -58,15 +65,23 @@ class Img2ImgTest {
             start[i] = sigma * noise[i] + (1f - sigma) * x0[i];
         }
         float[] startTokens = ReferenceMath.pack(start, 128, 3, 4);
-        assertArrayEquals(startTokens, backend.velocityCalls.get(0).latent(),
+        assertArrayEquals(
+                startTokens,
+                backend.velocityCalls.get(0).latent(),
                 "start latent is not scale_noise(x0, noise, sigma[t_start])");
 
         float text = FakeModel.textScalar(model.tokenize(PROMPT));
-        float[] expected = Simulator.denoise(startTokens, sigmas, expectedStart,
-                new Simulator.Layout(ReferenceMath.imageIds(3, 4), new float[0]), Simulator.Conditioning.plain(text));
-        assertArrayEquals(ReferenceMath.unpack(expected, 128, 3, 4),
+        float[] expected = Simulator.denoise(
+                startTokens,
+                sigmas,
+                expectedStart,
+                new Simulator.Layout(ReferenceMath.imageIds(3, 4), new float[0]),
+                Simulator.Conditioning.plain(text));
+        assertArrayEquals(
+                ReferenceMath.unpack(expected, 128, 3, 4),
                 backend.decodedLatents.get(0).data());
-        assertArrayEquals(Simulator.image(expected, 3, 4),
+        assertArrayEquals(
+                Simulator.image(expected, 3, 4),
                 ReferenceMath.rgb(result.first().image()));
     }
 
@@ -75,7 +90,9 @@ class Img2ImgTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
-                    .initImage(ReferenceMath.testImage(64, 48, 2)).seed(9).build());
+                    .initImage(ReferenceMath.testImage(64, 48, 2))
+                    .seed(9)
+                    .build());
             assertEquals(0.8, result.first().metadata().strength().orElseThrow());
             // 4·0.8 = 3.2 → t_start = int(0.8) = 0: all four steps run, from pure noise (sigma_0 = 1).
             assertEquals(4, result.first().metadata().stepsRun());
@@ -88,7 +105,11 @@ class Img2ImgTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
-                    .initImage(ReferenceMath.testImage(64, 48, 3)).size(32, 32).strength(0.5).seed(1).build());
+                    .initImage(ReferenceMath.testImage(64, 48, 3))
+                    .size(32, 32)
+                    .strength(0.5)
+                    .seed(1)
+                    .build());
             assertEquals(32, result.first().image().getWidth());
             assertEquals(32, result.first().image().getHeight());
         }
@@ -102,7 +123,10 @@ class Img2ImgTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
-                    .initImage(ReferenceMath.testImage(64, 48, 3)).width(32).seed(1).build());
+                    .initImage(ReferenceMath.testImage(64, 48, 3))
+                    .width(32)
+                    .seed(1)
+                    .build());
             assertEquals(32, result.first().image().getWidth());
             assertEquals(48, result.first().image().getHeight());
         }
@@ -115,11 +139,14 @@ class Img2ImgTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationRequest request = GenerationRequest.builder(PROMPT)
-                    .initImage(ReferenceMath.testImage(64, 48, 3)).noise(new float[128 * 4]).build();
+                    .initImage(ReferenceMath.testImage(64, 48, 3))
+                    .noise(new float[128 * 4])
+                    .build();
             InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> engine.generate(request));
             assertTrue(e.getMessage().contains("512") && e.getMessage().contains("1536"), e.getMessage());
         }
-        assertTrue(backend.calls.isEmpty() || backend.calls.equals(java.util.List.of("close")),
+        assertTrue(
+                backend.calls.isEmpty() || backend.calls.equals(java.util.List.of("close")),
                 "nothing may run before validation: " + backend.calls);
     }
 }

@@ -42,12 +42,15 @@ class ReferenceImagesTest {
     void referencesAreAppendedWithTheirIdsAndOutputTakesTheFirstReferenceSize() {
         FakeModel model = FakeModel.distilledModel();
         FakeBackend backend = new FakeBackend(model);
-        BufferedImage first = ReferenceMath.testImage(64, 64, 4);   // grid 4x4
-        BufferedImage second = ReferenceMath.testImage(96, 64, 5);  // grid 4 rows x 6 columns
+        BufferedImage first = ReferenceMath.testImage(64, 64, 4); // grid 4x4
+        BufferedImage second = ReferenceMath.testImage(96, 64, 5); // grid 4 rows x 6 columns
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            result = engine.generate(GenerationRequest.builder(PROMPT).addReferenceImage(first)
-                    .addReferenceImage(second).seed(21).build());
+            result = engine.generate(GenerationRequest.builder(PROMPT)
+                    .addReferenceImage(first)
+                    .addReferenceImage(second)
+                    .seed(21)
+                    .build());
         }
         assertEquals(64, result.first().image().getWidth(), "size from the first reference");
         assertEquals(64, result.first().image().getHeight());
@@ -57,8 +60,8 @@ class ReferenceImagesTest {
         var setup = backend.sessions.get(0).setup;
         assertEquals(4, setup.gridHeight());
         assertEquals(4, setup.gridWidth());
-        float[] expectedIds = concat(ReferenceMath.imageIds(4, 4), ReferenceMath.referenceIds(0, 4, 4),
-                ReferenceMath.referenceIds(1, 4, 6));
+        float[] expectedIds = concat(
+                ReferenceMath.imageIds(4, 4), ReferenceMath.referenceIds(0, 4, 4), ReferenceMath.referenceIds(1, 4, 6));
         assertArrayEquals(expectedIds, setup.positionIds());
         float[] expectedRefs = concat(expectedTokens(first), expectedTokens(second));
         assertArrayEquals(expectedRefs, setup.referenceTokens(), 1e-6f);
@@ -74,9 +77,14 @@ class ReferenceImagesTest {
         float text = FakeModel.textScalar(model.tokenize(PROMPT));
         // The sampler check uses the reference tokens that reached the backend (checked just above to 1e-6, the
         // tolerance of the pixel conversion), so that it isolates the loop.
-        float[] expected = Simulator.denoise(initial, ReferenceMath.sigmas(16, 4), 0,
-                new Simulator.Layout(expectedIds, setup.referenceTokens()), Simulator.Conditioning.plain(text));
-        assertArrayEquals(ReferenceMath.unpack(expected, 128, 4, 4),
+        float[] expected = Simulator.denoise(
+                initial,
+                ReferenceMath.sigmas(16, 4),
+                0,
+                new Simulator.Layout(expectedIds, setup.referenceTokens()),
+                Simulator.Conditioning.plain(text));
+        assertArrayEquals(
+                ReferenceMath.unpack(expected, 128, 4, 4),
                 backend.decodedLatents.get(0).data());
     }
 
@@ -84,14 +92,17 @@ class ReferenceImagesTest {
     void explicitSizeWinsOverReferenceSize() {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT).size(32, 48)
-                    .addReferenceImage(ReferenceMath.testImage(64, 64, 4)).seed(1).build());
+            GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
+                    .size(32, 48)
+                    .addReferenceImage(ReferenceMath.testImage(64, 64, 4))
+                    .seed(1)
+                    .build());
             assertEquals(32, result.first().image().getWidth());
             assertEquals(48, result.first().image().getHeight());
         }
         var setup = backend.sessions.get(0).setup;
-        assertArrayEquals(concat(ReferenceMath.imageIds(3, 2), ReferenceMath.referenceIds(0, 4, 4)),
-                setup.positionIds());
+        assertArrayEquals(
+                concat(ReferenceMath.imageIds(3, 2), ReferenceMath.referenceIds(0, 4, 4)), setup.positionIds());
     }
 
     @Test
@@ -99,12 +110,14 @@ class ReferenceImagesTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel().withoutImageInput());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationRequest withReference = GenerationRequest.builder(PROMPT)
-                    .addReferenceImage(ReferenceMath.testImage(64, 64, 4)).build();
-            InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                    () -> engine.generate(withReference));
+                    .addReferenceImage(ReferenceMath.testImage(64, 64, 4))
+                    .build();
+            InvalidRequestException e =
+                    assertThrows(InvalidRequestException.class, () -> engine.generate(withReference));
             assertTrue(e.getMessage().contains("no VAE encoder"), e.getMessage());
             GenerationRequest withInit = GenerationRequest.builder(PROMPT)
-                    .initImage(ReferenceMath.testImage(64, 64, 4)).build();
+                    .initImage(ReferenceMath.testImage(64, 64, 4))
+                    .build();
             e = assertThrows(InvalidRequestException.class, () -> engine.generate(withInit));
             assertTrue(e.getMessage().contains("no VAE encoder"), e.getMessage());
         }

@@ -8,8 +8,7 @@ import java.awt.image.BufferedImage;
  * compute. {@link ReferenceMathTest} pins it to the golden vectors.
  */
 public final class ReferenceMath {
-    private ReferenceMath() {
-    }
+    private ReferenceMath() {}
 
     /** compute_empirical_mu, in double. */
     public static double mu(int imageSeqLen, int steps) {

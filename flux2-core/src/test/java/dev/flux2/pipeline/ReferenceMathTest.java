@@ -21,7 +21,8 @@ class ReferenceMathTest {
     }
 
     private static JsonNode golden(String file) throws IOException {
-        return new ObjectMapper().readTree(sharedDir().resolve("reference").resolve(file).toFile());
+        return new ObjectMapper()
+                .readTree(sharedDir().resolve("reference").resolve(file).toFile());
     }
 
     private static float[] floats(JsonNode array) {
@@ -52,8 +53,11 @@ class ReferenceMathTest {
     @Test
     void strengthTableMatchesTheGoldens() throws IOException {
         for (JsonNode s : golden("img2img_euler.json").get("strength")) {
-            assertEquals(s.get("t_start").asInt(),
-                    ReferenceMath.startIndex(s.get("steps").asInt(), s.get("strength").asDouble()), s.toString());
+            assertEquals(
+                    s.get("t_start").asInt(),
+                    ReferenceMath.startIndex(
+                            s.get("steps").asInt(), s.get("strength").asDouble()),
+                    s.toString());
         }
     }
 

@@ -28,7 +28,10 @@ class SeedsAndNoiseTest {
         long seed = 1234;
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            result = engine.generate(GenerationRequest.builder(PROMPT).seed(seed).numImages(3).forcePerStep(true)
+            result = engine.generate(GenerationRequest.builder(PROMPT)
+                    .seed(seed)
+                    .numImages(3)
+                    .forcePerStep(true)
                     .build());
         }
         assertEquals(3, result.images().size());
@@ -36,13 +39,17 @@ class SeedsAndNoiseTest {
         assertEquals(1, backend.sessions.size(), "one denoiser session per request");
         assertEquals(12, backend.velocityCalls.size());
         for (int k = 0; k < 3; k++) {
-            assertEquals(OptionalLong.of(seed + k), result.images().get(k).metadata().seed());
+            assertEquals(
+                    OptionalLong.of(seed + k), result.images().get(k).metadata().seed());
             FakeBackend.VelocityCall first = backend.velocityCalls.get(4 * k);
             assertEquals(0, first.step().index());
             assertArrayEquals(seededTokens(seed + k), first.latent(), "noise of image " + k);
         }
-        assertFalse(java.util.Arrays.equals(ReferenceMath.rgb(result.images().get(0).image()),
-                ReferenceMath.rgb(result.images().get(1).image())), "different seeds, different images");
+        assertFalse(
+                java.util.Arrays.equals(
+                        ReferenceMath.rgb(result.images().get(0).image()),
+                        ReferenceMath.rgb(result.images().get(1).image())),
+                "different seeds, different images");
     }
 
     @Test
@@ -51,8 +58,10 @@ class SeedsAndNoiseTest {
         GenerationResult first;
         GenerationResult second;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            first = engine.generate(GenerationRequest.builder(PROMPT).forcePerStep(true).build());
-            second = engine.generate(GenerationRequest.builder(PROMPT).forcePerStep(true).build());
+            first = engine.generate(
+                    GenerationRequest.builder(PROMPT).forcePerStep(true).build());
+            second = engine.generate(
+                    GenerationRequest.builder(PROMPT).forcePerStep(true).build());
         }
         long seed = first.first().metadata().seed().orElseThrow();
         assertArrayEquals(seededTokens(seed), backend.velocityCalls.get(0).latent());
@@ -61,9 +70,13 @@ class SeedsAndNoiseTest {
 
         FakeBackend replay = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(replay)) {
-            GenerationResult again = engine.generate(GenerationRequest.builder(PROMPT).seed(seed).forcePerStep(true)
+            GenerationResult again = engine.generate(GenerationRequest.builder(PROMPT)
+                    .seed(seed)
+                    .forcePerStep(true)
                     .build());
-            assertArrayEquals(ReferenceMath.rgb(first.first().image()), ReferenceMath.rgb(again.first().image()));
+            assertArrayEquals(
+                    ReferenceMath.rgb(first.first().image()),
+                    ReferenceMath.rgb(again.first().image()));
         }
     }
 
@@ -72,18 +85,24 @@ class SeedsAndNoiseTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         float[] noise = TextToImageTest.gaussian(128 * 12, 99);
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT).noise(noise)
-                    .forcePerStep(true).build());
+            GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
+                    .noise(noise)
+                    .forcePerStep(true)
+                    .build());
             assertTrue(result.first().metadata().seed().isEmpty());
         }
-        assertArrayEquals(ReferenceMath.pack(noise, 128, 3, 4), backend.velocityCalls.get(0).latent());
+        assertArrayEquals(
+                ReferenceMath.pack(noise, 128, 3, 4),
+                backend.velocityCalls.get(0).latent());
     }
 
     @Test
     void explicitNoiseOfTheWrongLengthNamesBothNumbers() {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationRequest request = GenerationRequest.builder(PROMPT).size(64, 64).noise(new float[128 * 12])
+            GenerationRequest request = GenerationRequest.builder(PROMPT)
+                    .size(64, 64)
+                    .noise(new float[128 * 12])
                     .build();
             InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> engine.generate(request));
             assertTrue(e.getMessage().contains("1536"), e.getMessage());

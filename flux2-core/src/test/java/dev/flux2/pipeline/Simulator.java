@@ -4,8 +4,7 @@ import dev.flux2.math.LatentGrid;
 
 /** The test's own sampler over {@link FakeModel}: what the engine should have computed. */
 final class Simulator {
-    private Simulator() {
-    }
+    private Simulator() {}
 
     /** Guidance of a simulated run: the negative text scalar is used only when {@code negativeText != null}. */
     record Conditioning(float positiveText, Float negativeText, float scale) {
@@ -15,8 +14,7 @@ final class Simulator {
     }
 
     /** Token layout of a simulated run. */
-    record Layout(float[] ids, float[] referenceTokens) {
-    }
+    record Layout(float[] ids, float[] referenceTokens) {}
 
     /**
      * Euler over the given sigmas from {@code start}, with CFG when a negative text is given.

@@ -36,15 +36,22 @@ class TextToImageTest {
         float[] noise = gaussian(128 * 3 * 4, 11);
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            result = engine.generate(GenerationRequest.builder(PROMPT).size(64, 48).noise(noise)
-                    .forcePerStep(true).build());
+            result = engine.generate(GenerationRequest.builder(PROMPT)
+                    .size(64, 48)
+                    .noise(noise)
+                    .forcePerStep(true)
+                    .build());
         }
 
         float[] sigmas = ReferenceMath.sigmas(12, 4);
         float[] ids = ReferenceMath.imageIds(3, 4);
         float text = FakeModel.textScalar(model.tokenize(PROMPT));
-        float[] expected = Simulator.denoise(ReferenceMath.pack(noise, 128, 3, 4), sigmas, 0,
-                new Simulator.Layout(ids, new float[0]), Simulator.Conditioning.plain(text));
+        float[] expected = Simulator.denoise(
+                ReferenceMath.pack(noise, 128, 3, 4),
+                sigmas,
+                0,
+                new Simulator.Layout(ids, new float[0]),
+                Simulator.Conditioning.plain(text));
 
         // What reached the backend: layout, steps, and the initial latent.
         FakeBackend.FakeSession session = backend.sessions.get(0);
@@ -59,18 +66,22 @@ class TextToImageTest {
             assertEquals(sigmas[i], call.step().sigma(), 2e-7f * sigmas[i], "sigma " + i);
             assertEquals(sigmas[i + 1], call.step().sigmaNext(), 2e-7f * sigmas[i + 1], "sigma " + (i + 1));
         }
-        assertArrayEquals(ReferenceMath.pack(noise, 128, 3, 4), backend.velocityCalls.get(0).latent());
+        assertArrayEquals(
+                ReferenceMath.pack(noise, 128, 3, 4),
+                backend.velocityCalls.get(0).latent());
 
         // The final latent handed to the decoder and the image bytes.
         float[] decoded = backend.decodedLatents.get(0).data();
-        assertArrayEquals(ReferenceMath.unpack(expected, 128, 3, 4), decoded,
+        assertArrayEquals(
+                ReferenceMath.unpack(expected, 128, 3, 4),
+                decoded,
                 "final latent differs from the independent sampler");
         BufferedImage image = result.first().image();
         assertEquals(64, image.getWidth());
         assertEquals(48, image.getHeight());
         assertEquals(BufferedImage.TYPE_INT_RGB, image.getType());
-        assertArrayEquals(Simulator.image(expected, 3, 4), ReferenceMath.rgb(image),
-                "image differs from the independent decode");
+        assertArrayEquals(
+                Simulator.image(expected, 3, 4), ReferenceMath.rgb(image), "image differs from the independent decode");
 
         GenerationMetadata meta = result.first().metadata();
         assertEquals(PROMPT, meta.prompt());
@@ -92,7 +103,8 @@ class TextToImageTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            result = engine.generate(GenerationRequest.builder(PROMPT).seed(3).forcePerStep(true).build());
+            result = engine.generate(
+                    GenerationRequest.builder(PROMPT).seed(3).forcePerStep(true).build());
         }
         GeneratedImage image = result.first();
         assertEquals(64, image.image().getWidth());
@@ -105,8 +117,11 @@ class TextToImageTest {
     void explicitStepsAndSizeOverrideDefaults() {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT).seed(3).steps(2)
-                    .size(32, 80).build());
+            GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
+                    .seed(3)
+                    .steps(2)
+                    .size(32, 80)
+                    .build());
             assertEquals(32, result.first().image().getWidth());
             assertEquals(80, result.first().image().getHeight());
             assertEquals(2, result.first().metadata().steps());
@@ -122,8 +137,8 @@ class TextToImageTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         float[] custom = {1f, 0.75f, 0.5f};
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT).seed(5).sigmas(custom)
-                    .build());
+            GenerationResult result = engine.generate(
+                    GenerationRequest.builder(PROMPT).seed(5).sigmas(custom).build());
             assertEquals(3, result.first().metadata().steps());
         }
         float[] expected = ReferenceMath.customSigmas(12, custom);
@@ -138,8 +153,10 @@ class TextToImageTest {
     void truncatedPromptIsReportedAndLogged() {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         String longPrompt = "abcdefghijklmnopqrstuvwxyz0123456789ABCD"; // 40 + 2 template tokens, 32 fit
-        try (GenerationEngine engine = new GenerationEngine(backend); LogCapture log = new LogCapture()) {
-            GenerationResult result = engine.generate(GenerationRequest.builder(longPrompt).seed(1).build());
+        try (GenerationEngine engine = new GenerationEngine(backend);
+                LogCapture log = new LogCapture()) {
+            GenerationResult result = engine.generate(
+                    GenerationRequest.builder(longPrompt).seed(1).build());
             assertEquals(10, result.first().metadata().truncatedTokens());
             assertTrue(log.text().contains("WARN"), log.text());
             assertTrue(log.text().contains("10 token(s)"), log.text());
@@ -151,13 +168,17 @@ class TextToImageTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             // 3·W·H = 3·2^32 RGB values: no Java array (nor the latent, 2^31 values) can hold them.
-            GenerationRequest request = GenerationRequest.builder(PROMPT).size(65536, 65536).seed(1).build();
+            GenerationRequest request =
+                    GenerationRequest.builder(PROMPT).size(65536, 65536).seed(1).build();
             InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> engine.generate(request));
-            assertTrue(e.getMessage().contains("65536x65536") && e.getMessage().contains("too large"),
-                    e.getMessage());
+            assertTrue(e.getMessage().contains("65536x65536") && e.getMessage().contains("too large"), e.getMessage());
             // the smallest square side over the limit: 3·26768² = 2,149,577,472 > 2^31 − 1
-            e = assertThrows(InvalidRequestException.class, () -> engine.generate(GenerationRequest.builder(PROMPT)
-                    .size(26768, 26768).seed(1).build()));
+            e = assertThrows(
+                    InvalidRequestException.class,
+                    () -> engine.generate(GenerationRequest.builder(PROMPT)
+                            .size(26768, 26768)
+                            .seed(1)
+                            .build()));
             assertTrue(e.getMessage().contains("26768x26768"), e.getMessage());
         }
         assertEquals(List.of("close"), backend.calls, "rejected before any backend call");

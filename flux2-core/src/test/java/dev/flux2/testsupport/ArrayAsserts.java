@@ -5,8 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /** Element-wise array assertions whose failure message names the first offending index. */
 public final class ArrayAsserts {
-    private ArrayAsserts() {
-    }
+    private ArrayAsserts() {}
 
     /**
      * Asserts equal lengths and {@code |expected[i] − actual[i]| <= absTol} for every i.

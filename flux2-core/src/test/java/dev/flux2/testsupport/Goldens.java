@@ -25,8 +25,7 @@ public final class Goldens {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Map<String, JsonNode> CACHE = new ConcurrentHashMap<>();
 
-    private Goldens() {
-    }
+    private Goldens() {}
 
     /** @return the shared directory (contains {@code reference/}, {@code docs/}, {@code fixtures/}) */
     public static Path sharedDir() {

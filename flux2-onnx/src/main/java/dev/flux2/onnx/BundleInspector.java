@@ -29,8 +29,7 @@ import java.util.Map;
  * ({@code absent_optional_graphs}), as {@link OnnxBundle#load} runs without them. Stateless.
  */
 final class BundleInspector {
-    private BundleInspector() {
-    }
+    private BundleInspector() {}
 
     /**
      * @param directory the bundle folder
@@ -41,7 +40,8 @@ final class BundleInspector {
         BundleConfig named = OnnxBundle.readConfig(directory);
         // Described as the backend opens it: an optional graph the revision lacks is not a missing file.
         List<ModelEntry> absent = BundleValidator.absentOptionalGraphs(named);
-        BundleConfig config = named.withoutModels(absent.stream().map(ModelEntry::key).toList());
+        BundleConfig config =
+                named.withoutModels(absent.stream().map(ModelEntry::key).toList());
         BundleInventory inventory = BundleValidator.inventory(config);
         List<String> problems = new ArrayList<>(inventory.problems());
         Map<String, GraphSignature> signatures = new LinkedHashMap<>();
@@ -53,10 +53,10 @@ final class BundleInspector {
                 // A shard the inventory already reports missing is not reported twice.
                 Map<String, Long> unreported = new LinkedHashMap<>(s.externalData());
                 inventory.files().stream().filter(f -> !f.exists()).forEach(f -> unreported.remove(f.path()));
-                problems.addAll(ExternalDataCheck.problems(entry.key(), new GraphSignature(s.file(), s.inputs(),
-                        s.outputs(), unreported)));
-                graphs.add(new ModelSummary.GraphEntry(entry.key(), entry.file(), tensors(s.inputs()),
-                        tensors(s.outputs())));
+                problems.addAll(ExternalDataCheck.problems(
+                        entry.key(), new GraphSignature(s.file(), s.inputs(), s.outputs(), unreported)));
+                graphs.add(new ModelSummary.GraphEntry(
+                        entry.key(), entry.file(), tensors(s.inputs()), tensors(s.outputs())));
             } catch (ModelLoadException e) {
                 if (inventory.files().stream().anyMatch(f -> f.path().equals(entry.file()) && f.exists())) {
                     problems.add(e.getMessage());
@@ -69,8 +69,7 @@ final class BundleInspector {
             try {
                 BundleIo io = GraphContracts.check(config, signatures);
                 fused = io.fusedConvention().name().toLowerCase(Locale.ROOT);
-                io.fused().filter(f -> !f.usable()).ifPresent(f -> problems.add("fused graph unusable: "
-                        + f.detail()));
+                io.fused().filter(f -> !f.usable()).ifPresent(f -> problems.add("fused graph unusable: " + f.detail()));
             } catch (ModelLoadException e) {
                 problems.add(e.getMessage());
                 fused = "unknown";
@@ -84,8 +83,15 @@ final class BundleInspector {
         for (OrtProvider p : OrtEnvironment.getAvailableProviders()) {
             providers.add(p.name());
         }
-        return new ModelSummary(directory, OnnxBackendProvider.NAME, config.defaults().variant(), files, graphs,
-                fused, providers, details(config, absent, problems));
+        return new ModelSummary(
+                directory,
+                OnnxBackendProvider.NAME,
+                config.defaults().variant(),
+                files,
+                graphs,
+                fused,
+                providers,
+                details(config, absent, problems));
     }
 
     private static List<ModelSummary.TensorEntry> tensors(List<TensorSignature> list) {
@@ -102,16 +108,29 @@ final class BundleInspector {
         d.put("distilled", Boolean.toString(config.defaults().distilled()));
         d.put("default_steps", Integer.toString(config.defaults().numSteps()));
         d.put("default_guidance", Float.toString(config.defaults().guidance()));
-        d.put("default_size", config.defaults().width() + "x" + config.defaults().height());
+        d.put(
+                "default_size",
+                config.defaults().width() + "x" + config.defaults().height());
         d.put("text_seq_len", Integer.toString(config.text().sequenceLength()));
         d.put("context_dim", Integer.toString(config.text().contextDim()));
         d.put("supports_image_input", Boolean.toString(config.supportsImageInput()));
-        d.put("vae_decoder", config.decoder().unified() ? "unified (models.vae_decoder)"
-                : "split: " + String.join(" -> ", config.decoder().graphKeys()));
-        d.put("absent_optional_graphs", absent.isEmpty() ? "none"
-                : String.join(", ", absent.stream().map(e -> e.key() + " (" + e.file() + ")").toList()));
-        d.put("ignored_models", config.ignoredModelKeys().isEmpty() ? "none"
-                : String.join(", ", config.ignoredModelKeys()));
+        d.put(
+                "vae_decoder",
+                config.decoder().unified()
+                        ? "unified (models.vae_decoder)"
+                        : "split: " + String.join(" -> ", config.decoder().graphKeys()));
+        d.put(
+                "absent_optional_graphs",
+                absent.isEmpty()
+                        ? "none"
+                        : String.join(
+                                ", ",
+                                absent.stream()
+                                        .map(e -> e.key() + " (" + e.file() + ")")
+                                        .toList()));
+        d.put(
+                "ignored_models",
+                config.ignoredModelKeys().isEmpty() ? "none" : String.join(", ", config.ignoredModelKeys()));
         d.put("onnxruntime_version", OrtEnvironment.getEnvironment().getVersion());
         d.put("problems", problems.isEmpty() ? "none" : String.join("; ", problems));
         return d;

@@ -8,8 +8,7 @@ import dev.flux2.onnx.graph.FusedIo;
 
 /** Derives {@link ModelInfo} from a checked bundle. Stateless. */
 final class ModelInfoFactory {
-    private ModelInfoFactory() {
-    }
+    private ModelInfoFactory() {}
 
     /**
      * @param config the config
@@ -20,7 +19,15 @@ final class ModelInfoFactory {
     static ModelInfo of(BundleConfig config, BundleIo io) {
         ModelDefaults d = config.defaults();
         int fusedSteps = io.fused().filter(FusedIo::usable).map(FusedIo::steps).orElse(0);
-        return new ModelInfo(d.variant(), d.distilled(), d.numSteps(), d.guidance(), d.width(), d.height(),
-                config.text().sequenceLength(), config.supportsImageInput(), fusedSteps);
+        return new ModelInfo(
+                d.variant(),
+                d.distilled(),
+                d.numSteps(),
+                d.guidance(),
+                d.width(),
+                d.height(),
+                config.text().sequenceLength(),
+                config.supportsImageInput(),
+                fusedSteps);
     }
 }

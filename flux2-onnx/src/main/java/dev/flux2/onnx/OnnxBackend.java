@@ -56,7 +56,10 @@ public final class OnnxBackend implements Flux2Backend {
         this.sessions = resources.sessions();
         this.textEncoder = new TextEncoderStage(resources);
         this.vaeDecoder = new VaeDecoderChain(resources, parts.attention());
-        this.vaeEncoder = resources.io().vaeEncoder().filter(e -> modelInfo.supportsImageInput())
+        this.vaeEncoder = resources
+                .io()
+                .vaeEncoder()
+                .filter(e -> modelInfo.supportsImageInput())
                 .map(io -> new VaeEncoderStage(resources, io));
         this.fusedEnabled = parts.fusedEnabled();
     }
@@ -70,8 +73,12 @@ public final class OnnxBackend implements Flux2Backend {
      * @param attention VAE attention mode and chunk size
      * @param fusedEnabled whether fused graphs may be used
      */
-    record Parts(ModelInfo modelInfo, Qwen3PromptTokenizer tokenizer, StageResources resources,
-            AttentionSettings attention, boolean fusedEnabled) {
+    record Parts(
+            ModelInfo modelInfo,
+            Qwen3PromptTokenizer tokenizer,
+            StageResources resources,
+            AttentionSettings attention,
+            boolean fusedEnabled) {
         Parts {
             Objects.requireNonNull(modelInfo, "modelInfo");
             Objects.requireNonNull(tokenizer, "tokenizer");
@@ -97,11 +104,16 @@ public final class OnnxBackend implements Flux2Backend {
 
     @Override
     public LatentGrid encodeImage(PixelTensor image, StageContext context) {
-        return call("encodeImage", () -> vaeEncoder.orElseThrow(() -> new ModelLoadException("this bundle ("
-                + modelInfo.variant() + ") cannot encode images: "
-                + (resources.config().vaeEncoder().isEmpty() ? "it has no vae_encoder graph"
-                        : "its config sets supports_img2img to false")
-                + ", so init and reference images are not supported")).encode(image, context));
+        return call(
+                "encodeImage",
+                () -> vaeEncoder
+                        .orElseThrow(() -> new ModelLoadException("this bundle ("
+                                + modelInfo.variant() + ") cannot encode images: "
+                                + (resources.config().vaeEncoder().isEmpty()
+                                        ? "it has no vae_encoder graph"
+                                        : "its config sets supports_img2img to false")
+                                + ", so init and reference images are not supported"))
+                        .encode(image, context));
     }
 
     @Override

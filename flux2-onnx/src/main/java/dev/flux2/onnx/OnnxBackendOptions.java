@@ -35,8 +35,8 @@ import java.util.TreeSet;
  * @param pinDimensions whether symbolic dimensions are pinned per call
  * @param deviceId the accelerator device index
  */
-public record OnnxBackendOptions(Optional<OptimizationLevel> optimizationLevel, boolean fusedEnabled,
-        boolean pinDimensions, int deviceId) {
+public record OnnxBackendOptions(
+        Optional<OptimizationLevel> optimizationLevel, boolean fusedEnabled, boolean pinDimensions, int deviceId) {
     /** Option key: graph optimization level. */
     public static final String GRAPH_OPTIMIZATION_LEVEL = "graph_optimization_level";
     /** Option key: fused multi-step transformer. */
@@ -66,8 +66,8 @@ public record OnnxBackendOptions(Optional<OptimizationLevel> optimizationLevel, 
     public static OnnxBackendOptions parse(Map<String, String> options) {
         for (String key : options.keySet()) {
             if (!KEYS.contains(key)) {
-                throw new InvalidRequestException("unknown option '" + key + "' for the onnx backend; known options: "
-                        + new TreeSet<>(KEYS));
+                throw new InvalidRequestException(
+                        "unknown option '" + key + "' for the onnx backend; known options: " + new TreeSet<>(KEYS));
             }
         }
         Optional<OptimizationLevel> level = Optional.empty();

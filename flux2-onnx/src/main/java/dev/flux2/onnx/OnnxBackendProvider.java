@@ -72,26 +72,40 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         BundleIo io = bundle.io();
         AttentionSettings attention = attentionSettings(config, bundleConfig, io);
         ModelInfo info = ModelInfoFactory.of(bundleConfig, io);
-        io.fused().filter(f -> !f.usable()).ifPresent(f -> LOG.warn(
-                "the bundle's fused transformer cannot be used, every generation will run per step: {}", f.detail()));
-        ExecutionProviders providers = ProviderSelector.select(config.executionProviders(),
-                config.providerFallback(), options.deviceId());
+        io.fused()
+                .filter(f -> !f.usable())
+                .ifPresent(f -> LOG.warn(
+                        "the bundle's fused transformer cannot be used, every generation will run per step: {}",
+                        f.detail()));
+        ExecutionProviders providers =
+                ProviderSelector.select(config.executionProviders(), config.providerFallback(), options.deviceId());
         OrtEnvironment env = SharedEnvironment.get();
         Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(
                 bundleConfig.directory().resolve(bundleConfig.text().tokenizerDir()),
                 bundleConfig.text().sequenceLength());
         try {
-            SessionCache sessions = new SessionCache(new SessionFactory(env, providers, config.intraOpThreads()),
-                    config.memoryPolicy());
-            StageResources resources = new StageResources(env, sessions, bundleConfig, io,
+            SessionCache sessions = new SessionCache(
+                    new SessionFactory(env, providers, config.intraOpThreads()), config.memoryPolicy());
+            StageResources resources = new StageResources(
+                    env,
+                    sessions,
+                    bundleConfig,
+                    io,
                     new SessionSpecs(bundleConfig, io, options.pinDimensions(), options.optimizationLevel()));
-            LOG.info("opened {} ({}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
-                    config.modelDirectory(), info.variant(), config.memoryPolicy(), providers.describe(),
-                    io.fusedConvention(), String.join(" -> ", io.decoder().graphKeys()),
-                    io.splitDecoder().isEmpty() ? "" : ", VAE attention " + attention.mode() + " with "
-                            + attention.chunkRows() + " rows per chunk");
-            return new OnnxBackend(new OnnxBackend.Parts(info, tokenizer, resources, attention,
-                    options.fusedEnabled()));
+            LOG.info(
+                    "opened {} ({}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
+                    config.modelDirectory(),
+                    info.variant(),
+                    config.memoryPolicy(),
+                    providers.describe(),
+                    io.fusedConvention(),
+                    String.join(" -> ", io.decoder().graphKeys()),
+                    io.splitDecoder().isEmpty()
+                            ? ""
+                            : ", VAE attention " + attention.mode() + " with " + attention.chunkRows()
+                                    + " rows per chunk");
+            return new OnnxBackend(
+                    new OnnxBackend.Parts(info, tokenizer, resources, attention, options.fusedEnabled()));
         } catch (RuntimeException e) {
             tokenizer.close();
             throw e;
@@ -101,13 +115,15 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
     /** The unified decoder has no attention graph: the settings then only matter for reporting. */
     private static AttentionSettings attentionSettings(BackendConfig config, BundleConfig bundle, BundleIo io) {
         if (io.splitDecoder().isEmpty()) {
-            return new AttentionSettings(config.vaeAttention(), config.vaeChunkSize() > 0 ? config.vaeChunkSize()
-                    : AttentionPlan.DEFAULT_CHUNK_ROWS);
+            return new AttentionSettings(
+                    config.vaeAttention(),
+                    config.vaeChunkSize() > 0 ? config.vaeChunkSize() : AttentionPlan.DEFAULT_CHUNK_ROWS);
         }
         ModelEntry attn = bundle.requiredModel(GraphKeys.VAE_DECODER_ATTN_CHUNK);
         long fixed = io.splitDecoder().orElseThrow().attention().fixedChunkRows();
         AttentionPlan.checkCompatible(config.vaeAttention(), config.vaeChunkSize(), fixed);
-        int rows = config.vaeChunkSize() > 0 ? config.vaeChunkSize()
+        int rows = config.vaeChunkSize() > 0
+                ? config.vaeChunkSize()
                 : (int) (fixed > 0 ? fixed : attn.settings().chunkSize().orElse(AttentionPlan.DEFAULT_CHUNK_ROWS));
         return new AttentionSettings(config.vaeAttention(), rows);
     }

@@ -61,12 +61,19 @@ public record OnnxBundle(BundleConfig config, BundleInventory inventory, BundleI
     static BundleConfig withoutAbsentOptionalGraphs(BundleConfig config) {
         List<ModelEntry> absent = BundleValidator.absentOptionalGraphs(config);
         for (ModelEntry e : absent) {
-            LOG.warn("{} names {} (models.{}), which is not in {}: running without it, so {}",
-                    BundleConfigReader.FILE_NAME, e.file(), e.key(), config.directory(),
-                    e.key().equals(GraphKeys.VAE_ENCODER) ? "init and reference images are not supported"
+            LOG.warn(
+                    "{} names {} (models.{}), which is not in {}: running without it, so {}",
+                    BundleConfigReader.FILE_NAME,
+                    e.file(),
+                    e.key(),
+                    config.directory(),
+                    e.key().equals(GraphKeys.VAE_ENCODER)
+                            ? "init and reference images are not supported"
                             : "every generation denoises per step");
         }
-        return absent.isEmpty() ? config : config.withoutModels(absent.stream().map(ModelEntry::key).toList());
+        return absent.isEmpty()
+                ? config
+                : config.withoutModels(absent.stream().map(ModelEntry::key).toList());
     }
 
     /**

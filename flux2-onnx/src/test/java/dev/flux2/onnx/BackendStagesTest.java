@@ -58,6 +58,7 @@ class BackendStagesTest {
 
     @TempDir
     static Path root;
+
     private static SyntheticBundle bundle;
     private static SyntheticReference ref;
     private Flux2Backend backend;
@@ -65,14 +66,17 @@ class BackendStagesTest {
 
     @BeforeAll
     static void writeBundle() {
-        bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE)
-                .vaeChunkSize(20).build(), root.resolve("bundle"));
+        bundle = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder()
+                        .fused(FusedConvention.ENGINE)
+                        .vaeChunkSize(20)
+                        .build(),
+                root.resolve("bundle"));
         ref = bundle.reference();
     }
 
     private static BackendConfig config(Path dir, VaeAttentionMode mode) {
-        return new BackendConfig(dir, MemoryPolicy.SEQUENTIAL, 1, List.of(), ProviderFallback.FAIL, mode, 0,
-                Map.of());
+        return new BackendConfig(dir, MemoryPolicy.SEQUENTIAL, 1, List.of(), ProviderFallback.FAIL, mode, 0, Map.of());
     }
 
     @BeforeEach
@@ -132,15 +136,16 @@ class BackendStagesTest {
         assertEquals(18, tokens.realTokens(), "pipeline-reference §2 example: 18 real tokens");
         TestStageContext context = new TestStageContext();
         try (TextEmbedding text = backend.encodeText(tokens, context)) {
-            assertWithinOneUlp(ref.textContext(tokens.inputIds(), tokens.attentionMask()),
-                    contextOf(text, 64 * 32), "ctx");
+            assertWithinOneUlp(
+                    ref.textContext(tokens.inputIds(), tokens.attentionMask()), contextOf(text, 64 * 32), "ctx");
         }
         assertTrue(context.runtimeNanos.get() > 0);
     }
 
     @Test
     void contextClipAndZeroPaddingFollowTheConfig(@TempDir Path dir) throws IOException {
-        SyntheticBundle b = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir);
+        SyntheticBundle b =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir);
         ObjectMapper mapper = new ObjectMapper();
         ObjectNode config = (ObjectNode) mapper.readTree(b.configFile().toFile());
         config.put("context_clip", 0.05).put("zero_padded_context", true);
@@ -152,7 +157,8 @@ class BackendStagesTest {
                 float[] got = contextOf(text, expected.length);
                 for (int row = 0; row < 64; row++) {
                     for (int i = 0; i < 32; i++) {
-                        float want = tokens.attentionMask()[row] == 0 ? 0f
+                        float want = tokens.attentionMask()[row] == 0
+                                ? 0f
                                 : Math.max(-0.05f, Math.min(0.05f, expected[row * 32 + i]));
                         // Clamping happens after fp16 rounding; the clip value itself is rounded to fp16 on storage.
                         assertEquals(want, got[row * 32 + i], ulp16(want) + 1e-7, "row " + row + " col " + i);
@@ -173,8 +179,8 @@ class BackendStagesTest {
         try (TextEmbedding text = backend.encodeText(tokens, new TestStageContext())) {
             for (boolean withRefs : new boolean[] {false, true}) {
                 float[] refs = withRefs ? refTokens : new float[0];
-                float[] ids = PositionIds.concat(PositionIds.image(gh, gw),
-                        withRefs ? PositionIds.reference(0, 2, 2) : new float[0]);
+                float[] ids = PositionIds.concat(
+                        PositionIds.image(gh, gw), withRefs ? PositionIds.reference(0, 2, 2) : new float[0]);
                 DenoiserSetup setup = new DenoiserSetup(gh, gw, ids, refs, PositionIds.text(64));
                 float[] v = new float[6 * 128];
                 try (DenoiserSession session = backend.openDenoiser(setup, new TestStageContext())) {
@@ -200,8 +206,12 @@ class BackendStagesTest {
             assertFalse(three.available());
             assertTrue(three.reason().contains("exactly 4 steps"), three.reason());
         }
-        DenoiserSetup withRef = new DenoiserSetup(2, 2, PositionIds.concat(PositionIds.image(2, 2),
-                PositionIds.reference(0, 1, 1)), new float[128], PositionIds.text(64));
+        DenoiserSetup withRef = new DenoiserSetup(
+                2,
+                2,
+                PositionIds.concat(PositionIds.image(2, 2), PositionIds.reference(0, 1, 1)),
+                new float[128],
+                PositionIds.text(64));
         try (DenoiserSession s = backend.openDenoiser(withRef, new TestStageContext())) {
             FusedSupport support = s.fusedSupport(4);
             assertFalse(support.available());
@@ -226,9 +236,12 @@ class BackendStagesTest {
                     max = Math.max(max, Math.abs(expected[i] - pixels.data()[i]));
                 }
                 assertTrue(max <= DECODER_TOLERANCE, mode + ": max |Δ| " + max);
-                assertEquals(mode == VaeAttentionMode.CHUNKED
-                        ? List.of("VAE_DECODE 1/3", "VAE_DECODE 2/3", "VAE_DECODE 3/3") : List.of("VAE_DECODE 1/1"),
-                        context.progress, mode + ": one progress unit per attention call");
+                assertEquals(
+                        mode == VaeAttentionMode.CHUNKED
+                                ? List.of("VAE_DECODE 1/3", "VAE_DECODE 2/3", "VAE_DECODE 3/3")
+                                : List.of("VAE_DECODE 1/1"),
+                        context.progress,
+                        mode + ": one progress unit per attention call");
             }
         }
     }
@@ -257,22 +270,28 @@ class BackendStagesTest {
         assertThrows(PipelineClosedException.class, () -> backend.tokenize("x"));
         assertThrows(PipelineClosedException.class, () -> backend.encodeText(tokens, new TestStageContext()));
         assertThrows(PipelineClosedException.class, backend::modelInfo);
-        assertThrows(PipelineClosedException.class, () -> backend.decodeLatent(new LatentGrid(new float[128], 128,
-                1, 1), new TestStageContext()));
-        assertThrows(PipelineClosedException.class, () -> session.predictVelocity(new DenoiseStep(0, 1, 1f, 0f),
-                new float[128], text, new float[128]));
+        assertThrows(
+                PipelineClosedException.class,
+                () -> backend.decodeLatent(new LatentGrid(new float[128], 128, 1, 1), new TestStageContext()));
+        assertThrows(
+                PipelineClosedException.class,
+                () -> session.predictVelocity(new DenoiseStep(0, 1, 1f, 0f), new float[128], text, new float[128]));
         session.close();
         text.close();
     }
 
     @Test
     void bundleWithoutEncoderRefusesToEncodeImages(@TempDir Path dir) {
-        SyntheticBundleWriter.write(SyntheticBundleSpec.builder().vaeEncoder(false).build(), dir);
+        SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder().vaeEncoder(false).build(), dir);
         try (Flux2Backend b = new OnnxBackendProvider().open(config(dir, VaeAttentionMode.AUTO))) {
             assertFalse(b.modelInfo().supportsImageInput());
             assertEquals(0, b.modelInfo().fusedSteps());
-            String msg = assertThrows(ModelLoadException.class, () -> b.encodeImage(new PixelTensor(
-                    new float[3 * 16 * 16], 16, 16), new TestStageContext())).getMessage();
+            String msg = assertThrows(
+                            ModelLoadException.class,
+                            () -> b.encodeImage(
+                                    new PixelTensor(new float[3 * 16 * 16], 16, 16), new TestStageContext()))
+                    .getMessage();
             assertTrue(msg.contains("no vae_encoder graph"), msg);
         }
     }
@@ -283,13 +302,21 @@ class BackendStagesTest {
         assertEquals("onnx", s.backend());
         assertEquals("engine", s.fusedConvention());
         assertTrue(s.availableProviders().contains("CPU"));
-        assertTrue(s.files().stream().allMatch(ModelSummary.FileEntry::ok), s.files().toString());
+        assertTrue(
+                s.files().stream().allMatch(ModelSummary.FileEntry::ok),
+                s.files().toString());
         assertEquals(10, s.graphs().size());
-        ModelSummary.GraphEntry transformer = s.graphs().stream().filter(g -> g.key().equals("transformer"))
-                .findFirst().orElseThrow();
-        assertEquals(List.of("x", "x_ids", "timesteps", "ctx", "ctx_ids"),
-                transformer.inputs().stream().map(ModelSummary.TensorEntry::name).toList());
-        assertEquals(new ModelSummary.TensorEntry("x", "FLOAT16", "[batch, image_seq, 128]"),
+        ModelSummary.GraphEntry transformer = s.graphs().stream()
+                .filter(g -> g.key().equals("transformer"))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(
+                List.of("x", "x_ids", "timesteps", "ctx", "ctx_ids"),
+                transformer.inputs().stream()
+                        .map(ModelSummary.TensorEntry::name)
+                        .toList());
+        assertEquals(
+                new ModelSummary.TensorEntry("x", "FLOAT16", "[batch, image_seq, 128]"),
                 transformer.inputs().get(0));
         assertEquals("none", s.details().get("problems"));
         assertEquals(baseline, OpenSessionCounter.current());

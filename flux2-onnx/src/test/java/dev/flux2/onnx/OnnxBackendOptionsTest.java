@@ -19,8 +19,8 @@ class OnnxBackendOptionsTest {
 
     @Test
     void parsesEveryOption() {
-        OnnxBackendOptions o = OnnxBackendOptions.parse(Map.of("graph_optimization_level", "Disabled",
-                "fused", "off", "pin_dimensions", "false", "device_id", "2"));
+        OnnxBackendOptions o = OnnxBackendOptions.parse(Map.of(
+                "graph_optimization_level", "Disabled", "fused", "off", "pin_dimensions", "false", "device_id", "2"));
         assertEquals(Optional.of(OptimizationLevel.DISABLED), o.optimizationLevel());
         assertFalse(o.fusedEnabled());
         assertFalse(o.pinDimensions());
@@ -29,22 +29,29 @@ class OnnxBackendOptionsTest {
 
     @Test
     void unknownKeyListsTheKnownOnes() {
-        String msg = assertThrows(InvalidRequestException.class,
-                () -> OnnxBackendOptions.parse(Map.of("fusd", "off"))).getMessage();
-        assertTrue(msg.contains("'fusd'") && msg.contains("fused") && msg.contains("graph_optimization_level")
-                && msg.contains("pin_dimensions") && msg.contains("device_id"), msg);
+        String msg = assertThrows(InvalidRequestException.class, () -> OnnxBackendOptions.parse(Map.of("fusd", "off")))
+                .getMessage();
+        assertTrue(
+                msg.contains("'fusd'")
+                        && msg.contains("fused")
+                        && msg.contains("graph_optimization_level")
+                        && msg.contains("pin_dimensions")
+                        && msg.contains("device_id"),
+                msg);
     }
 
     @Test
     void badValuesNameKeyValueAndAccepted() {
-        String msg = assertThrows(InvalidRequestException.class,
-                () -> OnnxBackendOptions.parse(Map.of("graph_optimization_level", "max"))).getMessage();
+        String msg = assertThrows(
+                        InvalidRequestException.class,
+                        () -> OnnxBackendOptions.parse(Map.of("graph_optimization_level", "max")))
+                .getMessage();
         assertTrue(msg.contains("graph_optimization_level") && msg.contains("'max'") && msg.contains("disabled"), msg);
-        msg = assertThrows(InvalidRequestException.class,
-                () -> OnnxBackendOptions.parse(Map.of("fused", "yes"))).getMessage();
+        msg = assertThrows(InvalidRequestException.class, () -> OnnxBackendOptions.parse(Map.of("fused", "yes")))
+                .getMessage();
         assertTrue(msg.contains("fused must be auto or off, got 'yes'"), msg);
-        msg = assertThrows(InvalidRequestException.class,
-                () -> OnnxBackendOptions.parse(Map.of("device_id", "-1"))).getMessage();
+        msg = assertThrows(InvalidRequestException.class, () -> OnnxBackendOptions.parse(Map.of("device_id", "-1")))
+                .getMessage();
         assertTrue(msg.contains("device_id"), msg);
     }
 }

@@ -11,8 +11,7 @@ import java.nio.file.Path;
 public final class SharedFiles {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private SharedFiles() {
-    }
+    private SharedFiles() {}
 
     /** @return the shared folder */
     public static Path sharedDir() {
@@ -27,7 +26,8 @@ public final class SharedFiles {
     /** @return a fresh mutable copy of the seed flux2-config.json */
     public static ObjectNode seedConfig() {
         try {
-            return (ObjectNode) MAPPER.readTree(sharedDir().resolve("seeds").resolve("flux2-config.json").toFile());
+            return (ObjectNode) MAPPER.readTree(
+                    sharedDir().resolve("seeds").resolve("flux2-config.json").toFile());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -54,29 +54,50 @@ class VariantStagesTest {
 
     @TempDir
     static Path root;
+
     private static SyntheticBundle fp32;
     private static SyntheticBundle mixed;
     private int baseline;
 
     @BeforeAll
     static void writeBundles() {
-        fp32 = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().activationType(TensorElementType.FLOAT)
-                .idType(TensorElementType.INT64).tokenType(TensorElementType.INT32).vaeChunkSize(20)
-                .variant(BundleVariant.IDS_WITHOUT_BATCH, BundleVariant.SCALAR_TIMESTEP,
-                        BundleVariant.TEXT_POSITION_IDS).build(), root.resolve("fp32"));
-        mixed = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().vaeChunkSize(20)
-                .graphActivationType("text_encoder", TensorElementType.FLOAT)
-                .graphActivationType("vae_decoder_attn_chunk", TensorElementType.FLOAT)
-                .graphActivationType("vae_decoder_post_stage_1", TensorElementType.FLOAT)
-                .graphActivationType("vae_decoder_post_stage_2", TensorElementType.DOUBLE)
-                .graphActivationType("vae_decoder_post_stage_3", TensorElementType.BFLOAT16)
-                .graphActivationType("vae_encoder", TensorElementType.FLOAT)
-                .idType(TensorElementType.DOUBLE).build(), root.resolve("mixed"));
+        fp32 = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder()
+                        .activationType(TensorElementType.FLOAT)
+                        .idType(TensorElementType.INT64)
+                        .tokenType(TensorElementType.INT32)
+                        .vaeChunkSize(20)
+                        .variant(
+                                BundleVariant.IDS_WITHOUT_BATCH,
+                                BundleVariant.SCALAR_TIMESTEP,
+                                BundleVariant.TEXT_POSITION_IDS)
+                        .build(),
+                root.resolve("fp32"));
+        mixed = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder()
+                        .vaeChunkSize(20)
+                        .graphActivationType("text_encoder", TensorElementType.FLOAT)
+                        .graphActivationType("vae_decoder_attn_chunk", TensorElementType.FLOAT)
+                        .graphActivationType("vae_decoder_post_stage_1", TensorElementType.FLOAT)
+                        .graphActivationType("vae_decoder_post_stage_2", TensorElementType.DOUBLE)
+                        .graphActivationType("vae_decoder_post_stage_3", TensorElementType.BFLOAT16)
+                        .graphActivationType("vae_encoder", TensorElementType.FLOAT)
+                        .idType(TensorElementType.DOUBLE)
+                        .build(),
+                root.resolve("mixed"));
     }
 
     private static Flux2Backend open(SyntheticBundle bundle, VaeAttentionMode mode) {
-        return new OnnxBackendProvider().open(new BackendConfig(bundle.directory(), MemoryPolicy.SEQUENTIAL, 1,
-                List.of(), ProviderFallback.FAIL, mode, 0, Map.of()));
+        return new OnnxBackendProvider()
+                .open(new BackendConfig(
+                        bundle.directory(),
+                        MemoryPolicy.SEQUENTIAL,
+                        1,
+                        List.of(),
+                        ProviderFallback.FAIL,
+                        mode,
+                        0,
+                        Map.of()));
     }
 
     @BeforeEach
@@ -134,8 +155,9 @@ class VariantStagesTest {
                 float[] expected = ref.velocity(latent, PositionIds.image(2, 3), 0.8173f, ctx);
                 float[] v = velocity(backend, text, latent, 0.8173f);
                 d = maxDiff(expected, v);
-                assertTrue(d <= FP32_TOLERANCE && maxAbs(v) > 0.5, "fp32 velocity (int64 [T, 4] ids, scalar sigma): "
-                        + "max |Δ| " + d);
+                assertTrue(
+                        d <= FP32_TOLERANCE && maxAbs(v) > 0.5,
+                        "fp32 velocity (int64 [T, 4] ids, scalar sigma): " + "max |Δ| " + d);
             }
             float[] z = TorchRandom.randn(9L, 128 * 3 * 4);
             PixelTensor pixels = backend.decodeLatent(new LatentGrid(z.clone(), 128, 3, 4), new TestStageContext());
@@ -175,10 +197,12 @@ class VariantStagesTest {
             PixelTensor pixels = backend.decodeLatent(new LatentGrid(z.clone(), 128, 3, 4), new TestStageContext());
             float[] expected = ref.decodeLatent(z, 3, 4);
             double d = maxDiff(expected, pixels.data());
-            assertTrue(d <= MIXED_DECODER_TOLERANCE, "fp16 pre → fp32 attention → fp16 stage 0 → fp32 → double → bf16 "
-                    + "stage 3: max |Δ| " + d);
+            assertTrue(
+                    d <= MIXED_DECODER_TOLERANCE,
+                    "fp16 pre → fp32 attention → fp16 stage 0 → fp32 → double → bf16 " + "stage 3: max |Δ| " + d);
             // The reference of an all-fp16 decoder differs by more than that: the per-graph types are honoured.
-            float[] allHalf = new SyntheticReference(SyntheticBundleSpec.builder().vaeChunkSize(20).build())
+            float[] allHalf = new SyntheticReference(
+                            SyntheticBundleSpec.builder().vaeChunkSize(20).build())
                     .decodeLatent(z, 3, 4);
             assertTrue(maxDiff(allHalf, expected) > 0x1p-10, "the bf16 output stage must be visible in the reference");
         }

@@ -13,8 +13,8 @@ public enum BundleGraph {
     /** Per-step transformer (q4, two external-data shards). */
     TRANSFORMER("transformer", "flux2-klein-4b-transformer-q4.onnx", "transformer-q4"),
     /** Fused 4-step transformer; shares the transformer's manifest and shards. */
-    TRANSFORMER_FUSED_4STEP("transformer_fused_4step", "flux2-klein-4b-transformer-q4-fused-4step.onnx",
-            "transformer-q4"),
+    TRANSFORMER_FUSED_4STEP(
+            "transformer_fused_4step", "flux2-klein-4b-transformer-q4-fused-4step.onnx", "transformer-q4"),
     /** VAE decoder up to the mid-block attention (BN de-normalisation, unpatchify, q/kᵀ/v). */
     VAE_DECODER_PRE("vae_decoder_pre", "flux2-klein-4b-vae-decoder-pre-attn-fp16.onnx", null),
     /** One chunk of VAE mid-block attention rows. */
@@ -61,8 +61,7 @@ public enum BundleGraph {
 
     /** @return the two external-data shard file names in manifest order (empty for inline graphs) */
     public List<String> shardNames() {
-        return shardStem == null ? List.of()
-                : List.of(shardStem + "-00001.onnx_data", shardStem + "-00002.onnx_data");
+        return shardStem == null ? List.of() : List.of(shardStem + "-00001.onnx_data", shardStem + "-00002.onnx_data");
     }
 
     /**

@@ -106,9 +106,11 @@ final class ConfigWriter {
         if (spec.contains(BundleGraph.VAE_ENCODER)) {
             vaeEncoder(models.putObject(BundleGraph.VAE_ENCODER.key()));
         }
-        root.put("notes", "Synthetic miniature bundle written by flux2-testkit for tests: the real file, tensor and"
-                + " dimension names, dtypes and ranks, with tiny made-up graphs (q4 MatMulNBits text encoder and"
-                + " transformer with two external-data shards each, split fp16 VAE decoder). Not a model.");
+        root.put(
+                "notes",
+                "Synthetic miniature bundle written by flux2-testkit for tests: the real file, tensor and"
+                        + " dimension names, dtypes and ranks, with tiny made-up graphs (q4 MatMulNBits text encoder and"
+                        + " transformer with two external-data shards each, split fp16 VAE decoder). Not a model.");
         if (spec.contains(BundleGraph.VAE_DECODER_POST_STAGE_0)) {
             ArrayNode keys = root.putArray("vae_decoder_post_stage_keys");
             for (int i = 0; i < 4; i++) {
@@ -281,7 +283,8 @@ final class ConfigWriter {
         DefaultPrettyPrinter printer = new DefaultPrettyPrinter()
                 .withSeparators(Separators.createDefaultInstance()
                         .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
-                        .withArrayEmptySeparator("").withObjectEmptySeparator(""));
+                        .withArrayEmptySeparator("")
+                        .withObjectEmptySeparator(""));
         printer.indentObjectsWith(indenter);
         printer.indentArraysWith(indenter);
         return printer;

@@ -33,8 +33,11 @@ public final class ExternalDataWriter implements Closeable {
         this.sizes = new long[names.size()];
         try {
             for (String name : names) {
-                channels.add(FileChannel.open(directory.resolve(name), StandardOpenOption.CREATE,
-                        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE));
+                channels.add(FileChannel.open(
+                        directory.resolve(name),
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.TRUNCATE_EXISTING,
+                        StandardOpenOption.WRITE));
             }
         } catch (IOException e) {
             closeQuietlyAfterFailure(e);

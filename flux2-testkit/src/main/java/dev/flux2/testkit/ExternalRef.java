@@ -7,5 +7,4 @@ package dev.flux2.testkit;
  * @param offset byte offset in the shard
  * @param length byte length
  */
-public record ExternalRef(String location, long offset, long length) {
-}
+public record ExternalRef(String location, long offset, long length) {}

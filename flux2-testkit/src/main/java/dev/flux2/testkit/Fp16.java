@@ -10,8 +10,7 @@ package dev.flux2.testkit;
 public final class Fp16 {
     private static final int HALF_EXP_MASK = 0x7c00;
 
-    private Fp16() {
-    }
+    private Fp16() {}
 
     /**
      * @param value a float

@@ -112,10 +112,13 @@ public final class GraphBuilder {
         return cast(cast(value, type), TensorElementType.FLOAT);
     }
 
-    private NodeProto.Builder nodeBuilder(String opType, List<String> inputs, String output,
-            AttributeProto... attributes) {
-        NodeProto.Builder n = NodeProto.newBuilder().setOpType(opType).setName("/synthetic/" + opType + "_" + counter++)
-                .addAllInput(inputs).addOutput(output);
+    private NodeProto.Builder nodeBuilder(
+            String opType, List<String> inputs, String output, AttributeProto... attributes) {
+        NodeProto.Builder n = NodeProto.newBuilder()
+                .setOpType(opType)
+                .setName("/synthetic/" + opType + "_" + counter++)
+                .addAllInput(inputs)
+                .addOutput(output);
         for (AttributeProto a : attributes) {
             n.addAttribute(a);
         }
@@ -147,7 +150,9 @@ public final class GraphBuilder {
 
     private String inline(TensorElementType type, byte[] raw, long... dims) {
         String name = "/synthetic/const_" + counter++;
-        TensorProto.Builder t = TensorProto.newBuilder().setName(name).setDataType(type.onnxCode())
+        TensorProto.Builder t = TensorProto.newBuilder()
+                .setName(name)
+                .setDataType(type.onnxCode())
                 .setRawData(ByteString.copyFrom(raw));
         for (long d : dims) {
             t.addDims(d);
@@ -160,7 +165,9 @@ public final class GraphBuilder {
     /** Adds an initializer whose bytes live in an external-data shard (once per name). */
     public String external(String name, TensorElementType type, ExternalRef ref, long... dims) {
         if (initializerNames.add(name)) {
-            TensorProto.Builder t = TensorProto.newBuilder().setName(name).setDataType(type.onnxCode())
+            TensorProto.Builder t = TensorProto.newBuilder()
+                    .setName(name)
+                    .setDataType(type.onnxCode())
                     .setDataLocation(TensorProto.DataLocation.EXTERNAL)
                     .addExternalData(entry("location", ref.location()))
                     .addExternalData(entry("offset", Long.toString(ref.offset())))
@@ -175,11 +182,17 @@ public final class GraphBuilder {
 
     /** @return the model (IR 8, opset 17 plus com.microsoft 1) */
     public ModelProto build() {
-        return ModelProto.newBuilder().setIrVersion(8).setProducerName("flux2-testkit").setProducerVersion("1")
-                .setModelVersion(1).setDocString("Synthetic miniature FLUX.2 [klein] graph; not a real model.")
+        return ModelProto.newBuilder()
+                .setIrVersion(8)
+                .setProducerName("flux2-testkit")
+                .setProducerVersion("1")
+                .setModelVersion(1)
+                .setDocString("Synthetic miniature FLUX.2 [klein] graph; not a real model.")
                 .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(OPSET))
-                .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain(MS_DOMAIN).setVersion(1))
-                .setGraph(graph).build();
+                .addOpsetImport(
+                        OperatorSetIdProto.newBuilder().setDomain(MS_DOMAIN).setVersion(1))
+                .setGraph(graph)
+                .build();
     }
 
     private static StringStringEntryProto entry(String key, String value) {
@@ -197,13 +210,22 @@ public final class GraphBuilder {
             }
             s.addDim(dim);
         }
-        return ValueInfoProto.newBuilder().setName(name).setType(TypeProto.newBuilder()
-                .setTensorType(TypeProto.Tensor.newBuilder().setElemType(type.onnxCode()).setShape(s))).build();
+        return ValueInfoProto.newBuilder()
+                .setName(name)
+                .setType(TypeProto.newBuilder()
+                        .setTensorType(TypeProto.Tensor.newBuilder()
+                                .setElemType(type.onnxCode())
+                                .setShape(s)))
+                .build();
     }
 
     /** @return an INT attribute */
     public static AttributeProto attrInt(String name, long value) {
-        return AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.INT).setI(value).build();
+        return AttributeProto.newBuilder()
+                .setName(name)
+                .setType(AttributeProto.AttributeType.INT)
+                .setI(value)
+                .build();
     }
 
     /** @return an INTS attribute */
@@ -216,7 +238,10 @@ public final class GraphBuilder {
     }
 
     static AttributeProto attrString(String name, String value) {
-        return AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.STRING)
-                .setS(ByteString.copyFrom(value, StandardCharsets.UTF_8)).build();
+        return AttributeProto.newBuilder()
+                .setName(name)
+                .setType(AttributeProto.AttributeType.STRING)
+                .setS(ByteString.copyFrom(value, StandardCharsets.UTF_8))
+                .build();
     }
 }

@@ -48,24 +48,30 @@ public final class GraphSignatures {
                 return List.copyOf(ports);
             }
             case TRANSFORMER:
-                return List.of(x(a), xIds(), spec.has(BundleVariant.SCALAR_TIMESTEP) ? Port.of("timesteps", a)
-                        : Port.of("timesteps", a, Dim.of(1)), ctx(a), ctxIds());
+                return List.of(
+                        x(a),
+                        xIds(),
+                        spec.has(BundleVariant.SCALAR_TIMESTEP)
+                                ? Port.of("timesteps", a)
+                                : Port.of("timesteps", a, Dim.of(1)),
+                        ctx(a),
+                        ctxIds());
             case TRANSFORMER_FUSED_4STEP:
                 return fusedInputs(a);
             case VAE_DECODER_PRE:
             case VAE_DECODER:
-                return List.of(Port.of("z", a, sym("batch"), Dim.of(128), sym("latent_height"),
-                        sym("latent_width")));
+                return List.of(Port.of("z", a, sym("batch"), Dim.of(128), sym("latent_height"), sym("latent_width")));
             case VAE_DECODER_ATTN_CHUNK:
-                return List.of(Port.of("q_chunk", a, Dim.of(1), sym("heads"), sym("chunk_seq"), Dim.of(hd)),
+                return List.of(
+                        Port.of("q_chunk", a, Dim.of(1), sym("heads"), sym("chunk_seq"), Dim.of(hd)),
                         Port.of("kt", a, Dim.of(1), sym("heads"), Dim.of(hd), sym("kv_seq")),
                         Port.of("v", a, Dim.of(1), sym("heads"), sym("kv_seq"), Dim.of(hd)));
             case VAE_DECODER_POST_STAGE_0:
             case VAE_DECODER_POST: {
                 Port residual = residual(a);
-                Port attention = Port.of(TensorNames.VAE_ATTENTION, a, Dim.of(1), Dim.of(1), sym("kv_seq"),
-                        Dim.of(hd));
-                return spec.has(BundleVariant.REVERSED_STAGE_ZERO_INPUTS) ? List.of(attention, residual)
+                Port attention = Port.of(TensorNames.VAE_ATTENTION, a, Dim.of(1), Dim.of(1), sym("kv_seq"), Dim.of(hd));
+                return spec.has(BundleVariant.REVERSED_STAGE_ZERO_INPUTS)
+                        ? List.of(attention, residual)
                         : List.of(residual, attention);
             }
             case VAE_DECODER_POST_STAGE_1:
@@ -92,10 +98,10 @@ public final class GraphSignatures {
             case TRANSFORMER_FUSED_4STEP:
                 return List.of(Port.of("latent", a, sym("batch"), sym("image_seq"), Dim.of(128)));
             case VAE_DECODER_PRE:
-                return List.of(residual(a),
+                return List.of(
+                        residual(a),
                         Port.of(TensorNames.VAE_QUERY, a, Dim.of(1), Dim.of(1), sym("kv_seq"), Dim.of(hd)),
-                        Port.of(TensorNames.VAE_KEY_TRANSPOSED, a, Dim.of(1), Dim.of(1), Dim.of(hd),
-                                sym("kv_seq")),
+                        Port.of(TensorNames.VAE_KEY_TRANSPOSED, a, Dim.of(1), Dim.of(1), Dim.of(hd), sym("kv_seq")),
                         Port.of(TensorNames.VAE_VALUE, a, Dim.of(1), Dim.of(1), sym("kv_seq"), Dim.of(hd)));
             case VAE_DECODER_ATTN_CHUNK:
                 return List.of(Port.of("attn_chunk", a, Dim.of(1), sym("heads"), sym("chunk_seq"), Dim.of(hd)));
@@ -147,22 +153,23 @@ public final class GraphSignatures {
         long gh = spec.defaultHeight() / 16;
         long gw = spec.defaultWidth() / 16;
         long s = 4 * gh * gw;
-        return Dim.of(switch (name) {
-            case "batch", "heads" -> 1;
-            case "text_seq" -> spec.textSequenceLength();
-            case "image_seq" -> gh * gw;
-            case "latent_height" -> gh;
-            case "latent_width" -> gw;
-            case "height" -> 16 * gh;
-            case "width" -> 16 * gw;
-            case "kv_seq" -> s;
-            case "chunk_seq" -> Math.min(spec.vaeChunkSize(), s);
-            case H8 -> 2 * gh;
-            case W8 -> 2 * gw;
-            case H2 -> 8 * gh;
-            case W2 -> 8 * gw;
-            default -> throw new IllegalStateException("no static size for dimension " + name);
-        });
+        return Dim.of(
+                switch (name) {
+                    case "batch", "heads" -> 1;
+                    case "text_seq" -> spec.textSequenceLength();
+                    case "image_seq" -> gh * gw;
+                    case "latent_height" -> gh;
+                    case "latent_width" -> gw;
+                    case "height" -> 16 * gh;
+                    case "width" -> 16 * gw;
+                    case "kv_seq" -> s;
+                    case "chunk_seq" -> Math.min(spec.vaeChunkSize(), s);
+                    case H8 -> 2 * gh;
+                    case W8 -> 2 * gw;
+                    case H2 -> 8 * gh;
+                    case W2 -> 8 * gw;
+                    default -> throw new IllegalStateException("no static size for dimension " + name);
+                });
     }
 
     private Port x(TensorElementType a) {
@@ -186,22 +193,32 @@ public final class GraphSignatures {
     }
 
     private Port residual(TensorElementType a) {
-        return Port.of(TensorNames.VAE_RESIDUAL, a, Dim.of(1), Dim.of(SyntheticDims.RESIDUAL_CHANNELS), sym(H8),
-                sym(W8));
+        return Port.of(
+                TensorNames.VAE_RESIDUAL, a, Dim.of(1), Dim.of(SyntheticDims.RESIDUAL_CHANNELS), sym(H8), sym(W8));
     }
 
     private Port stage0Out(TensorElementType a) {
-        return Port.of(TensorNames.VAE_STAGE0_OUT, a, Dim.of(1), Dim.of(SyntheticDims.STAGE0_CHANNELS), sym(H2),
-                sym(W2));
+        return Port.of(
+                TensorNames.VAE_STAGE0_OUT, a, Dim.of(1), Dim.of(SyntheticDims.STAGE0_CHANNELS), sym(H2), sym(W2));
     }
 
     private Port stage1Out(TensorElementType a) {
-        return Port.of(TensorNames.VAE_STAGE1_OUT, a, Dim.of(1), Dim.of(SyntheticDims.STAGE1_CHANNELS),
-                sym("height"), sym("width"));
+        return Port.of(
+                TensorNames.VAE_STAGE1_OUT,
+                a,
+                Dim.of(1),
+                Dim.of(SyntheticDims.STAGE1_CHANNELS),
+                sym("height"),
+                sym("width"));
     }
 
     private Port stage2Out(TensorElementType a) {
-        return Port.of(TensorNames.VAE_STAGE2_OUT, a, Dim.of(1), Dim.of(SyntheticDims.STAGE2_CHANNELS),
-                sym("height"), sym("width"));
+        return Port.of(
+                TensorNames.VAE_STAGE2_OUT,
+                a,
+                Dim.of(1),
+                Dim.of(SyntheticDims.STAGE2_CHANNELS),
+                sym("height"),
+                sym("width"));
     }
 }

@@ -9,8 +9,7 @@ import java.nio.ByteOrder;
  * same way, low nibble first, each column starting on a fresh byte.
  */
 final class Q4Packer {
-    private Q4Packer() {
-    }
+    private Q4Packer() {}
 
     static byte[] packCodes(Q4Matrix m) {
         byte[] out = new byte[m.n() * m.k() / 2];

@@ -20,6 +20,7 @@ record Q4Tensors(String name, int k, int n, ExternalRef codes, ExternalRef scale
     static final int ACCURACY_LEVEL = 0;
     /** The padding scale 2^-7; any value works because every padding code equals its zero point. */
     private static final byte[] PADDING_SCALE = float32Bytes(0x1p-7f);
+
     private static final byte[] PADDING_NIBBLES = {(byte) 0x88};
 
     static Q4Tensors write(ExternalDataWriter writer, String name, Q4Matrix m) {
@@ -48,13 +49,20 @@ record Q4Tensors(String name, int k, int n, ExternalRef codes, ExternalRef scale
     /** Adds the three initializers (once) and a MatMulNBits node over {@code input}; returns its output. */
     String apply(GraphBuilder b, String input) {
         int blocks = k / SyntheticDims.Q4_BLOCK_SIZE;
-        String codesName = b.external(name + ".qweight", TensorElementType.UINT8, codes, n, blocks,
-                SyntheticDims.Q4_BLOCK_SIZE / 2);
+        String codesName = b.external(
+                name + ".qweight", TensorElementType.UINT8, codes, n, blocks, SyntheticDims.Q4_BLOCK_SIZE / 2);
         String scalesName = b.external(name + ".scales", TensorElementType.FLOAT, scales, (long) n * blocks);
-        String zpName = b.external(name + ".qzeros", TensorElementType.UINT8, zeroPoints,
+        String zpName = b.external(
+                name + ".qzeros",
+                TensorElementType.UINT8,
+                zeroPoints,
                 (long) n * Q4Packer.zeroPointBytesPerColumn(blocks));
-        return b.msOp("MatMulNBits", List.of(input, codesName, scalesName, zpName), GraphBuilder.attrInt("K", k),
-                GraphBuilder.attrInt("N", n), GraphBuilder.attrInt("bits", 4),
+        return b.msOp(
+                "MatMulNBits",
+                List.of(input, codesName, scalesName, zpName),
+                GraphBuilder.attrInt("K", k),
+                GraphBuilder.attrInt("N", n),
+                GraphBuilder.attrInt("bits", 4),
                 GraphBuilder.attrInt("block_size", SyntheticDims.Q4_BLOCK_SIZE),
                 GraphBuilder.attrInt("accuracy_level", ACCURACY_LEVEL));
     }

@@ -4,8 +4,7 @@ package dev.flux2.testkit;
  * Plain loops over NCHW (batch 1) arrays for the reference VAE: the textbook definitions, accumulated in double.
  */
 final class ReferenceOps {
-    private ReferenceOps() {
-    }
+    private ReferenceOps() {}
 
     /**
      * Convolution with stride 1 and zero padding kernel/2: y[o][r][c] = b[o] + Σ_i Σ_kr Σ_kc w[o][i][kr][kc] ·
@@ -30,7 +29,8 @@ final class ReferenceOps {
                             for (int kc = 0; kc < k; kc++) {
                                 int cc = c + kc - pad;
                                 if (cc >= 0 && cc < width) {
-                                    s += (double) w[((o * in + i) * k + kr) * k + kc] * x[(i * height + rr) * width + cc];
+                                    s += (double) w[((o * in + i) * k + kr) * k + kc]
+                                            * x[(i * height + rr) * width + cc];
                                 }
                             }
                         }

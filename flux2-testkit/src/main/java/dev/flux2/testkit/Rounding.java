@@ -6,8 +6,7 @@ package dev.flux2.testkit;
  * and a double holds every fp32 value exactly).
  */
 final class Rounding {
-    private Rounding() {
-    }
+    private Rounding() {}
 
     static float round(TensorElementType type, float value) {
         return switch (type) {

@@ -13,8 +13,7 @@ import java.util.Locale;
  * </pre>
  */
 public final class SyntheticBundleMain {
-    private SyntheticBundleMain() {
-    }
+    private SyntheticBundleMain() {}
 
     /**
      * @param args {@code DIR [--size WxH] [--fused none|engine|listed] [--no-vae-encoder] [--base]}

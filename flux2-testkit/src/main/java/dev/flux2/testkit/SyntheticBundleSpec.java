@@ -4,8 +4,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumSet;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,8 +66,8 @@ public final class SyntheticBundleSpec {
         this.tokenType = b.tokenType;
         this.decoderLayout = b.decoderLayout;
         this.contextClip = b.contextClip;
-        this.variants = Collections.unmodifiableSet(b.variants.isEmpty() ? EnumSet.noneOf(BundleVariant.class)
-                : EnumSet.copyOf(b.variants));
+        this.variants = Collections.unmodifiableSet(
+                b.variants.isEmpty() ? EnumSet.noneOf(BundleVariant.class) : EnumSet.copyOf(b.variants));
     }
 
     /** @return a builder with the defaults listed on its setters */
@@ -219,14 +219,17 @@ public final class SyntheticBundleSpec {
         if (graph == BundleGraph.VAE_ENCODER) {
             return vaeEncoder;
         }
-        boolean split = decoderLayout == VaeDecoderLayout.SPLIT || decoderLayout == VaeDecoderLayout.UNIFIED_AND_SPLIT
+        boolean split = decoderLayout == VaeDecoderLayout.SPLIT
+                || decoderLayout == VaeDecoderLayout.UNIFIED_AND_SPLIT
                 || decoderLayout == VaeDecoderLayout.SINGLE_POST;
         return switch (graph) {
-            case VAE_DECODER -> decoderLayout == VaeDecoderLayout.UNIFIED
-                    || decoderLayout == VaeDecoderLayout.UNIFIED_AND_SPLIT;
+            case VAE_DECODER ->
+                decoderLayout == VaeDecoderLayout.UNIFIED || decoderLayout == VaeDecoderLayout.UNIFIED_AND_SPLIT;
             case VAE_DECODER_POST -> decoderLayout == VaeDecoderLayout.SINGLE_POST;
             case VAE_DECODER_PRE, VAE_DECODER_ATTN_CHUNK -> split;
-            case VAE_DECODER_POST_STAGE_0, VAE_DECODER_POST_STAGE_1, VAE_DECODER_POST_STAGE_2,
+            case VAE_DECODER_POST_STAGE_0,
+                    VAE_DECODER_POST_STAGE_1,
+                    VAE_DECODER_POST_STAGE_2,
                     VAE_DECODER_POST_STAGE_3 -> split && decoderLayout != VaeDecoderLayout.SINGLE_POST;
             default -> true;
         };
@@ -296,7 +299,11 @@ public final class SyntheticBundleSpec {
             Path fromModule = Path.of("..", "..", "shared");
             sharedDir = Files.isDirectory(fromModule) ? fromModule : Path.of("..", "shared");
         }
-        return sharedDir.resolve("fixtures").resolve("qwen3-tokenizer").toAbsolutePath().normalize();
+        return sharedDir
+                .resolve("fixtures")
+                .resolve("qwen3-tokenizer")
+                .toAbsolutePath()
+                .normalize();
     }
 
     @Override
@@ -333,8 +340,7 @@ public final class SyntheticBundleSpec {
         private float contextClip;
         private final Set<BundleVariant> variants = EnumSet.noneOf(BundleVariant.class);
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * @param value the element type of every graph's float activations [FLOAT16]; FLOAT16, FLOAT, BFLOAT16 or
@@ -586,33 +592,51 @@ public final class SyntheticBundleSpec {
          * @throws IllegalArgumentException naming the offending field
          */
         public SyntheticBundleSpec build() {
-            require(textSequenceLength >= 1 && textSequenceLength <= 4096, "textSequenceLength", textSequenceLength,
+            require(
+                    textSequenceLength >= 1 && textSequenceLength <= 4096,
+                    "textSequenceLength",
+                    textSequenceLength,
                     "1..4096");
             require(contextDim >= 1 && contextDim <= 16384, "contextDim", contextDim, "1..16384");
-            require(defaultWidth >= 16 && defaultWidth <= 4096 && defaultWidth % 16 == 0, "defaultWidth",
-                    defaultWidth, "a multiple of 16 in 16..4096");
-            require(defaultHeight >= 16 && defaultHeight <= 4096 && defaultHeight % 16 == 0, "defaultHeight",
-                    defaultHeight, "a multiple of 16 in 16..4096");
+            require(
+                    defaultWidth >= 16 && defaultWidth <= 4096 && defaultWidth % 16 == 0,
+                    "defaultWidth",
+                    defaultWidth,
+                    "a multiple of 16 in 16..4096");
+            require(
+                    defaultHeight >= 16 && defaultHeight <= 4096 && defaultHeight % 16 == 0,
+                    "defaultHeight",
+                    defaultHeight,
+                    "a multiple of 16 in 16..4096");
             require(vaeChunkSize >= 1, "vaeChunkSize", vaeChunkSize, ">= 1");
             require(vaeHeadDim >= 1 && vaeHeadDim <= 512, "vaeHeadDim", vaeHeadDim, "1..512");
-            require(transformerPaddingBytes >= 0 && transformerPaddingBytes <= MAX_PADDING_BYTES,
-                    "transformerPaddingBytes", transformerPaddingBytes, "0.." + MAX_PADDING_BYTES);
+            require(
+                    transformerPaddingBytes >= 0 && transformerPaddingBytes <= MAX_PADDING_BYTES,
+                    "transformerPaddingBytes",
+                    transformerPaddingBytes,
+                    "0.." + MAX_PADDING_BYTES);
             requireType("activationType", activationType, FLOAT_TYPES);
-            graphActivationTypes.forEach((g, t) -> requireType("graphActivationType(" + g.key() + ")", t,
-                    FLOAT_TYPES));
-            requireType("idType", idType, Set.of(TensorElementType.FLOAT, TensorElementType.FLOAT16,
-                    TensorElementType.DOUBLE, TensorElementType.INT64, TensorElementType.INT32));
+            graphActivationTypes.forEach((g, t) -> requireType("graphActivationType(" + g.key() + ")", t, FLOAT_TYPES));
+            requireType(
+                    "idType",
+                    idType,
+                    Set.of(
+                            TensorElementType.FLOAT,
+                            TensorElementType.FLOAT16,
+                            TensorElementType.DOUBLE,
+                            TensorElementType.INT64,
+                            TensorElementType.INT32));
             requireType("tokenType", tokenType, Set.of(TensorElementType.INT64, TensorElementType.INT32));
             if (!(contextClip >= 0 && Float.isFinite(contextClip))) {
-                throw new IllegalArgumentException("SyntheticBundleSpec.contextClip must be finite and >= 0, was "
-                        + contextClip);
+                throw new IllegalArgumentException(
+                        "SyntheticBundleSpec.contextClip must be finite and >= 0, was " + contextClip);
             }
             SyntheticBundleSpec spec = new SyntheticBundleSpec(this);
             validateOverrides(spec);
             for (BundleGraph g : graphActivationTypes.keySet()) {
                 if (!spec.contains(g)) {
-                    throw new IllegalArgumentException("graphActivationType: graph '" + g.key()
-                            + "' is not part of this bundle");
+                    throw new IllegalArgumentException(
+                            "graphActivationType: graph '" + g.key() + "' is not part of this bundle");
                 }
             }
             return spec;
@@ -650,25 +674,28 @@ public final class SyntheticBundleSpec {
 
         private static void checkInput(List<String> inputs, BundleGraph g, String input, String what) {
             if (!inputs.contains(input)) {
-                throw new IllegalArgumentException(what + ": graph '" + g.key() + "' has no input '" + input
-                        + "' (inputs: " + inputs + ")");
+                throw new IllegalArgumentException(
+                        what + ": graph '" + g.key() + "' has no input '" + input + "' (inputs: " + inputs + ")");
             }
         }
 
-        private static final Set<TensorElementType> FLOAT_TYPES = Set.of(TensorElementType.FLOAT16,
-                TensorElementType.FLOAT, TensorElementType.BFLOAT16, TensorElementType.DOUBLE);
+        private static final Set<TensorElementType> FLOAT_TYPES = Set.of(
+                TensorElementType.FLOAT16,
+                TensorElementType.FLOAT,
+                TensorElementType.BFLOAT16,
+                TensorElementType.DOUBLE);
 
         private static void requireType(String field, TensorElementType type, Set<TensorElementType> allowed) {
             if (!allowed.contains(type)) {
-                throw new IllegalArgumentException("SyntheticBundleSpec." + field + " must be one of " + allowed
-                        + ", was " + type);
+                throw new IllegalArgumentException(
+                        "SyntheticBundleSpec." + field + " must be one of " + allowed + ", was " + type);
             }
         }
 
         private static void require(boolean ok, String field, long value, String expected) {
             if (!ok) {
-                throw new IllegalArgumentException("SyntheticBundleSpec." + field + " must be " + expected
-                        + ", was " + value);
+                throw new IllegalArgumentException(
+                        "SyntheticBundleSpec." + field + " must be " + expected + ", was " + value);
             }
         }
     }

@@ -22,10 +22,10 @@ import org.slf4j.LoggerFactory;
 public final class SyntheticBundleWriter {
     /** Config {@code tokenizer_dir}. */
     public static final String TOKENIZER_DIR = "tokenizer";
+
     private static final Logger LOG = LoggerFactory.getLogger(SyntheticBundleWriter.class);
 
-    private SyntheticBundleWriter() {
-    }
+    private SyntheticBundleWriter() {}
 
     /**
      * Writes the bundle described by {@code spec} into {@code directory} (created if needed; existing bundle
@@ -51,8 +51,7 @@ public final class SyntheticBundleWriter {
         writeVae(spec, directory, files);
         copyTokenizer(spec.tokenizerSource(), directory.resolve(TOKENIZER_DIR));
         new ConfigWriter(spec, files).write(directory);
-        LOG.debug("wrote synthetic bundle {} ({}) in {} ms", directory, spec,
-                (System.nanoTime() - start) / 1_000_000);
+        LOG.debug("wrote synthetic bundle {} ({}) in {} ms", directory, spec, (System.nanoTime() - start) / 1_000_000);
         return new SyntheticBundle(directory, spec);
     }
 

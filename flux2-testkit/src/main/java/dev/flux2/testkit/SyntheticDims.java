@@ -25,9 +25,8 @@ public final class SyntheticDims {
     /** K of the transformer's padding MatMulNBits (the mean token tiled 16 times). */
     public static final int PADDING_K = 2048;
     /** Bytes one padding output column costs: packed nibbles, fp32 scales and packed zero points. */
-    public static final long PADDING_BYTES_PER_COLUMN = PADDING_K / 2 + (PADDING_K / Q4_BLOCK_SIZE) * 4L
-            + PADDING_K / Q4_BLOCK_SIZE / 2;
+    public static final long PADDING_BYTES_PER_COLUMN =
+            PADDING_K / 2 + (PADDING_K / Q4_BLOCK_SIZE) * 4L + PADDING_K / Q4_BLOCK_SIZE / 2;
 
-    private SyntheticDims() {
-    }
+    private SyntheticDims() {}
 }

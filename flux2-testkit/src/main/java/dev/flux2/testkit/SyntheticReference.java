@@ -71,8 +71,8 @@ public final class SyntheticReference {
      */
     public float[] textContext(long[] inputIds, long[] attentionMask) {
         if (inputIds.length != attentionMask.length) {
-            throw new IllegalArgumentException("input_ids has " + inputIds.length + " values but attention_mask has "
-                    + attentionMask.length);
+            throw new IllegalArgumentException(
+                    "input_ids has " + inputIds.length + " values but attention_mask has " + attentionMask.length);
         }
         int f = SyntheticDims.TEXT_FEATURES;
         int d = spec.contextDim();
@@ -161,8 +161,8 @@ public final class SyntheticReference {
         int t = tokenCount(tokens, positionIds);
         TensorElementType type = spec.activationType(BundleGraph.TRANSFORMER);
         double[] fixed = stepIndependent(positionIds, t, Rounding.rounded(type, context));
-        return Rounding.toType(type, velocityUnrounded(Rounding.rounded(type, tokens), t, Rounding.round(type, sigma),
-                fixed));
+        return Rounding.toType(
+                type, velocityUnrounded(Rounding.rounded(type, tokens), t, Rounding.round(type, sigma), fixed));
     }
 
     /**
@@ -200,7 +200,8 @@ public final class SyntheticReference {
         float[] x = Rounding.rounded(type, tokens);
         for (int i = 0; i < 4; i++) {
             float sigma = Rounding.round(type, sigmas[i]);
-            float dt = spec.fused() == FusedConvention.ENGINE ? sigmas[i + 1] - sigmas[i]
+            float dt = spec.fused() == FusedConvention.ENGINE
+                    ? sigmas[i + 1] - sigmas[i]
                     : Rounding.round(type, sigmas[i + 1]) - sigma;
             float[] stepInput = i == 0 ? x : Rounding.rounded(type, x);
             float[] v = Rounding.toType(type, velocityUnrounded(stepInput, t, sigma, fixed));
@@ -305,8 +306,8 @@ public final class SyntheticReference {
     public float[] encodeImage(float[] chw, int width, int height) {
         checkSize(width, height);
         if (chw.length != 3 * width * height) {
-            throw new IllegalArgumentException("image has " + chw.length + " values, expected 3x" + height + "x"
-                    + width);
+            throw new IllegalArgumentException(
+                    "image has " + chw.length + " values, expected 3x" + height + "x" + width);
         }
         TensorElementType type = spec.activationType(BundleGraph.VAE_ENCODER);
         float[] img = Rounding.rounded(type, chw);
@@ -358,9 +359,12 @@ public final class SyntheticReference {
         // A bundle with a unified decoder decodes with it; its internal hand-overs round to its own type.
         boolean unified = spec.contains(BundleGraph.VAE_DECODER);
         TensorElementType all = spec.activationType(BundleGraph.VAE_DECODER);
-        VaeDecoderPreOutputs pre = decoderPre(latent, gridHeight, gridWidth,
-                unified ? all : stageType(BundleGraph.VAE_DECODER_PRE));
-        float[] attn = attentionRows(pre.query(), pre.keyTransposed(), pre.value(),
+        VaeDecoderPreOutputs pre =
+                decoderPre(latent, gridHeight, gridWidth, unified ? all : stageType(BundleGraph.VAE_DECODER_PRE));
+        float[] attn = attentionRows(
+                pre.query(),
+                pre.keyTransposed(),
+                pre.value(),
                 unified ? all : stageType(BundleGraph.VAE_DECODER_ATTN_CHUNK));
         Grid grid = new Grid(gridHeight, gridWidth);
         float[] x = postStage0(pre.residual(), attn, grid, unified ? all : stageType(BundleGraph.postStage(0)));
@@ -370,8 +374,7 @@ public final class SyntheticReference {
     }
 
     /** A latent grid: H/16 × W/16. */
-    private record Grid(int height, int width) {
-    }
+    private record Grid(int height, int width) {}
 
     /**
      * @param stage a graph of the split chain
@@ -410,8 +413,8 @@ public final class SyntheticReference {
     private VaeDecoderPreOutputs decoderPre(float[] latent, int gridHeight, int gridWidth, TensorElementType type) {
         int cells = gridHeight * gridWidth;
         if (latent.length != C * cells) {
-            throw new IllegalArgumentException("latent has " + latent.length + " values, expected 128x" + gridHeight
-                    + "x" + gridWidth);
+            throw new IllegalArgumentException(
+                    "latent has " + latent.length + " values, expected 128x" + gridHeight + "x" + gridWidth);
         }
         float[] z = Rounding.rounded(type, latent);
         int h8 = 2 * gridHeight;
@@ -531,8 +534,7 @@ public final class SyntheticReference {
         int s = h8 * w8;
         int cr = SyntheticDims.RESIDUAL_CHANNELS;
         if (residual.length != cr * s || attention.length != s * hd) {
-            throw new IllegalArgumentException("post stage 0 inputs do not match grid " + gridHeight + "x"
-                    + gridWidth);
+            throw new IllegalArgumentException("post stage 0 inputs do not match grid " + gridHeight + "x" + gridWidth);
         }
         float[] attn = Rounding.rounded(type, attention);
         float[] res = Rounding.rounded(type, residual);
@@ -615,8 +617,8 @@ public final class SyntheticReference {
         int gridWidth = grid.width();
         int c2 = SyntheticDims.STAGE2_CHANNELS;
         checkLength(stage2, c2 * 256 * gridHeight * gridWidth, "post stage 3 input");
-        double[] c = ReferenceOps.conv(ReferenceOps.toDouble(Rounding.rounded(type, stage2)), 16 * gridHeight,
-                16 * gridWidth, vae.stage3());
+        double[] c = ReferenceOps.conv(
+                ReferenceOps.toDouble(Rounding.rounded(type, stage2)), 16 * gridHeight, 16 * gridWidth, vae.stage3());
         for (int i = 0; i < c.length; i++) {
             c[i] = Math.tanh(c[i]);
         }

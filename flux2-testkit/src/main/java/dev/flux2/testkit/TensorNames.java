@@ -21,6 +21,5 @@ public final class TensorNames {
     /** Output of post stage 2 [1,C₂,H,W]. */
     public static final String VAE_STAGE2_OUT = "/decoder/block.2_3/Add_output_0";
 
-    private TensorNames() {
-    }
+    private TensorNames() {}
 }

@@ -12,8 +12,7 @@ import java.util.List;
  * 4-bit MatMulNBits (K = 32 → D), plus m·maskTerm + bias.
  */
 final class TextEncoderGraph {
-    private TextEncoderGraph() {
-    }
+    private TextEncoderGraph() {}
 
     static ModelProto build(SyntheticBundleSpec spec, TextEncoderWeights w, Q4Tensors q4) {
         GraphBuilder b = new GraphBuilder(BundleGraph.TEXT_ENCODER, spec);
@@ -31,10 +30,11 @@ final class TextEncoderGraph {
         if (spec.has(BundleVariant.TEXT_POSITION_IDS)) {
             positions = b.input(in.get(2), FLOAT);
         } else {
-            String length = b.op("Gather", List.of(b.op("Shape", ids), b.constLong(new long[] {1})),
+            String length = b.op(
+                    "Gather",
+                    List.of(b.op("Shape", ids), b.constLong(new long[] {1})),
                     GraphBuilder.attrInt("axis", 0));
-            positions = b.cast(b.op("Range", b.constLong(new long[] {0}), length, b.constLong(new long[] {1})),
-                    FLOAT);
+            positions = b.cast(b.op("Range", b.constLong(new long[] {0}), length, b.constLong(new long[] {1})), FLOAT);
         }
         String pos = b.op("Mul", positions, b.scalar(TextEncoderWeights.POSITION_STEP));
 

@@ -23,10 +23,10 @@ record TextEncoderWeights(float[] featureProjection, Q4Matrix projection, float[
                 proj[row * f + j] = rnd.uniform(-range, range);
             }
         }
-        Q4Matrix w = Q4Matrix.random(new DeterministicRandom(spec.seed(), "text_encoder.q4"), f, spec.contextDim(),
-                0.016f);
-        float[] mask = new DeterministicRandom(spec.seed(), "text_encoder.mask")
-                .uniformArray(spec.contextDim(), -0.5f, 0.5f);
+        Q4Matrix w =
+                Q4Matrix.random(new DeterministicRandom(spec.seed(), "text_encoder.q4"), f, spec.contextDim(), 0.016f);
+        float[] mask =
+                new DeterministicRandom(spec.seed(), "text_encoder.mask").uniformArray(spec.contextDim(), -0.5f, 0.5f);
         float[] bias = new DeterministicRandom(spec.seed(), "text_encoder.bias")
                 .uniformArray(spec.contextDim(), -0.25f, 0.25f);
         return new TextEncoderWeights(proj, w, mask, bias);

@@ -53,8 +53,12 @@ final class TransformerGraph {
             }
         } else {
             for (int i = 0; i < 4; i++) {
-                sigmas[i] = b.op("Slice", in.get("timesteps"), b.constLong(new long[] {i}, 1),
-                        b.constLong(new long[] {i + 1}, 1), b.constLong(new long[] {0}, 1));
+                sigmas[i] = b.op(
+                        "Slice",
+                        in.get("timesteps"),
+                        b.constLong(new long[] {i}, 1),
+                        b.constLong(new long[] {i + 1}, 1),
+                        b.constLong(new long[] {0}, 1));
             }
             sigmas[4] = b.constFloat(new float[] {0f}, 1);
             for (int i = 0; i < 4; i++) {
@@ -83,8 +87,7 @@ final class TransformerGraph {
     }
 
     /** Values every step shares: the step-independent terms and the per-step constants. */
-    private record Shared(String fixed, String meanProjection, String sigmaVector, String coef) {
-    }
+    private record Shared(String fixed, String meanProjection, String sigmaVector, String coef) {}
 
     /**
      * The id term 0.25·sin(ids·P + φ) [B,T,128] plus the context term [B,1,128], which no step changes, and the
@@ -92,25 +95,35 @@ final class TransformerGraph {
      */
     private Shared stepIndependentTerms(GraphBuilder b, Map<String, String> in) {
         int d = spec.contextDim();
-        String idArg = b.op("Add", b.op("MatMul", in.get("x_ids"), b.constFloat(w.idProjection(), 4, C)),
+        String idArg = b.op(
+                "Add",
+                b.op("MatMul", in.get("x_ids"), b.constFloat(w.idProjection(), 4, C)),
                 b.constFloat(w.idPhase(), C));
         String idTerm = b.op("Mul", b.op("Sin", idArg), b.scalar(TransformerWeights.ID_COEF));
 
-        String ctxArg = b.op("Add", b.op("MatMul", in.get("ctx_ids"), b.constFloat(w.ctxIdProjection(), 4, d)),
+        String ctxArg = b.op(
+                "Add",
+                b.op("MatMul", in.get("ctx_ids"), b.constFloat(w.ctxIdProjection(), 4, d)),
                 b.constFloat(w.ctxIdPhase(), d));
-        String modulation = b.op("Add", b.op("Mul", b.op("Sin", ctxArg), b.scalar(TransformerWeights.CTX_MODULATION)),
-                b.scalar(1f));
-        String meanCtx = b.op("ReduceMean", List.of(b.op("Mul", in.get("ctx"), modulation)),
-                GraphBuilder.attrInts("axes", 1), GraphBuilder.attrInt("keepdims", 1));
+        String modulation = b.op(
+                "Add", b.op("Mul", b.op("Sin", ctxArg), b.scalar(TransformerWeights.CTX_MODULATION)), b.scalar(1f));
+        String meanCtx = b.op(
+                "ReduceMean",
+                List.of(b.op("Mul", in.get("ctx"), modulation)),
+                GraphBuilder.attrInts("axes", 1),
+                GraphBuilder.attrInt("keepdims", 1));
         String ctxTerm = b.op("MatMul", meanCtx, b.constFloat(w.ctxProjection(), d, C));
-        return new Shared(b.op("Add", idTerm, ctxTerm), b.constFloat(w.meanProjection(), C, C),
-                b.constFloat(w.sigmaVector(), C), b.scalar(TransformerWeights.TOKEN_COEF));
+        return new Shared(
+                b.op("Add", idTerm, ctxTerm),
+                b.constFloat(w.meanProjection(), C, C),
+                b.constFloat(w.sigmaVector(), C),
+                b.scalar(TransformerWeights.TOKEN_COEF));
     }
 
     private String velocity(GraphBuilder b, String x, String sigma, Shared shared) {
         String tokenTerm = b.op("Mul", tokens.apply(b, x), shared.coef());
-        String mean = b.op("ReduceMean", List.of(x), GraphBuilder.attrInts("axes", 1),
-                GraphBuilder.attrInt("keepdims", 1));
+        String mean =
+                b.op("ReduceMean", List.of(x), GraphBuilder.attrInts("axes", 1), GraphBuilder.attrInt("keepdims", 1));
         String meanTerm = b.op("MatMul", mean, shared.meanProjection());
         String sigmaTerm = b.op("Mul", sigma, shared.sigmaVector());
         String pred = b.op("Add", tokenTerm, shared.fixed());
@@ -121,8 +134,8 @@ final class TransformerGraph {
             // reading every padding byte on every run.
             String tiled = b.op("Tile", mean, b.constLong(new long[] {1, 1, PADDING_REPEATS}, 3));
             String padOut = padding.apply(b, tiled);
-            String padSum = b.op("ReduceSum", List.of(padOut, b.constLong(new long[] {2}, 1)),
-                    GraphBuilder.attrInt("keepdims", 1));
+            String padSum = b.op(
+                    "ReduceSum", List.of(padOut, b.constLong(new long[] {2}, 1)), GraphBuilder.attrInt("keepdims", 1));
             pred = b.op("Add", pred, padSum);
         }
         return pred;

@@ -12,8 +12,15 @@ package dev.flux2.testkit;
  * @param ctxProjection D × 128 row-major, applied to the modulated mean context
  * @param sigmaVector 128 values multiplied by σ
  */
-record TransformerWeights(Q4Matrix tokenProjection, float[] idProjection, float[] idPhase, float[] meanProjection,
-        float[] ctxIdProjection, float[] ctxIdPhase, float[] ctxProjection, float[] sigmaVector) {
+record TransformerWeights(
+        Q4Matrix tokenProjection,
+        float[] idProjection,
+        float[] idPhase,
+        float[] meanProjection,
+        float[] ctxIdProjection,
+        float[] ctxIdPhase,
+        float[] ctxProjection,
+        float[] sigmaVector) {
     static final int C = SyntheticDims.LATENT_CHANNELS;
     static final float TOKEN_COEF = 0.5f;
     static final float ID_COEF = 0.25f;

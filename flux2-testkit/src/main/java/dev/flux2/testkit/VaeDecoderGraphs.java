@@ -27,8 +27,7 @@ final class VaeDecoderGraphs {
     }
 
     /** The pre stage's four results. */
-    private record Pre(String residual, String q, String kt, String v) {
-    }
+    private record Pre(String residual, String q, String kt, String v) {}
 
     /** BN de-normalisation, unpatchify (DepthToSpace CRD), 1×1 conv → residual; q, kᵀ, v from its tokens. */
     ModelProto pre() {
@@ -47,16 +46,18 @@ final class VaeDecoderGraphs {
     }
 
     private String residualBody(GraphBuilder b, String z) {
-        String u = b.op("Add", b.op("Mul", z, b.constFloat(w.bnStd(), 1, 128, 1, 1)),
-                b.constFloat(w.bnMean(), 1, 128, 1, 1));
+        String u = b.op(
+                "Add", b.op("Mul", z, b.constFloat(w.bnStd(), 1, 128, 1, 1)), b.constFloat(w.bnMean(), 1, 128, 1, 1));
         String patches = b.op("DepthToSpace", List.of(u), attrInt("blocksize", 2), attrString("mode", "CRD"));
         return conv(b, patches, w.patchConv());
     }
 
     private Pre attentionInputsBody(GraphBuilder b, String residual) {
         int hd = spec.vaeHeadDim();
-        String tokens = b.op("Transpose", List.of(b.op("Reshape", residual,
-                b.constLong(new long[] {1, 1, CR, -1}, 4))), attrInts("perm", 0, 1, 3, 2));
+        String tokens = b.op(
+                "Transpose",
+                List.of(b.op("Reshape", residual, b.constLong(new long[] {1, 1, CR, -1}, 4))),
+                attrInts("perm", 0, 1, 3, 2));
         String scale = b.scalar((float) Math.pow(hd, -0.25));
         String q = b.op("Mul", b.op("MatMul", tokens, b.constFloat(w.query(), CR, hd)), scale);
         String k = b.op("Mul", b.op("MatMul", tokens, b.constFloat(w.key(), CR, hd)), scale);
@@ -102,7 +103,8 @@ final class VaeDecoderGraphs {
         BundleGraph g = BundleGraph.VAE_DECODER_POST;
         GraphBuilder b = new GraphBuilder(g, spec);
         StageZeroInputs s0 = stageZeroInputs(b, GraphSignatures.inputs(g, spec));
-        b.output(postChain(b, s0.residual(), s0.attention(), spec.activationType(g)),
+        b.output(
+                postChain(b, s0.residual(), s0.attention(), spec.activationType(g)),
                 GraphSignatures.outputs(g, spec).get(0));
         return b.build();
     }
@@ -115,9 +117,11 @@ final class VaeDecoderGraphs {
         String z = b.input(GraphSignatures.inputs(g, spec).get(0), FLOAT);
         String residual = b.roundTo(residualBody(b, z), t);
         Pre pre = attentionInputsBody(b, residual);
-        String attention = b.roundTo(attentionBody(b, b.roundTo(pre.q(), t), b.roundTo(pre.kt(), t),
-                b.roundTo(pre.v(), t)), t);
-        b.output(postChain(b, residual, attention, t), GraphSignatures.outputs(g, spec).get(0));
+        String attention =
+                b.roundTo(attentionBody(b, b.roundTo(pre.q(), t), b.roundTo(pre.kt(), t), b.roundTo(pre.v(), t)), t);
+        b.output(
+                postChain(b, residual, attention, t),
+                GraphSignatures.outputs(g, spec).get(0));
         return b.build();
     }
 
@@ -129,8 +133,7 @@ final class VaeDecoderGraphs {
     }
 
     /** The first post graph's two inputs, by name (their order depends on the spec). */
-    private record StageZeroInputs(String residual, String attention) {
-    }
+    private record StageZeroInputs(String residual, String attention) {}
 
     private static StageZeroInputs stageZeroInputs(GraphBuilder b, List<Port> in) {
         String residual = null;
@@ -161,8 +164,12 @@ final class VaeDecoderGraphs {
     private String stage0(GraphBuilder b, String residual, String attn) {
         int hd = spec.vaeHeadDim();
         String channelsFirst = b.op("Transpose", List.of(attn), attrInts("perm", 0, 1, 3, 2));
-        String spatial = b.op("Slice", b.op("Shape", residual), b.constLong(new long[] {2}, 1),
-                b.constLong(new long[] {4}, 1), b.constLong(new long[] {0}, 1));
+        String spatial = b.op(
+                "Slice",
+                b.op("Shape", residual),
+                b.constLong(new long[] {2}, 1),
+                b.constLong(new long[] {4}, 1),
+                b.constLong(new long[] {0}, 1));
         String shape = b.op("Concat", List.of(b.constLong(new long[] {1, hd}, 2), spatial), attrInt("axis", 0));
         String nchw = b.op("Reshape", channelsFirst, shape);
         String o = b.op("Add", conv(b, nchw, w.attnProj()), residual);
@@ -175,8 +182,11 @@ final class VaeDecoderGraphs {
     }
 
     private static String upsample(GraphBuilder b, String x, int factor) {
-        return b.op("Resize", List.of(x, "", b.constFloat(new float[] {1, 1, factor, factor}, 4)),
-                attrString("mode", "nearest"), attrString("coordinate_transformation_mode", "asymmetric"),
+        return b.op(
+                "Resize",
+                List.of(x, "", b.constFloat(new float[] {1, 1, factor, factor}, 4)),
+                attrString("mode", "nearest"),
+                attrString("coordinate_transformation_mode", "asymmetric"),
                 attrString("nearest_mode", "floor"));
     }
 
@@ -185,7 +195,7 @@ final class VaeDecoderGraphs {
         String wName = b.constFloat(layer.weight(), layer.out(), layer.in(), k, k);
         String bName = b.constFloat(layer.bias(), layer.out());
         int pad = k / 2;
-        return b.op("Conv", List.of(x, wName, bName), attrInts("kernel_shape", k, k),
-                attrInts("pads", pad, pad, pad, pad));
+        return b.op(
+                "Conv", List.of(x, wName, bName), attrInts("kernel_shape", k, k), attrInts("pads", pad, pad, pad, pad));
     }
 }

@@ -9,5 +9,4 @@ package dev.flux2.testkit;
  * @param keyTransposed [hd][S], already multiplied by hd^-1/4
  * @param value [S][hd]
  */
-public record VaeDecoderPreOutputs(float[] residual, float[] query, float[] keyTransposed, float[] value) {
-}
+public record VaeDecoderPreOutputs(float[] residual, float[] query, float[] keyTransposed, float[] value) {}

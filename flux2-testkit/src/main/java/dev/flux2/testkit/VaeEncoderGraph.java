@@ -12,8 +12,7 @@ import java.util.List;
  * (the inverse of the decoder's unpatchify) and BN normalisation with the decoder's statistics.
  */
 final class VaeEncoderGraph {
-    private VaeEncoderGraph() {
-    }
+    private VaeEncoderGraph() {}
 
     static ModelProto build(SyntheticBundleSpec spec, VaeWeights w) {
         BundleGraph g = BundleGraph.VAE_ENCODER;
@@ -23,8 +22,8 @@ final class VaeEncoderGraph {
         String features = VaeDecoderGraphs.conv(b, pooled, w.encoder());
         String s2d = b.op("SpaceToDepth", List.of(features), attrInt("blocksize", 2));
         String z = b.op("Gather", List.of(s2d, b.constLong(patchifyOrder(), 128)), attrInt("axis", 1));
-        String normalised = b.op("Div", b.op("Sub", z, b.constFloat(w.bnMean(), 1, 128, 1, 1)),
-                b.constFloat(w.bnStd(), 1, 128, 1, 1));
+        String normalised = b.op(
+                "Div", b.op("Sub", z, b.constFloat(w.bnMean(), 1, 128, 1, 1)), b.constFloat(w.bnStd(), 1, 128, 1, 1));
         b.output(normalised, GraphSignatures.outputs(g, spec).get(0));
         return b.build();
     }

@@ -17,8 +17,18 @@ package dev.flux2.testkit;
  * @param stage3 1×1 conv C₂ → 3
  * @param encoder 1×1 conv 3 → 32 of the encoder
  */
-record VaeWeights(float[] bnMean, float[] bnStd, ConvLayer patchConv, float[] query, float[] key, float[] value,
-        ConvLayer attnProj, ConvLayer stage0, ConvLayer stage1, ConvLayer stage2, ConvLayer stage3,
+record VaeWeights(
+        float[] bnMean,
+        float[] bnStd,
+        ConvLayer patchConv,
+        float[] query,
+        float[] key,
+        float[] value,
+        ConvLayer attnProj,
+        ConvLayer stage0,
+        ConvLayer stage1,
+        ConvLayer stage2,
+        ConvLayer stage3,
         ConvLayer encoder) {
 
     static VaeWeights generate(SyntheticBundleSpec spec) {
@@ -34,7 +44,9 @@ record VaeWeights(float[] bnMean, float[] bnStd, ConvLayer patchConv, float[] qu
         // Query/key ranges make the softmax scores O(1.5), so attention is neither flat nor one-hot.
         float qk = 2.5f / (float) Math.sqrt(cr);
         float v = 1.5f / (float) Math.sqrt(cr);
-        return new VaeWeights(mean, std,
+        return new VaeWeights(
+                mean,
+                std,
                 ConvLayer.random(seed, "vae.patchConv", new int[] {cr, p, 1}, 1.5f),
                 new DeterministicRandom(seed, "vae.query").uniformArray(cr * hd, -qk, qk),
                 new DeterministicRandom(seed, "vae.key").uniformArray(cr * hd, -qk, qk),

@@ -11,8 +11,7 @@ final class Agreement {
      * @param ulps fp16 ulps of the value
      * @param absolute absolute slack
      */
-    record Tolerance(double ulps, double absolute) {
-    }
+    record Tolerance(double ulps, double absolute) {}
 
     /**
      * Single graph: one fp16 rounding of an fp32 result (≤ 1 ulp), plus slack for fp32 rounding of O(4) summands
@@ -27,8 +26,7 @@ final class Agreement {
     /** Bit-for-bit (the same arithmetic on both sides). */
     static final Tolerance EXACT = new Tolerance(0, 0);
 
-    private Agreement() {
-    }
+    private Agreement() {}
 
     /**
      * Asserts |actual − expected| ≤ ulps·ulp16(max(|actual|, |expected|)) + absolute for every element.

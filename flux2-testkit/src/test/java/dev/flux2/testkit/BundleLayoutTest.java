@@ -48,7 +48,12 @@ class BundleLayoutTest {
     @Test
     void configHasTheRealConfigsKeysAtEveryLevel() throws IOException {
         SyntheticBundle bundle = SyntheticBundleWriter.write(fullSpec(), dir);
-        Path real = fullSpec().tokenizerSource().getParent().getParent().resolve("seeds").resolve("flux2-config.json");
+        Path real = fullSpec()
+                .tokenizerSource()
+                .getParent()
+                .getParent()
+                .resolve("seeds")
+                .resolve("flux2-config.json");
         JsonNode expected = JSON.readTree(real.toFile());
         JsonNode actual = JSON.readTree(bundle.configFile().toFile());
         assertSameKeys("$", expected, actual);
@@ -56,8 +61,14 @@ class BundleLayoutTest {
 
     @Test
     void configValuesDescribeTheSpecAndTheFiles() throws IOException {
-        SyntheticBundleSpec spec = SyntheticBundleSpec.builder().textSequenceLength(40).contextDim(24)
-                .defaultSize(96, 48).vaeChunkSize(100).vaeHeadDim(6).fused(FusedConvention.ENGINE).distilled(false)
+        SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
+                .textSequenceLength(40)
+                .contextDim(24)
+                .defaultSize(96, 48)
+                .vaeChunkSize(100)
+                .vaeHeadDim(6)
+                .fused(FusedConvention.ENGINE)
+                .distilled(false)
                 .build();
         SyntheticBundle bundle = SyntheticBundleWriter.write(spec, dir);
         JsonNode c = JSON.readTree(bundle.configFile().toFile());
@@ -72,8 +83,13 @@ class BundleLayoutTest {
         assertTrue(c.get("model_variant").asText().contains("base"));
         assertEquals("tokenizer", c.get("tokenizer_dir").asText());
         assertTrue(c.get("supports_img2img").asBoolean());
-        assertEquals(List.of("vae_decoder_post_stage_0", "vae_decoder_post_stage_1", "vae_decoder_post_stage_2",
-                "vae_decoder_post_stage_3"), strings(c.get("vae_decoder_post_stage_keys")));
+        assertEquals(
+                List.of(
+                        "vae_decoder_post_stage_0",
+                        "vae_decoder_post_stage_1",
+                        "vae_decoder_post_stage_2",
+                        "vae_decoder_post_stage_3"),
+                strings(c.get("vae_decoder_post_stage_keys")));
         JsonNode models = c.get("models");
         assertEquals(100, models.get("vae_decoder_attn_chunk").get("chunk_size").asInt());
         assertEquals(6, models.get("vae_decoder_attn_chunk").get("head_dim").asInt());
@@ -95,20 +111,41 @@ class BundleLayoutTest {
             } else {
                 assertFalse(m.has("manifest"));
                 assertEquals(0, shards.get("count").asInt());
-                assertEquals(Files.size(bundle.graphFile(g.key())), shards.get("onnx_bytes").asLong(), g.key());
+                assertEquals(
+                        Files.size(bundle.graphFile(g.key())),
+                        shards.get("onnx_bytes").asLong(),
+                        g.key());
             }
         }
-        assertEquals(1, models.get("text_encoder").get("quantization").get("matmul_nbits_nodes").asInt());
-        assertEquals(1, models.get("transformer").get("quantization").get("matmul_nbits_nodes").asInt());
-        assertEquals(4, models.get("transformer_fused_4step").get("quantization").get("matmul_nbits_nodes").asInt());
-        assertEquals(16, models.get("transformer").get("quantization").get("block_size").asInt());
-        assertEquals(4, models.get("transformer").get("quantization").get("bits").asInt());
+        assertEquals(
+                1,
+                models.get("text_encoder")
+                        .get("quantization")
+                        .get("matmul_nbits_nodes")
+                        .asInt());
+        assertEquals(
+                1,
+                models.get("transformer")
+                        .get("quantization")
+                        .get("matmul_nbits_nodes")
+                        .asInt());
+        assertEquals(
+                4,
+                models.get("transformer_fused_4step")
+                        .get("quantization")
+                        .get("matmul_nbits_nodes")
+                        .asInt());
+        assertEquals(
+                16,
+                models.get("transformer").get("quantization").get("block_size").asInt());
+        assertEquals(
+                4, models.get("transformer").get("quantization").get("bits").asInt());
     }
 
     @Test
     void withoutEncoderOrFusedTheEntriesAreAbsent() throws IOException {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().vaeEncoder(false).build(),
-                dir);
+        SyntheticBundle bundle = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder().vaeEncoder(false).build(), dir);
         JsonNode c = JSON.readTree(bundle.configFile().toFile());
         assertFalse(c.get("supports_img2img").asBoolean());
         assertFalse(c.get("models").has("vae_encoder"));
@@ -119,13 +156,15 @@ class BundleLayoutTest {
 
     @Test
     void manifestsAreThePrettyPrintedShardLists() throws IOException {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir);
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir);
         String text = Files.readString(bundle.manifestFile("text_encoder").orElseThrow());
         assertEquals("[\n  \"text-encoder-q4-00001.onnx_data\",\n  \"text-encoder-q4-00002.onnx_data\"\n]\n", text);
         assertEquals(77, text.length(), "same length as the real 77-byte manifest");
         String transformer = Files.readString(bundle.manifestFile("transformer").orElseThrow());
         assertEquals(75, transformer.length(), "same length as the real 75-byte manifest");
-        assertEquals(List.of("transformer-q4-00001.onnx_data", "transformer-q4-00002.onnx_data"),
+        assertEquals(
+                List.of("transformer-q4-00001.onnx_data", "transformer-q4-00002.onnx_data"),
                 strings(JSON.readTree(transformer)));
         assertTrue(Files.isRegularFile(bundle.tokenizerDirectory().resolve("tokenizer.json")));
         assertTrue(Files.isRegularFile(bundle.tokenizerDirectory().resolve("tokenizer_config.json")));
@@ -167,7 +206,10 @@ class BundleLayoutTest {
                     continue;
                 }
                 Map<String, String> ext = externalData(t);
-                int shard = shards.stream().map(p -> p.getFileName().toString()).toList().indexOf(ext.get("location"));
+                int shard = shards.stream()
+                        .map(p -> p.getFileName().toString())
+                        .toList()
+                        .indexOf(ext.get("location"));
                 assertTrue(shard >= 0, "location " + ext.get("location"));
                 long end = Long.parseLong(ext.get("offset")) + Long.parseLong(ext.get("length"));
                 assertTrue(end <= Files.size(shards.get(shard)), t.getName() + " fits its shard");
@@ -176,13 +218,15 @@ class BundleLayoutTest {
             assertTrue(used[0] > 0 && used[1] > 0, key + " uses both shards");
         }
         // The fused graph reads exactly the per-step graph's external tensors.
-        assertEquals(externalTensors(bundle.graphFile("transformer")),
+        assertEquals(
+                externalTensors(bundle.graphFile("transformer")),
                 externalTensors(bundle.graphFile("transformer_fused_4step")));
     }
 
     @Test
     void vaeGraphsAreInline() throws IOException {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir);
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir);
         for (BundleGraph g : bundle.spec().graphs()) {
             if (g.manifestName().isEmpty()) {
                 assertTrue(externalTensors(bundle.graphFile(g.key())).isEmpty(), g.key());
@@ -194,12 +238,18 @@ class BundleLayoutTest {
     @Test
     void graphSignaturesAsOrtSeesThem() throws Exception {
         for (FusedConvention fused : new FusedConvention[] {FusedConvention.ENGINE, FusedConvention.LISTED}) {
-            SyntheticBundleSpec spec = SyntheticBundleSpec.builder().fused(fused).build();
+            SyntheticBundleSpec spec =
+                    SyntheticBundleSpec.builder().fused(fused).build();
             SyntheticBundle bundle = SyntheticBundleWriter.write(spec, dir.resolve(fused.name()));
             for (BundleGraph g : spec.graphs()) {
                 try (OrtHarness ort = OrtHarness.open(bundle.graphFile(g.key()))) {
-                    assertPorts(g.key() + " inputs", GraphSignatures.inputs(g, spec), ort.session().getInputInfo());
-                    assertPorts(g.key() + " outputs", GraphSignatures.outputs(g, spec),
+                    assertPorts(
+                            g.key() + " inputs",
+                            GraphSignatures.inputs(g, spec),
+                            ort.session().getInputInfo());
+                    assertPorts(
+                            g.key() + " outputs",
+                            GraphSignatures.outputs(g, spec),
                             ort.session().getOutputInfo());
                 }
             }
@@ -209,8 +259,11 @@ class BundleLayoutTest {
     /** Every graph runs with the free-dimension overrides the browser engine sets (onnx-bundle.md §5). */
     @Test
     void everyGraphRunsWithPinnedSymbolicDimensions() throws Exception {
-        SyntheticBundleSpec spec = SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE).defaultSize(80, 48)
-                .vaeChunkSize(16).build();
+        SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
+                .fused(FusedConvention.ENGINE)
+                .defaultSize(80, 48)
+                .vaeChunkSize(16)
+                .build();
         SyntheticBundle bundle = SyntheticBundleWriter.write(spec, dir);
         int gh = 3;
         int gw = 5;
@@ -249,7 +302,8 @@ class BundleLayoutTest {
 
     @Test
     void ortReadsTheShardsAtSessionCreation() throws Exception {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir);
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir);
         Path shard = bundle.shardFiles("transformer").get(1);
         try (FileChannel ch = FileChannel.open(shard, StandardOpenOption.WRITE)) {
             ch.truncate(ch.size() - 100);
@@ -265,7 +319,8 @@ class BundleLayoutTest {
     void defaultBundleIsSmallAndFast() throws IOException {
         SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir.resolve("warmup"));
         long start = System.nanoTime();
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir.resolve("b"));
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir.resolve("b"));
         long millis = (System.nanoTime() - start) / 1_000_000;
         long graphs = 0;
         long tokenizer = 0;
@@ -393,7 +448,7 @@ class BundleLayoutTest {
             expected.fieldNames().forEachRemaining(e::add);
             actual.fieldNames().forEachRemaining(a::add);
             assertEquals(e, a, path + " keys");
-            for (Iterator<String> it = expected.fieldNames(); it.hasNext();) {
+            for (Iterator<String> it = expected.fieldNames(); it.hasNext(); ) {
                 String k = it.next();
                 assertSameKeys(path + "." + k, expected.get(k), actual.get(k));
             }

@@ -55,7 +55,8 @@ class Fp16Test {
             short h = Fp16.fromFloat(f);
             double chosen = Math.abs((double) Fp16.toFloat(h) - f);
             double below = Math.abs((double) Fp16.toFloat((short) (h - 1)) - f);
-            double above = (h & 0x7fff) == 0x7bff ? Double.POSITIVE_INFINITY
+            double above = (h & 0x7fff) == 0x7bff
+                    ? Double.POSITIVE_INFINITY
                     : Math.abs((double) Fp16.toFloat((short) (h + 1)) - f);
             if ((h & 0x7fff) == 0) {
                 below = Double.POSITIVE_INFINITY;

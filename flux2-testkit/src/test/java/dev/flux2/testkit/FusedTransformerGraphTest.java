@@ -37,7 +37,10 @@ class FusedTransformerGraphTest {
     }
 
     private void check(FusedConvention convention, OptLevel level) throws Exception {
-        SyntheticBundleSpec spec = SyntheticBundleSpec.builder().fused(convention).defaultSize(80, 48).build();
+        SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
+                .fused(convention)
+                .defaultSize(80, 48)
+                .build();
         SyntheticBundle bundle = SyntheticBundleWriter.write(spec, dir.resolve(convention + "-" + level));
         SyntheticReference ref = bundle.reference();
         int gh = 3;
@@ -54,7 +57,9 @@ class FusedTransformerGraphTest {
 
         float[] actual;
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("transformer_fused_4step"), level)) {
-            ort.fp16("x", x, 1, n, 128).f32("x_ids", ids, 1, n, 4).fp16("ctx", ctx, 1, l, d)
+            ort.fp16("x", x, 1, n, 128)
+                    .f32("x_ids", ids, 1, n, 4)
+                    .fp16("ctx", ctx, 1, l, d)
                     .f32("ctx_ids", textIds, 1, l, 4);
             if (convention == FusedConvention.ENGINE) {
                 for (int i = 0; i < 4; i++) {
@@ -78,7 +83,8 @@ class FusedTransformerGraphTest {
             for (int i = 0; i < 4; i++) {
                 ort.fp16("x", latent, 1, n, 128).fp16("timesteps", new float[] {SIGMAS[i]}, 1);
                 float[] v = ort.run().get("pred");
-                float dt = convention == FusedConvention.ENGINE ? SIGMAS[i + 1] - SIGMAS[i]
+                float dt = convention == FusedConvention.ENGINE
+                        ? SIGMAS[i + 1] - SIGMAS[i]
                         : Fp16.round(SIGMAS[i + 1]) - Fp16.round(SIGMAS[i]);
                 for (int k = 0; k < latent.length; k++) {
                     latent[k] += dt * v[k];

@@ -60,7 +60,9 @@ final class OrtHarness implements AutoCloseable {
     }
 
     OrtHarness fp16(String name, float[] values, long... shape) throws OrtException {
-        ShortBuffer buf = ByteBuffer.allocateDirect(values.length * 2).order(ByteOrder.nativeOrder()).asShortBuffer();
+        ShortBuffer buf = ByteBuffer.allocateDirect(values.length * 2)
+                .order(ByteOrder.nativeOrder())
+                .asShortBuffer();
         for (float v : values) {
             buf.put(Fp16.fromFloat(v));
         }

@@ -22,13 +22,16 @@ class OverridesTest {
 
     @Test
     void renamedInputAppearsOnlyInTheGraphFile() throws Exception {
-        SyntheticBundleSpec spec = SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE)
+        SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
+                .fused(FusedConvention.ENGINE)
                 .renameInput("transformer", "x", "hidden_states")
                 .renameInput("vae_decoder_post_stage_0", TensorNames.VAE_ATTENTION, "/decoder/attn_1/Other")
-                .renameInput("transformer_fused_4step", "dt_2", "dt2").build();
+                .renameInput("transformer_fused_4step", "dt_2", "dt2")
+                .build();
         SyntheticBundle bundle = SyntheticBundleWriter.write(spec, dir);
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("transformer"))) {
-            assertEquals(List.of("hidden_states", "x_ids", "timesteps", "ctx", "ctx_ids"),
+            assertEquals(
+                    List.of("hidden_states", "x_ids", "timesteps", "ctx", "ctx_ids"),
                     new ArrayList<>(ort.session().getInputNames()));
         }
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("vae_decoder_post_stage_0"))) {
@@ -39,12 +42,22 @@ class OverridesTest {
             assertTrue(ort.session().getInputNames().contains("dt2"));
         }
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("text_encoder"))) {
-            assertEquals(List.of("input_ids", "attention_mask"), new ArrayList<>(ort.session().getInputNames()));
+            assertEquals(
+                    List.of("input_ids", "attention_mask"),
+                    new ArrayList<>(ort.session().getInputNames()));
         }
         JsonNode config = new ObjectMapper().readTree(bundle.configFile().toFile());
-        assertEquals("x", config.get("models").get("transformer").get("inputs").get(0).asText(),
+        assertEquals(
+                "x",
+                config.get("models").get("transformer").get("inputs").get(0).asText(),
                 "the config keeps the real name");
-        assertEquals("dt_2", config.get("models").get("transformer_fused_4step").get("inputs").get(10).asText());
+        assertEquals(
+                "dt_2",
+                config.get("models")
+                        .get("transformer_fused_4step")
+                        .get("inputs")
+                        .get(10)
+                        .asText());
     }
 
     @Test
@@ -52,11 +65,13 @@ class OverridesTest {
         SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
                 .inputElementType("transformer", "timesteps", TensorElementType.FLOAT)
                 .inputElementType("text_encoder", "input_ids", TensorElementType.INT32)
-                .inputElementType("vae_encoder", "image", TensorElementType.FLOAT).build();
+                .inputElementType("vae_encoder", "image", TensorElementType.FLOAT)
+                .build();
         SyntheticBundle bundle = SyntheticBundleWriter.write(spec, dir);
         SyntheticReference ref = bundle.reference();
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("transformer"))) {
-            TensorInfo info = (TensorInfo) ort.session().getInputInfo().get("timesteps").getInfo();
+            TensorInfo info =
+                    (TensorInfo) ort.session().getInputInfo().get("timesteps").getInfo();
             assertEquals(OnnxJavaType.FLOAT, info.type);
             TensorInfo x = (TensorInfo) ort.session().getInputInfo().get("x").getInfo();
             assertEquals(OnnxJavaType.FLOAT16, x.type, "other inputs unchanged");
@@ -65,20 +80,30 @@ class OverridesTest {
             float[] ids = SyntheticReference.gridPositionIds(4, 4, 0);
             float[] ctx = Fp16.rounded(TestData.uniform(rnd, 64 * 32, -1, 1));
             float sigma = 0.5f;
-            ort.fp16("x", tokens, 1, 16, 128).f32("x_ids", ids, 1, 16, 4).f32("timesteps", new float[] {sigma}, 1)
-                    .fp16("ctx", ctx, 1, 64, 32).f32("ctx_ids", SyntheticReference.textPositionIds(64), 1, 64, 4);
-            Agreement.assertClose("pred with fp32 timesteps", ref.velocity(tokens, ids, sigma, ctx),
-                    ort.run().get("pred"), Agreement.SINGLE);
+            ort.fp16("x", tokens, 1, 16, 128)
+                    .f32("x_ids", ids, 1, 16, 4)
+                    .f32("timesteps", new float[] {sigma}, 1)
+                    .fp16("ctx", ctx, 1, 64, 32)
+                    .f32("ctx_ids", SyntheticReference.textPositionIds(64), 1, 64, 4);
+            Agreement.assertClose(
+                    "pred with fp32 timesteps",
+                    ref.velocity(tokens, ids, sigma, ctx),
+                    ort.run().get("pred"),
+                    Agreement.SINGLE);
         }
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("text_encoder"))) {
-            TensorInfo info = (TensorInfo) ort.session().getInputInfo().get("input_ids").getInfo();
+            TensorInfo info =
+                    (TensorInfo) ort.session().getInputInfo().get("input_ids").getInfo();
             assertEquals(OnnxJavaType.INT32, info.type);
         }
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("vae_encoder"))) {
-            TensorInfo info = (TensorInfo) ort.session().getInputInfo().get("image").getInfo();
+            TensorInfo info =
+                    (TensorInfo) ort.session().getInputInfo().get("image").getInfo();
             assertEquals(OnnxJavaType.FLOAT, info.type);
         }
         JsonNode config = new ObjectMapper().readTree(bundle.configFile().toFile());
-        assertEquals("timesteps", config.get("models").get("transformer").get("inputs").get(2).asText());
+        assertEquals(
+                "timesteps",
+                config.get("models").get("transformer").get("inputs").get(2).asText());
     }
 }

@@ -28,7 +28,8 @@ class SyntheticBundleSpecTest {
         assertEquals(1.0, spec.guidance());
         assertTrue(spec.modelVariant().contains("distilled"));
         assertEquals(0, spec.transformerPaddingBytes());
-        assertTrue(Files.isRegularFile(spec.tokenizerSource().resolve("tokenizer.json")),
+        assertTrue(
+                Files.isRegularFile(spec.tokenizerSource().resolve("tokenizer.json")),
                 "default tokenizer source " + spec.tokenizerSource());
         assertFalse(spec.graphs().contains(BundleGraph.TRANSFORMER_FUSED_4STEP));
         assertFalse(spec.graphs().contains(BundleGraph.VAE_DECODER));
@@ -42,7 +43,8 @@ class SyntheticBundleSpecTest {
 
     @Test
     void baseVariant() {
-        SyntheticBundleSpec spec = SyntheticBundleSpec.builder().distilled(false).build();
+        SyntheticBundleSpec spec =
+                SyntheticBundleSpec.builder().distilled(false).build();
         assertEquals(50, spec.numSteps());
         assertEquals(4.0, spec.guidance());
         assertTrue(spec.modelVariant().contains("base"));
@@ -51,46 +53,93 @@ class SyntheticBundleSpecTest {
 
     @Test
     void fusedInputNamesPerConvention() {
-        assertEquals(List.of("x", "x_ids", "ctx", "ctx_ids", "timestep_0", "timestep_1", "timestep_2", "timestep_3",
-                "dt_0", "dt_1", "dt_2", "dt_3"),
-                SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE).build()
+        assertEquals(
+                List.of(
+                        "x",
+                        "x_ids",
+                        "ctx",
+                        "ctx_ids",
+                        "timestep_0",
+                        "timestep_1",
+                        "timestep_2",
+                        "timestep_3",
+                        "dt_0",
+                        "dt_1",
+                        "dt_2",
+                        "dt_3"),
+                SyntheticBundleSpec.builder()
+                        .fused(FusedConvention.ENGINE)
+                        .build()
                         .inputNames("transformer_fused_4step"));
-        assertEquals(List.of("x", "x_ids", "timesteps", "ctx", "ctx_ids"),
-                SyntheticBundleSpec.builder().fused(FusedConvention.LISTED).build()
+        assertEquals(
+                List.of("x", "x_ids", "timesteps", "ctx", "ctx_ids"),
+                SyntheticBundleSpec.builder()
+                        .fused(FusedConvention.LISTED)
+                        .build()
                         .inputNames("transformer_fused_4step"));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> SyntheticBundleSpec.builder().build().inputNames("transformer_fused_4step"));
     }
 
     @Test
     void invalidSizesNameTheField() {
-        assertMessage("defaultWidth", () -> SyntheticBundleSpec.builder().defaultSize(72, 64).build());
-        assertMessage("defaultHeight", () -> SyntheticBundleSpec.builder().defaultSize(64, 0).build());
-        assertMessage("textSequenceLength", () -> SyntheticBundleSpec.builder().textSequenceLength(0).build());
-        assertMessage("contextDim", () -> SyntheticBundleSpec.builder().contextDim(-1).build());
-        assertMessage("vaeChunkSize", () -> SyntheticBundleSpec.builder().vaeChunkSize(0).build());
-        assertMessage("vaeHeadDim", () -> SyntheticBundleSpec.builder().vaeHeadDim(0).build());
-        assertMessage("transformerPaddingBytes",
+        assertMessage(
+                "defaultWidth",
+                () -> SyntheticBundleSpec.builder().defaultSize(72, 64).build());
+        assertMessage(
+                "defaultHeight",
+                () -> SyntheticBundleSpec.builder().defaultSize(64, 0).build());
+        assertMessage(
+                "textSequenceLength",
+                () -> SyntheticBundleSpec.builder().textSequenceLength(0).build());
+        assertMessage(
+                "contextDim", () -> SyntheticBundleSpec.builder().contextDim(-1).build());
+        assertMessage(
+                "vaeChunkSize",
+                () -> SyntheticBundleSpec.builder().vaeChunkSize(0).build());
+        assertMessage(
+                "vaeHeadDim", () -> SyntheticBundleSpec.builder().vaeHeadDim(0).build());
+        assertMessage(
+                "transformerPaddingBytes",
                 () -> SyntheticBundleSpec.builder().transformerPaddingBytes(-1).build());
-        assertMessage("transformerPaddingBytes",
-                () -> SyntheticBundleSpec.builder().transformerPaddingBytes(SyntheticBundleSpec.MAX_PADDING_BYTES + 1)
+        assertMessage(
+                "transformerPaddingBytes",
+                () -> SyntheticBundleSpec.builder()
+                        .transformerPaddingBytes(SyntheticBundleSpec.MAX_PADDING_BYTES + 1)
                         .build());
     }
 
     @Test
     void overridesAreValidated() {
         assertMessage("unknown graph key", () -> SyntheticBundleSpec.builder().renameInput("nope", "x", "y"));
-        assertMessage("has no input 'y'", () -> SyntheticBundleSpec.builder().renameInput("transformer", "y", "z")
-                .build());
-        assertMessage("would name two inputs", () -> SyntheticBundleSpec.builder()
-                .renameInput("transformer", "x", "ctx").build());
-        assertMessage("not part of this bundle", () -> SyntheticBundleSpec.builder().vaeEncoder(false)
-                .inputElementType("vae_encoder", "image", TensorElementType.FLOAT).build());
-        assertMessage("has no input 'timesteps'", () -> SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE)
-                .inputElementType("transformer_fused_4step", "timesteps", TensorElementType.FLOAT).build());
+        assertMessage(
+                "has no input 'y'",
+                () -> SyntheticBundleSpec.builder()
+                        .renameInput("transformer", "y", "z")
+                        .build());
+        assertMessage(
+                "would name two inputs",
+                () -> SyntheticBundleSpec.builder()
+                        .renameInput("transformer", "x", "ctx")
+                        .build());
+        assertMessage(
+                "not part of this bundle",
+                () -> SyntheticBundleSpec.builder()
+                        .vaeEncoder(false)
+                        .inputElementType("vae_encoder", "image", TensorElementType.FLOAT)
+                        .build());
+        assertMessage(
+                "has no input 'timesteps'",
+                () -> SyntheticBundleSpec.builder()
+                        .fused(FusedConvention.ENGINE)
+                        .inputElementType("transformer_fused_4step", "timesteps", TensorElementType.FLOAT)
+                        .build());
 
-        SyntheticBundleSpec spec = SyntheticBundleSpec.builder().renameInput("transformer", "x", "hidden_states")
-                .inputElementType("text_encoder", "input_ids", TensorElementType.INT32).build();
+        SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
+                .renameInput("transformer", "x", "hidden_states")
+                .inputElementType("text_encoder", "input_ids", TensorElementType.INT32)
+                .build();
         assertEquals(Map.of("x", "hidden_states"), spec.renamedInputs("transformer"));
         assertEquals(Map.of("input_ids", TensorElementType.INT32), spec.inputElementTypes("text_encoder"));
         assertEquals(Map.of(), spec.renamedInputs("text_encoder"));
@@ -99,10 +148,12 @@ class SyntheticBundleSpecTest {
 
     @Test
     void paddingRoundsUpToWholeColumns() {
-        SyntheticBundleSpec spec = SyntheticBundleSpec.builder().transformerPaddingBytes(1).build();
+        SyntheticBundleSpec spec =
+                SyntheticBundleSpec.builder().transformerPaddingBytes(1).build();
         assertEquals(1, spec.paddingColumns());
         long gib = 1L << 30;
-        SyntheticBundleSpec big = SyntheticBundleSpec.builder().transformerPaddingBytes(gib).build();
+        SyntheticBundleSpec big =
+                SyntheticBundleSpec.builder().transformerPaddingBytes(gib).build();
         assertTrue(big.paddingColumns() * SyntheticDims.PADDING_BYTES_PER_COLUMN >= gib);
         assertTrue((big.paddingColumns() - 1) * SyntheticDims.PADDING_BYTES_PER_COLUMN < gib);
     }

@@ -4,8 +4,7 @@ import java.util.Random;
 
 /** Random test inputs (java.util.Random with fixed seeds). */
 final class TestData {
-    private TestData() {
-    }
+    private TestData() {}
 
     static float[] gaussian(Random rnd, int n) {
         float[] a = new float[n];

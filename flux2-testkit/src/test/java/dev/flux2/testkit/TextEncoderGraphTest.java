@@ -19,7 +19,10 @@ class TextEncoderGraphTest {
     @Test
     void matchesReferenceAtTwoTextLengths() throws Exception {
         for (int length : new int[] {64, 23}) {
-            SyntheticBundleSpec spec = SyntheticBundleSpec.builder().textSequenceLength(length).contextDim(40).build();
+            SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
+                    .textSequenceLength(length)
+                    .contextDim(40)
+                    .build();
             SyntheticBundle bundle = SyntheticBundleWriter.write(spec, dir.resolve("l" + length));
             Random rnd = new Random(length);
             long[] ids = new long[length];
@@ -34,7 +37,8 @@ class TextEncoderGraphTest {
                 ort.i64("input_ids", ids, 1, length).i64("attention_mask", mask, 1, length);
                 float[] actual = ort.run().get("ctx");
                 double worst = Agreement.assertClose("ctx L=" + length, expected, actual, Agreement.SINGLE);
-                assertTrue(Agreement.maxAbs(expected) > 0.3 && Agreement.maxAbs(expected) < 4,
+                assertTrue(
+                        Agreement.maxAbs(expected) > 0.3 && Agreement.maxAbs(expected) < 4,
                         "ctx values should be O(1): max " + Agreement.maxAbs(expected));
                 System.out.println("text encoder L=" + length + ": worst " + worst + " ulps");
             }
@@ -43,7 +47,8 @@ class TextEncoderGraphTest {
 
     @Test
     void everyIdAndTheMaskChangeTheContext() {
-        SyntheticReference ref = new SyntheticReference(SyntheticBundleSpec.builder().build());
+        SyntheticReference ref =
+                new SyntheticReference(SyntheticBundleSpec.builder().build());
         long[] ids = new long[64];
         long[] mask = new long[64];
         for (int i = 0; i < 64; i++) {

@@ -39,15 +39,18 @@ class TransformerGraphTest {
             float sigma = 0.7f;
             float[] expected = ref.velocity(x, ids, sigma, ctx);
             try (OrtHarness ort = OrtHarness.open(bundle.graphFile("transformer"))) {
-                ort.fp16("x", x, 1, tokens, 128).f32("x_ids", ids, 1, tokens, 4)
-                        .fp16("timesteps", new float[] {sigma}, 1).fp16("ctx", ctx, 1, l, spec.contextDim())
+                ort.fp16("x", x, 1, tokens, 128)
+                        .f32("x_ids", ids, 1, tokens, 4)
+                        .fp16("timesteps", new float[] {sigma}, 1)
+                        .fp16("ctx", ctx, 1, l, spec.contextDim())
                         .f32("ctx_ids", SyntheticReference.textPositionIds(l), 1, l, 4);
                 float[] actual = ort.run().get("pred");
-                double worst = Agreement.assertClose("pred " + gh + "x" + gw + "+" + refs, expected, actual, Agreement.SINGLE);
+                double worst =
+                        Agreement.assertClose("pred " + gh + "x" + gw + "+" + refs, expected, actual, Agreement.SINGLE);
                 double max = Agreement.maxAbs(expected);
                 assertTrue(max > 0.5 && max < 4, "pred should be O(1), max " + max);
-                System.out.println("transformer " + gh + "x" + gw + " refs " + refs + ": worst " + worst + " ulps, max |pred| "
-                        + max);
+                System.out.println("transformer " + gh + "x" + gw + " refs " + refs + ": worst " + worst
+                        + " ulps, max |pred| " + max);
             }
         }
     }
@@ -69,7 +72,8 @@ class TransformerGraphTest {
         for (int component = 0; component < 4; component++) {
             float[] changed = ids.clone();
             changed[5 * 4 + component] += 1;
-            assertTrue(Agreement.maxAbsDiff(base, ref.velocity(x, changed, 0.5f, ctx)) > noticeable,
+            assertTrue(
+                    Agreement.maxAbsDiff(base, ref.velocity(x, changed, 0.5f, ctx)) > noticeable,
                     "id component " + component);
         }
         float[] hw = ids.clone();
@@ -85,17 +89,25 @@ class TransformerGraphTest {
         float[] x2 = x.clone();
         x2[0] += 1;
         float[] other = ref.velocity(x2, ids, 0.5f, ctx);
-        assertTrue(Agreement.maxAbsDiff(Arrays.copyOfRange(base, 128, 2 * 128), Arrays.copyOfRange(other, 128, 2 * 128))
-                > 0.01, "cross-token term: token 0 influences token 1");
+        assertTrue(
+                Agreement.maxAbsDiff(Arrays.copyOfRange(base, 128, 2 * 128), Arrays.copyOfRange(other, 128, 2 * 128))
+                        > 0.01,
+                "cross-token term: token 0 influences token 1");
 
         // Reference tokens at offsets 10 vs 20 give different noise-token predictions.
         float[] refTokens = TestData.gaussian(rnd, 4 * 128);
         float[] xr = TestData.concat(x, refTokens);
         float[] pr10 = ref.velocity(xr, TestData.concat(ids, SyntheticReference.gridPositionIds(2, 2, 10)), 0.5f, ctx);
         float[] pr20 = ref.velocity(xr, TestData.concat(ids, SyntheticReference.gridPositionIds(2, 2, 20)), 0.5f, ctx);
-        assertTrue(Agreement.maxAbsDiff(Arrays.copyOfRange(pr10, 0, n * 128), Arrays.copyOfRange(base, 0, n * 128))
-                > noticeable, "reference tokens change the noise tokens' prediction");
-        assertTrue(Agreement.maxAbsDiff(Arrays.copyOfRange(pr10, n * 128, pr10.length),
-                Arrays.copyOfRange(pr20, n * 128, pr20.length)) > noticeable, "reference offset 10 vs 20");
+        assertTrue(
+                Agreement.maxAbsDiff(Arrays.copyOfRange(pr10, 0, n * 128), Arrays.copyOfRange(base, 0, n * 128))
+                        > noticeable,
+                "reference tokens change the noise tokens' prediction");
+        assertTrue(
+                Agreement.maxAbsDiff(
+                                Arrays.copyOfRange(pr10, n * 128, pr10.length),
+                                Arrays.copyOfRange(pr20, n * 128, pr20.length))
+                        > noticeable,
+                "reference offset 10 vs 20");
     }
 }

@@ -30,7 +30,14 @@ class VaeGraphsTest {
 
     @Test
     void nonSquareSizeWithPartialLastChunk() throws Exception {
-        checkChain(SyntheticBundleSpec.builder().vaeChunkSize(16).vaeHeadDim(12).defaultSize(80, 48).build(), 3, 5);
+        checkChain(
+                SyntheticBundleSpec.builder()
+                        .vaeChunkSize(16)
+                        .vaeHeadDim(12)
+                        .defaultSize(80, 48)
+                        .build(),
+                3,
+                5);
     }
 
     private void checkChain(SyntheticBundleSpec spec, int gh, int gw) throws Exception {
@@ -74,15 +81,38 @@ class VaeGraphsTest {
         float[] x;
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("vae_decoder_post_stage_0"))) {
             x = ort.fp16(TensorNames.VAE_RESIDUAL, pre.get(TensorNames.VAE_RESIDUAL), 1, CR, 2 * gh, 2 * gw)
-                    .fp16(TensorNames.VAE_ATTENTION, attn, 1, 1, s, hd).run().get(TensorNames.VAE_STAGE0_OUT);
+                    .fp16(TensorNames.VAE_ATTENTION, attn, 1, 1, s, hd)
+                    .run()
+                    .get(TensorNames.VAE_STAGE0_OUT);
         }
         single("stage0", ref.postStage0(pre.get(TensorNames.VAE_RESIDUAL), attn, gh, gw), x);
-        x = stage(bundle, 1, TensorNames.VAE_STAGE0_OUT, x, SyntheticDims.STAGE0_CHANNELS, 8 * gh, 8 * gw,
+        x = stage(
+                bundle,
+                1,
+                TensorNames.VAE_STAGE0_OUT,
+                x,
+                SyntheticDims.STAGE0_CHANNELS,
+                8 * gh,
+                8 * gw,
                 ref.postStage1(x, gh, gw));
-        x = stage(bundle, 2, TensorNames.VAE_STAGE1_OUT, x, SyntheticDims.STAGE1_CHANNELS, 16 * gh, 16 * gw,
+        x = stage(
+                bundle,
+                2,
+                TensorNames.VAE_STAGE1_OUT,
+                x,
+                SyntheticDims.STAGE1_CHANNELS,
+                16 * gh,
+                16 * gw,
                 ref.postStage2(x, gh, gw));
-        float[] image = stage(bundle, 3, TensorNames.VAE_STAGE2_OUT, x, SyntheticDims.STAGE2_CHANNELS, 16 * gh,
-                16 * gw, ref.postStage3(x, gh, gw));
+        float[] image = stage(
+                bundle,
+                3,
+                TensorNames.VAE_STAGE2_OUT,
+                x,
+                SyntheticDims.STAGE2_CHANNELS,
+                16 * gh,
+                16 * gw,
+                ref.postStage3(x, gh, gw));
         assertEquals(3 * 256 * gh * gw, image.length);
 
         float[] expectedImage = ref.decodeLatent(z, gh, gw);
@@ -93,8 +123,9 @@ class VaeGraphsTest {
         assertTrue(saturatedFraction(image) < 0.05, "tanh must not saturate, else differences hide");
     }
 
-    private float[] stage(SyntheticBundle bundle, int i, String input, float[] x, int channels, int h, int w,
-            float[] expected) throws Exception {
+    private float[] stage(
+            SyntheticBundle bundle, int i, String input, float[] x, int channels, int h, int w, float[] expected)
+            throws Exception {
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("vae_decoder_post_stage_" + i))) {
             Map<String, float[]> out = ort.fp16(input, x, 1, channels, h, w).run();
             float[] y = out.values().iterator().next();
@@ -105,7 +136,8 @@ class VaeGraphsTest {
 
     @Test
     void decoderSeesLayoutMistakes() {
-        SyntheticReference ref = new SyntheticReference(SyntheticBundleSpec.builder().build());
+        SyntheticReference ref =
+                new SyntheticReference(SyntheticBundleSpec.builder().build());
         int gh = 4;
         int gw = 4;
         float[] tokens = TestData.gaussian(new Random(5), 16 * 128);
@@ -134,13 +166,14 @@ class VaeGraphsTest {
         }
         assertTrue(Agreement.maxAbsDiff(image, other) > 0.1, "transposed latent gives another image");
         assertTrue(Agreement.maxAbsDiff(image, otherTransposedBack) > 0.1, "and not just the transposed image");
-        assertTrue(Arrays.equals(latent, SyntheticReference.tokensToLatent(
-                SyntheticReference.latentToTokens(latent, gh, gw), gh, gw)));
+        assertTrue(Arrays.equals(
+                latent, SyntheticReference.tokensToLatent(SyntheticReference.latentToTokens(latent, gh, gw), gh, gw)));
     }
 
     @Test
     void encoderMatchesReferenceAtTwoSizes() throws Exception {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir);
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), dir);
         SyntheticReference ref = bundle.reference();
         for (int[] size : new int[][] {{64, 64}, {80, 48}}) {
             int w = size[0];

@@ -42,8 +42,8 @@ class VariantGraphsTest {
 
     @Test
     void unifiedDecoderComputesTheSplitChain() throws Exception {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().unifiedVaeDecoder(true)
-                .build(), dir);
+        SyntheticBundle bundle = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder().unifiedVaeDecoder(true).build(), dir);
         assertFalse(Files.exists(bundle.graphFile("vae_decoder_pre")), "no split graphs in a unified bundle");
         int gh = 3;
         int gw = 4;
@@ -61,8 +61,12 @@ class VariantGraphsTest {
 
     @Test
     void singlePostGraphComputesTheFourStages() throws Exception {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().singleVaePost(true)
-                .variant(BundleVariant.REVERSED_STAGE_ZERO_INPUTS).build(), dir);
+        SyntheticBundle bundle = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder()
+                        .singleVaePost(true)
+                        .variant(BundleVariant.REVERSED_STAGE_ZERO_INPUTS)
+                        .build(),
+                dir);
         SyntheticReference ref = bundle.reference();
         int gh = 2;
         int gw = 3;
@@ -73,10 +77,20 @@ class VariantGraphsTest {
         float[] attn = ref.attentionRows(pre.query(), pre.keyTransposed(), pre.value());
         float[] image;
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("vae_decoder_post"))) {
-            assertEquals(List.of(TensorNames.VAE_ATTENTION, TensorNames.VAE_RESIDUAL),
-                    List.copyOf(ort.session().getInputNames()), "reversed stage-zero inputs");
-            image = ort.fp16(TensorNames.VAE_RESIDUAL, pre.residual(), 1, SyntheticDims.RESIDUAL_CHANNELS, 2 * gh,
-                    2 * gw).fp16(TensorNames.VAE_ATTENTION, attn, 1, 1, s, hd).run().get("image");
+            assertEquals(
+                    List.of(TensorNames.VAE_ATTENTION, TensorNames.VAE_RESIDUAL),
+                    List.copyOf(ort.session().getInputNames()),
+                    "reversed stage-zero inputs");
+            image = ort.fp16(
+                            TensorNames.VAE_RESIDUAL,
+                            pre.residual(),
+                            1,
+                            SyntheticDims.RESIDUAL_CHANNELS,
+                            2 * gh,
+                            2 * gw)
+                    .fp16(TensorNames.VAE_ATTENTION, attn, 1, 1, s, hd)
+                    .run()
+                    .get("image");
         }
         float[] x = ref.postStage0(pre.residual(), attn, gh, gw);
         x = ref.postStage1(x, gh, gw);
@@ -90,8 +104,10 @@ class VariantGraphsTest {
 
     @Test
     void fp32TransformerWithInt64IdsMatchesWithoutRounding() throws Exception {
-        SyntheticBundleSpec spec = SyntheticBundleSpec.builder().activationType(TensorElementType.FLOAT)
-                .idType(TensorElementType.INT64).variant(BundleVariant.IDS_WITHOUT_BATCH, BundleVariant.SCALAR_TIMESTEP)
+        SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
+                .activationType(TensorElementType.FLOAT)
+                .idType(TensorElementType.INT64)
+                .variant(BundleVariant.IDS_WITHOUT_BATCH, BundleVariant.SCALAR_TIMESTEP)
                 .build();
         SyntheticBundle bundle = SyntheticBundleWriter.write(spec, dir);
         SyntheticReference ref = bundle.reference();
@@ -104,7 +120,9 @@ class VariantGraphsTest {
         float sigma = 0.3173f;
         float[] actual;
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("transformer"))) {
-            ort.f32("x", x, 1, tokens, 128).i64("x_ids", longs(ids), tokens, 4).f32("timesteps", new float[] {sigma})
+            ort.f32("x", x, 1, tokens, 128)
+                    .i64("x_ids", longs(ids), tokens, 4)
+                    .f32("timesteps", new float[] {sigma})
                     .f32("ctx", ctx, 1, l, spec.contextDim())
                     .i64("ctx_ids", longs(SyntheticReference.textPositionIds(l)), l, 4);
             actual = ort.run().get("pred");
@@ -114,13 +132,23 @@ class VariantGraphsTest {
         // The fp16 reference of the same weights rounds and so differs: the fp32 check is not vacuous.
         float[] half = new SyntheticReference(SyntheticBundleSpec.builder().build()).velocity(x, ids, sigma, ctx);
         assertTrue(Agreement.maxAbsDiff(half, expected) > 1e-4, "fp16 and fp32 references should differ");
-        assertEquals("float32", config(bundle).get("models").get("transformer").get("activation_dtype").asText());
+        assertEquals(
+                "float32",
+                config(bundle)
+                        .get("models")
+                        .get("transformer")
+                        .get("activation_dtype")
+                        .asText());
     }
 
     @Test
     void fp32UnifiedDecoderMatchesWithoutRounding() throws Exception {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().unifiedVaeDecoder(true)
-                .graphActivationType("vae_decoder", TensorElementType.FLOAT).build(), dir);
+        SyntheticBundle bundle = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder()
+                        .unifiedVaeDecoder(true)
+                        .graphActivationType("vae_decoder", TensorElementType.FLOAT)
+                        .build(),
+                dir);
         int gh = 2;
         int gw = 2;
         float[] z = TestData.gaussian(new Random(13), 128 * gh * gw);
@@ -133,13 +161,16 @@ class VariantGraphsTest {
 
     @Test
     void staticShapesFixEveryDimension() throws Exception {
-        SyntheticBundleSpec spec = SyntheticBundleSpec.builder().defaultSize(48, 32).vaeChunkSize(16)
-                .variant(BundleVariant.STATIC_SHAPES).build();
+        SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
+                .defaultSize(48, 32)
+                .vaeChunkSize(16)
+                .variant(BundleVariant.STATIC_SHAPES)
+                .build();
         SyntheticBundle bundle = SyntheticBundleWriter.write(spec, dir);
         for (BundleGraph g : spec.graphs()) {
             try (OrtHarness ort = OrtHarness.open(bundle.graphFile(g.key()))) {
-                for (Map<String, NodeInfo> infos : List.of(ort.session().getInputInfo(),
-                        ort.session().getOutputInfo())) {
+                for (Map<String, NodeInfo> infos :
+                        List.of(ort.session().getInputInfo(), ort.session().getOutputInfo())) {
                     for (NodeInfo n : infos.values()) {
                         for (long d : ((TensorInfo) n.getInfo()).getShape()) {
                             assertTrue(d >= 0, g.key() + " " + n.getName() + " has a free dimension");
@@ -149,17 +180,27 @@ class VariantGraphsTest {
             }
         }
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("transformer"))) {
-            assertEquals(List.of(1L, 6L, 128L), boxed(((TensorInfo) ort.session().getInputInfo().get("x")
-                    .getInfo()).getShape()), "image_seq = (32/16)(48/16)");
+            assertEquals(
+                    List.of(1L, 6L, 128L),
+                    boxed(((TensorInfo) ort.session().getInputInfo().get("x").getInfo()).getShape()),
+                    "image_seq = (32/16)(48/16)");
         }
     }
 
     @Test
     void configVariantsAreWritten() throws Exception {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().zeroPaddedContext(true)
-                .contextClip(0.25f).tokenType(TensorElementType.INT32).variant(BundleVariant.REVERSED_MANIFESTS,
-                        BundleVariant.NO_CONFIG_TENSOR_NAMES, BundleVariant.MINIMAL_INLINE_SHARDS,
-                        BundleVariant.TEXT_POSITION_IDS).build(), dir);
+        SyntheticBundle bundle = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder()
+                        .zeroPaddedContext(true)
+                        .contextClip(0.25f)
+                        .tokenType(TensorElementType.INT32)
+                        .variant(
+                                BundleVariant.REVERSED_MANIFESTS,
+                                BundleVariant.NO_CONFIG_TENSOR_NAMES,
+                                BundleVariant.MINIMAL_INLINE_SHARDS,
+                                BundleVariant.TEXT_POSITION_IDS)
+                        .build(),
+                dir);
         JsonNode c = config(bundle);
         assertTrue(c.get("zero_padded_context").asBoolean());
         assertEquals(0.25, c.get("context_clip").asDouble(), 1e-9);
@@ -169,10 +210,12 @@ class VariantGraphsTest {
         String manifest = Files.readString(bundle.manifestFile("transformer").orElseThrow());
         assertTrue(manifest.indexOf("00002") < manifest.indexOf("00001"), manifest);
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("text_encoder"))) {
-            assertEquals(List.of("input_ids", "attention_mask", "position_ids"),
+            assertEquals(
+                    List.of("input_ids", "attention_mask", "position_ids"),
                     List.copyOf(ort.session().getInputNames()));
-            assertEquals(ai.onnxruntime.OnnxJavaType.INT32, ((TensorInfo) ort.session().getInputInfo()
-                    .get("input_ids").getInfo()).type);
+            assertEquals(
+                    ai.onnxruntime.OnnxJavaType.INT32,
+                    ((TensorInfo) ort.session().getInputInfo().get("input_ids").getInfo()).type);
         }
     }
 
@@ -180,7 +223,9 @@ class VariantGraphsTest {
     void conditionedContextZeroesPaddingRowsAndClips() {
         SyntheticBundleSpec plain = SyntheticBundleSpec.builder().build();
         SyntheticReference conditioned = new SyntheticReference(SyntheticBundleSpec.builder()
-                .zeroPaddedContext(true).contextClip(0.3f).build());
+                .zeroPaddedContext(true)
+                .contextClip(0.3f)
+                .build());
         int l = plain.textSequenceLength();
         int d = plain.contextDim();
         long[] ids = new long[l];

@@ -24,8 +24,7 @@ final class DjlRuntimeDefaults {
     private static final Logger LOG = LoggerFactory.getLogger(DjlRuntimeDefaults.class);
 
     /** One DJL setting: the environment variable and the system property it may come from, and our default. */
-    private record Setting(String environmentVariable, String systemProperty, String value) {
-    }
+    private record Setting(String environmentVariable, String systemProperty, String value) {}
 
     private static final Setting[] SETTINGS = {
         new Setting("DJL_OFFLINE", "ai.djl.offline", "true"),
@@ -33,8 +32,7 @@ final class DjlRuntimeDefaults {
         new Setting("RUST_FLAVOR", "RUST_FLAVOR", "cpu"),
     };
 
-    private DjlRuntimeDefaults() {
-    }
+    private DjlRuntimeDefaults() {}
 
     /** Sets every setting the user left unset; idempotent and thread-safe (synchronised on the class). */
     static synchronized void apply() {
@@ -45,8 +43,12 @@ final class DjlRuntimeDefaults {
                 System.setProperty(setting.systemProperty(), setting.value());
                 LOG.debug("Set system property {}={} so DJL stays offline", setting.systemProperty(), setting.value());
             } else {
-                LOG.debug("Keeping user setting for DJL: {}={} (environment), {}={} (system property)",
-                        setting.environmentVariable(), fromEnvironment, setting.systemProperty(), fromProperty);
+                LOG.debug(
+                        "Keeping user setting for DJL: {}={} (environment), {}={} (system property)",
+                        setting.environmentVariable(),
+                        fromEnvironment,
+                        setting.systemProperty(),
+                        fromProperty);
             }
         }
     }

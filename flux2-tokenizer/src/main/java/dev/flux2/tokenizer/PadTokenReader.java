@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.ModelLoadException;
-
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -19,8 +18,7 @@ final class PadTokenReader {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private PadTokenReader() {
-    }
+    private PadTokenReader() {}
 
     /**
      * Reads the pad token's text.
@@ -35,8 +33,8 @@ final class PadTokenReader {
         try {
             root = JSON.readTree(configFile.toFile());
         } catch (IOException e) {
-            throw new ModelLoadException("Cannot parse tokenizer config " + configFile + " as JSON: "
-                    + messageOf(e), e);
+            throw new ModelLoadException(
+                    "Cannot parse tokenizer config " + configFile + " as JSON: " + messageOf(e), e);
         }
         if (root == null || !root.isObject()) {
             throw new ModelLoadException("Tokenizer config " + configFile + " must hold a JSON object, found "
@@ -59,8 +57,8 @@ final class PadTokenReader {
     private static String messageOf(IOException e) {
         if (e instanceof JsonProcessingException json) {
             JsonLocation where = json.getLocation();
-            return json.getOriginalMessage() + (where == null ? ""
-                    : " (line " + where.getLineNr() + ", column " + where.getColumnNr() + ")");
+            return json.getOriginalMessage()
+                    + (where == null ? "" : " (line " + where.getLineNr() + ", column " + where.getColumnNr() + ")");
         }
         return e.toString();
     }

@@ -1,7 +1,6 @@
 package dev.flux2.tokenizer;
 
 import dev.flux2.spi.TokenizedPrompt;
-
 import java.util.Arrays;
 
 /**
@@ -11,8 +10,7 @@ import java.util.Arrays;
  */
 final class PromptSequence {
 
-    private PromptSequence() {
-    }
+    private PromptSequence() {}
 
     /**
      * Truncates and pads.

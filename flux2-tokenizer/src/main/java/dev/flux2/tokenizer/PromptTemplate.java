@@ -19,8 +19,7 @@ public final class PromptTemplate {
     /** Closes the user turn, opens the assistant turn and emits the empty thinking block of enable_thinking=False. */
     static final String SUFFIX = "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n";
 
-    private PromptTemplate() {
-    }
+    private PromptTemplate() {}
 
     /**
      * Renders one prompt as the reference does.

@@ -7,9 +7,6 @@ import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
 import dev.flux2.spi.TokenizedPrompt;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.lang.ref.Cleaner;
 import java.nio.file.Path;
@@ -19,6 +16,8 @@ import java.util.Objects;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns a prompt into the {@code input_ids} and {@code attention_mask} FLUX.2 [klein]'s Qwen3 text encoder takes,
@@ -105,10 +104,14 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
         try {
             requireNoPostProcessorTokens(tokenizer, files.tokenizerJson());
             long padId = resolvePadId(tokenizer, padToken, files);
-            LOG.debug("Loaded tokenizer {} (pad token {} = id {}, sequence length {})",
-                    files.tokenizerJson(), padToken, padId, sequenceLength);
-            return new Qwen3PromptTokenizer(files.directory(), sequenceLength,
-                    padId, new NativeTokenizer(tokenizer, files.directory()));
+            LOG.debug(
+                    "Loaded tokenizer {} (pad token {} = id {}, sequence length {})",
+                    files.tokenizerJson(),
+                    padToken,
+                    padId,
+                    sequenceLength);
+            return new Qwen3PromptTokenizer(
+                    files.directory(), sequenceLength, padId, new NativeTokenizer(tokenizer, files.directory()));
         } catch (RuntimeException e) {
             tokenizer.close();
             throw e;
@@ -152,12 +155,15 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
      * @throws NullPointerException if {@code prompt} is null
      */
     public TokenizedPrompt tokenize(String prompt) {
-        String rendered = PromptTemplate.render(WellFormedText.require(Objects.requireNonNull(prompt, "prompt"),
-                "prompt"));
+        String rendered =
+                PromptTemplate.render(WellFormedText.require(Objects.requireNonNull(prompt, "prompt"), "prompt"));
         TokenizedPrompt result = PromptSequence.fit(encode(rendered, "tokenize"), sequenceLength, padId);
         if (result.truncatedTokens() > 0) {
-            LOG.debug("Prompt truncated: {} of {} tokens kept, {} cut", result.realTokens(),
-                    result.realTokens() + result.truncatedTokens(), result.truncatedTokens());
+            LOG.debug(
+                    "Prompt truncated: {} of {} tokens kept, {} cut",
+                    result.realTokens(),
+                    result.realTokens() + result.truncatedTokens(),
+                    result.truncatedTokens());
         }
         return result;
     }
@@ -207,8 +213,8 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
         read.lock();
         try {
             if (closed) {
-                throw new PipelineClosedException("Qwen3PromptTokenizer." + call + " called after close() (tokenizer "
-                        + directory + ")");
+                throw new PipelineClosedException(
+                        "Qwen3PromptTokenizer." + call + " called after close() (tokenizer " + directory + ")");
             }
             return nativeTokenizer.tokenizer.encode(text, false, false).getIds();
         } finally {
@@ -222,13 +228,17 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
         } catch (IOException e) {
             throw new ModelLoadException("Cannot read tokenizer file " + tokenizerJson + ": " + e, e);
         } catch (EngineException | LinkageError e) {
-            throw new ModelLoadException("Cannot load the HuggingFace tokenizers native library bundled in "
-                    + "ai.djl.huggingface:tokenizers (os.name=" + System.getProperty("os.name") + ", os.arch="
-                    + System.getProperty("os.arch") + "), needed to load " + tokenizerJson + ": " + e, e);
+            throw new ModelLoadException(
+                    "Cannot load the HuggingFace tokenizers native library bundled in "
+                            + "ai.djl.huggingface:tokenizers (os.name=" + System.getProperty("os.name") + ", os.arch="
+                            + System.getProperty("os.arch") + "), needed to load " + tokenizerJson + ": " + e,
+                    e);
         } catch (RuntimeException e) {
             // The Rust parser reports malformed JSON and invalid tokenizer definitions as plain runtime exceptions.
-            throw new ModelLoadException("Malformed tokenizer file " + tokenizerJson + ": expected a HuggingFace "
-                    + "tokenizers definition (JSON), the parser reported: " + e.getMessage(), e);
+            throw new ModelLoadException(
+                    "Malformed tokenizer file " + tokenizerJson + ": expected a HuggingFace "
+                            + "tokenizers definition (JSON), the parser reported: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -238,7 +248,8 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
      */
     private static void requireNoPostProcessorTokens(HuggingFaceTokenizer tokenizer, Path tokenizerJson) {
         long[] plain = tokenizer.encode(POST_PROCESSOR_PROBE, false, false).getIds();
-        long[] withSpecials = tokenizer.encode(POST_PROCESSOR_PROBE, true, false).getIds();
+        long[] withSpecials =
+                tokenizer.encode(POST_PROCESSOR_PROBE, true, false).getIds();
         if (!Arrays.equals(plain, withSpecials)) {
             throw new ModelLoadException("Tokenizer file " + tokenizerJson + ": its post_processor adds special "
                     + "tokens (\"" + POST_PROCESSOR_PROBE + "\" encodes to " + Arrays.toString(withSpecials)

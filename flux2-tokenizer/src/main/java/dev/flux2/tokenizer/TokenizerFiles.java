@@ -1,7 +1,6 @@
 package dev.flux2.tokenizer;
 
 import dev.flux2.api.ModelLoadException;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -47,8 +46,8 @@ record TokenizerFiles(Path directory, Path tokenizerJson, Path tokenizerConfig) 
             throw new ModelLoadException("Tokenizer folder " + folder + " is not a directory; expected the bundle's "
                     + "tokenizer_dir containing " + TOKENIZER_JSON + " and " + TOKENIZER_CONFIG_JSON);
         }
-        return new TokenizerFiles(folder, requireFile(folder, TOKENIZER_JSON),
-                requireFile(folder, TOKENIZER_CONFIG_JSON));
+        return new TokenizerFiles(
+                folder, requireFile(folder, TOKENIZER_JSON), requireFile(folder, TOKENIZER_CONFIG_JSON));
     }
 
     private static Path requireFile(Path folder, String name) {

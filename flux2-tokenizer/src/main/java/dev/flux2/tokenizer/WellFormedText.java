@@ -1,7 +1,6 @@
 package dev.flux2.tokenizer;
 
 import dev.flux2.api.InvalidRequestException;
-
 import java.util.Locale;
 
 /**
@@ -11,8 +10,7 @@ import java.util.Locale;
  */
 final class WellFormedText {
 
-    private WellFormedText() {
-    }
+    private WellFormedText() {}
 
     /**
      * Checks that every surrogate in the text is part of a pair.

@@ -2,7 +2,6 @@ package dev.flux2.tokenizer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -21,8 +20,14 @@ final class Goldens {
     static final int KLEIN_LENGTH = 512;
 
     /** One {@code cases[]} entry of the golden file. */
-    record Case(String prompt, String rendered, long[] inputIds, int realTokens, long padId,
-                boolean maskIsPrefixOnes, String paddingSide) {
+    record Case(
+            String prompt,
+            String rendered,
+            long[] inputIds,
+            int realTokens,
+            long padId,
+            boolean maskIsPrefixOnes,
+            String paddingSide) {
         @Override
         public String toString() {
             return "prompt=\"" + prompt.replace("\n", "\\n") + "\"";
@@ -40,13 +45,13 @@ final class Goldens {
     private static final JsonNode ROOT = readGoldens();
     private static Qwen3PromptTokenizer shared;
 
-    private Goldens() {
-    }
+    private Goldens() {}
 
     /** {@return ../shared, from the system property surefire sets, else beside the module's parent folder} */
     static Path sharedDir() {
         String configured = System.getProperty("flux2.shared.dir");
-        Path dir = configured != null ? Path.of(configured)
+        Path dir = configured != null
+                ? Path.of(configured)
                 : Path.of("").toAbsolutePath().getParent().resolve("../shared");
         return dir.normalize();
     }
@@ -73,8 +78,13 @@ final class Goldens {
     static List<Case> cases() {
         List<Case> cases = new ArrayList<>();
         for (JsonNode c : ROOT.get("cases")) {
-            cases.add(new Case(c.get("prompt").asText(), c.get("rendered").asText(), longs(c.get("input_ids")),
-                    c.get("real_tokens").asInt(), c.get("pad_id").asLong(), c.get("mask_is_prefix_ones").asBoolean(),
+            cases.add(new Case(
+                    c.get("prompt").asText(),
+                    c.get("rendered").asText(),
+                    longs(c.get("input_ids")),
+                    c.get("real_tokens").asInt(),
+                    c.get("pad_id").asLong(),
+                    c.get("mask_is_prefix_ones").asBoolean(),
                     c.get("padding_side").asText()));
         }
         return cases;
@@ -91,14 +101,19 @@ final class Goldens {
 
     /** {@return the golden case with this prompt} */
     static Case caseFor(String prompt) {
-        return cases().stream().filter(c -> c.prompt().equals(prompt)).findFirst()
+        return cases().stream()
+                .filter(c -> c.prompt().equals(prompt))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no golden case for prompt " + prompt));
     }
 
     /** {@return the golden raw ids of this text} */
     static long[] rawIdsFor(String text) {
-        return rawEncodings().stream().filter(r -> r.text().equals(text)).findFirst()
-                .orElseThrow(() -> new AssertionError("no golden raw encoding for " + text)).ids();
+        return rawEncodings().stream()
+                .filter(r -> r.text().equals(text))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no golden raw encoding for " + text))
+                .ids();
     }
 
     private static long[] longs(JsonNode array) {

@@ -39,8 +39,7 @@ import java.util.stream.Collectors;
  */
 public final class OfflineProbe {
 
-    private OfflineProbe() {
-    }
+    private OfflineProbe() {}
 
     /** Records the URIs and sends everything to an unreachable proxy. */
     static final class RecordingProxySelector extends ProxySelector {
@@ -112,15 +111,15 @@ public final class OfflineProbe {
     public static void main(String[] args) throws IOException {
         List<String> urlAttempts = new ArrayList<>();
         URL.setURLStreamHandlerFactory(new RefusingUrlHandlers(urlAttempts));
-        RecordingProxySelector selector = new RecordingProxySelector(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), closedPort()));
+        RecordingProxySelector selector =
+                new RecordingProxySelector(new InetSocketAddress(InetAddress.getLoopbackAddress(), closedPort()));
         ProxySelector.setDefault(selector);
 
         try (Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(Path.of(args[0]), 512)) {
             TokenizedPrompt tokens = tokenizer.tokenize(args[1]);
             long[] real = Arrays.copyOf(tokens.inputIds(), tokens.realTokens());
-            System.out.println("ids=" + Arrays.stream(real).mapToObj(Long::toString)
-                    .collect(Collectors.joining(",")));
+            System.out.println(
+                    "ids=" + Arrays.stream(real).mapToObj(Long::toString).collect(Collectors.joining(",")));
             System.out.println("padId=" + tokenizer.padId());
         }
         System.out.println("ai.djl.offline=" + System.getProperty("ai.djl.offline"));

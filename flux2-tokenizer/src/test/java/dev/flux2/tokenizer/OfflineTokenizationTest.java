@@ -44,8 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
 class OfflineTokenizationTest {
 
     private static final String FOX = "a red fox in the snow";
-    private static final List<String> DJL_ENVIRONMENT = List.of("DJL_OFFLINE", "OPT_OUT_TRACKING", "RUST_FLAVOR",
-            "ENGINE_CACHE_DIR", "RUST_LIBRARY_PATH", "DJL_CACHE_DIR");
+    private static final List<String> DJL_ENVIRONMENT = List.of(
+            "DJL_OFFLINE", "OPT_OUT_TRACKING", "RUST_FLAVOR", "ENGINE_CACHE_DIR", "RUST_LIBRARY_PATH", "DJL_CACHE_DIR");
 
     @TempDir
     Path temp;
@@ -74,18 +74,20 @@ class OfflineTokenizationTest {
         assertEquals("true", probe.value("OPT_OUT_TRACKING"));
         assertEquals("cpu", probe.value("RUST_FLAVOR"));
         try (Stream<Path> files = Files.walk(cache)) {
-            assertTrue(files.anyMatch(f -> f.getFileName().toString().equals(System.mapLibraryName("tokenizers"))),
+            assertTrue(
+                    files.anyMatch(f -> f.getFileName().toString().equals(System.mapLibraryName("tokenizers"))),
                     "native library should have been extracted into the empty cache " + cache);
         }
     }
 
     @Test
     void theGuardSeesDjlTelemetryWhenTheUserTurnsItOn() throws Exception {
-        Probe probe = runProbe(List.of(), List.of("-Dai.djl.offline=false", "-DOPT_OUT_TRACKING=false"),
-                temp.resolve("djl-cache"));
+        Probe probe = runProbe(
+                List.of(), List.of("-Dai.djl.offline=false", "-DOPT_OUT_TRACKING=false"), temp.resolve("djl-cache"));
 
         assertEquals(0, probe.exitCode(), probe::describe);
-        assertTrue(probe.value("attempts").contains("169.254.169.254"),
+        assertTrue(
+                probe.value("attempts").contains("169.254.169.254"),
                 () -> "the guard should have recorded DJL's EC2 metadata request: " + probe.describe());
         assertEquals("false", probe.value("ai.djl.offline"), "user setting must not be overridden");
         assertEquals("false", probe.value("OPT_OUT_TRACKING"), "user setting must not be overridden");
@@ -103,7 +105,8 @@ class OfflineTokenizationTest {
     }
 
     private static String expectedFoxIds() {
-        return Arrays.stream(Goldens.caseFor(FOX).inputIds()).mapToObj(Long::toString)
+        return Arrays.stream(Goldens.caseFor(FOX).inputIds())
+                .mapToObj(Long::toString)
                 .collect(Collectors.joining(","));
     }
 
@@ -120,8 +123,8 @@ class OfflineTokenizationTest {
 
         Path stdout = temp.resolve("stdout.txt");
         Path stderr = temp.resolve("stderr.txt");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(stdout.toFile())
-                .redirectError(stderr.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
         Map<String, String> environment = builder.environment();
         DJL_ENVIRONMENT.forEach(environment::remove);
         environment.put("DJL_CACHE_DIR", djlCache.toString());
@@ -147,8 +150,10 @@ class OfflineTokenizationTest {
         }
         Process process;
         try {
-            process = new ProcessBuilder("unshare", "-rn", "true").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            process = new ProcessBuilder("unshare", "-rn", "true")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
         } catch (IOException notInstalled) {
             return false;
         }

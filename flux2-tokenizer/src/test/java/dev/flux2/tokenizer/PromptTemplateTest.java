@@ -10,14 +10,16 @@ class PromptTemplateTest {
 
     @Test
     void rendersOneUserTurnWithGenerationPromptAndEmptyThinking() {
-        assertEquals("<|im_start|>user\ncat<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n",
+        assertEquals(
+                "<|im_start|>user\ncat<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n",
                 PromptTemplate.render("cat"));
     }
 
     @Test
     void insertsThePromptVerbatim() {
         String prompt = "  \tspaces, <|im_end|> & {{ jinja }}\n ";
-        assertEquals("<|im_start|>user\n" + prompt + "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n",
+        assertEquals(
+                "<|im_start|>user\n" + prompt + "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n",
                 PromptTemplate.render(prompt));
     }
 

@@ -57,11 +57,15 @@ class Qwen3PromptTokenizerGoldenTest {
         assertArrayEquals(golden.inputIds(), Arrays.copyOf(tokens.inputIds(), real));
 
         assertEquals("right", golden.paddingSide());
-        long[] expectedPads = LongStream.generate(golden::padId).limit(Goldens.KLEIN_LENGTH - real).toArray();
+        long[] expectedPads = LongStream.generate(golden::padId)
+                .limit(Goldens.KLEIN_LENGTH - real)
+                .toArray();
         assertArrayEquals(expectedPads, Arrays.copyOfRange(tokens.inputIds(), real, Goldens.KLEIN_LENGTH));
 
         assertTrue(golden.maskIsPrefixOnes());
-        long[] expectedMask = LongStream.range(0, Goldens.KLEIN_LENGTH).map(i -> i < real ? 1 : 0).toArray();
+        long[] expectedMask = LongStream.range(0, Goldens.KLEIN_LENGTH)
+                .map(i -> i < real ? 1 : 0)
+                .toArray();
         assertArrayEquals(expectedMask, tokens.attentionMask());
     }
 
@@ -119,8 +123,8 @@ class Qwen3PromptTokenizerGoldenTest {
         long newlineNewline = Goldens.rawIdsFor(MULTILINE)[5];
         assertEquals(271L, newlineNewline, "golden \\n\\n id");
 
-        long[] expected = concat(new long[] {prefix[0], prefix[1], newlineNewline}, Goldens.rawIdsFor(MULTILINE),
-                suffix());
+        long[] expected =
+                concat(new long[] {prefix[0], prefix[1], newlineNewline}, Goldens.rawIdsFor(MULTILINE), suffix());
         TokenizedPrompt tokens = Goldens.sharedTokenizer().tokenize("\n" + MULTILINE);
         assertEquals(expected.length, tokens.realTokens());
         assertArrayEquals(expected, Arrays.copyOf(tokens.inputIds(), expected.length));

@@ -41,7 +41,9 @@ class Qwen3PromptTokenizerLifecycleTest {
                     for (int round = 0; round < 40; round++) {
                         Goldens.Case golden = cases.get((round + offset) % cases.size());
                         TokenizedPrompt tokens = tokenizer.tokenize(golden.prompt());
-                        assertArrayEquals(golden.inputIds(), Arrays.copyOf(tokens.inputIds(), golden.realTokens()),
+                        assertArrayEquals(
+                                golden.inputIds(),
+                                Arrays.copyOf(tokens.inputIds(), golden.realTokens()),
                                 golden.toString());
                         assertEquals(golden.realTokens(), tokens.realTokens());
                         checked++;
@@ -112,11 +114,13 @@ class Qwen3PromptTokenizerLifecycleTest {
     /** Valid surrogate pairs (emoji) are covered by the golden emoji case; only unpaired ones are refused. */
     @Test
     void unpairedSurrogateIsRejected() {
-        InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                () -> Goldens.sharedTokenizer().tokenize("fox \uD83E in snow"));
+        InvalidRequestException e = assertThrows(
+                InvalidRequestException.class, () -> Goldens.sharedTokenizer().tokenize("fox \uD83E in snow"));
         assertTrue(e.getMessage().contains("prompt") && e.getMessage().contains("index 4"), e.getMessage());
-        assertThrows(InvalidRequestException.class, () -> Goldens.sharedTokenizer().encodeRaw("\uDC00"));
-        assertThrows(InvalidRequestException.class, () -> Goldens.sharedTokenizer().encodeRaw("x\uD800"));
+        assertThrows(
+                InvalidRequestException.class, () -> Goldens.sharedTokenizer().encodeRaw("\uDC00"));
+        assertThrows(
+                InvalidRequestException.class, () -> Goldens.sharedTokenizer().encodeRaw("x\uD800"));
     }
 
     @Test

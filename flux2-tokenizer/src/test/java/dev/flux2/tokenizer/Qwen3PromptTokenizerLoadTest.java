@@ -54,7 +54,9 @@ class Qwen3PromptTokenizerLoadTest {
     }
 
     private static ModelLoadException loadFails(Path folder) {
-        return assertThrows(ModelLoadException.class, () -> Qwen3PromptTokenizer.load(folder, 512).close());
+        return assertThrows(
+                ModelLoadException.class,
+                () -> Qwen3PromptTokenizer.load(folder, 512).close());
     }
 
     private static void assertMentions(ModelLoadException e, String... parts) {
@@ -105,7 +107,8 @@ class Qwen3PromptTokenizerLoadTest {
     void missingTokenizerConfigJson() throws IOException {
         Path folder = tinyFolder("null", "{\"pad_token\": \"[PAD]\"}");
         Files.delete(folder.resolve("tokenizer_config.json"));
-        assertMentions(loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "missing");
+        assertMentions(
+                loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "missing");
     }
 
     /** An interrupted download: the first 64 KiB of the real Qwen3 tokenizer.json. */
@@ -129,52 +132,60 @@ class Qwen3PromptTokenizerLoadTest {
     @Test
     void malformedTokenizerConfigJson() throws IOException {
         Path folder = tinyFolder("null", "{\"pad_token\": \"[PAD]\",");
-        assertMentions(loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "JSON");
+        assertMentions(
+                loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "JSON");
     }
 
     @Test
     void tokenizerConfigIsNotAnObject() throws IOException {
         Path folder = tinyFolder("null", "[\"[PAD]\"]");
-        assertMentions(loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "JSON object");
+        assertMentions(
+                loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "JSON object");
     }
 
     @Test
     void missingPadToken() throws IOException {
         Path folder = tinyFolder("null", "{\"eos_token\": \"[CLS]\"}");
-        assertMentions(loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "no pad_token");
+        assertMentions(
+                loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "no pad_token");
     }
 
     @Test
     void nullPadToken() throws IOException {
         Path folder = tinyFolder("null", "{\"pad_token\": null}");
-        assertMentions(loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "no pad_token");
+        assertMentions(
+                loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "no pad_token");
     }
 
     @Test
     void padTokenOfTheWrongType() throws IOException {
         Path folder = tinyFolder("null", "{\"pad_token\": 0}");
-        assertMentions(loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "pad_token must be");
+        assertMentions(
+                loadFails(folder), folder.resolve("tokenizer_config.json").toString(), "pad_token must be");
     }
 
     @Test
     void padTokenThatIsNotOneToken() throws IOException {
         Path folder = tinyFolder("null", "{\"pad_token\": \"a b\"}");
-        assertMentions(loadFails(folder), folder.resolve("tokenizer_config.json").toString(),
-                folder.resolve("tokenizer.json").toString(), "\"a b\"", "2 ids");
+        assertMentions(
+                loadFails(folder),
+                folder.resolve("tokenizer_config.json").toString(),
+                folder.resolve("tokenizer.json").toString(),
+                "\"a b\"",
+                "2 ids");
     }
 
     /** Right truncation equals the reference's only when nothing is appended after truncation: refuse otherwise. */
     @Test
     void postProcessorThatAddsSpecialTokens() throws IOException {
         Path folder = tinyFolder(CLS_POST_PROCESSOR, "{\"pad_token\": \"[PAD]\"}");
-        assertMentions(loadFails(folder), folder.resolve("tokenizer.json").toString(), "post_processor",
-                "[1, 2]");
+        assertMentions(loadFails(folder), folder.resolve("tokenizer.json").toString(), "post_processor", "[1, 2]");
     }
 
     @Test
     void nonPositiveSequenceLength() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Qwen3PromptTokenizer.load(Goldens.fixtureTokenizerDir(), 0));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> Qwen3PromptTokenizer.load(Goldens.fixtureTokenizerDir(), 0));
         assertTrue(e.getMessage().contains("sequenceLength"), e.getMessage());
     }
 

@@ -92,7 +92,8 @@ class TruncationTest {
         assertEquals(kept, tokens.realTokens());
         assertEquals(Math.max(0, words + TEMPLATE_TOKENS - length), tokens.truncatedTokens());
         assertArrayEquals(Arrays.copyOf(full, kept), Arrays.copyOf(tokens.inputIds(), kept));
-        assertArrayEquals(LongStream.generate(Goldens::padTokenId).limit(length - kept).toArray(),
+        assertArrayEquals(
+                LongStream.generate(Goldens::padTokenId).limit(length - kept).toArray(),
                 Arrays.copyOfRange(tokens.inputIds(), kept, length));
         assertEquals(kept, Arrays.stream(tokens.attentionMask()).sum());
         if (words >= length - 3) {
@@ -118,8 +119,11 @@ class TruncationTest {
         assertEquals(64, tokenizer64.sequenceLength());
         for (Goldens.Case golden : Goldens.cases()) {
             TokenizedPrompt tokens = tokenizer64.tokenize(golden.prompt());
-            long[] expected = concat(golden.inputIds(),
-                    LongStream.generate(golden::padId).limit(64 - golden.realTokens()).toArray());
+            long[] expected = concat(
+                    golden.inputIds(),
+                    LongStream.generate(golden::padId)
+                            .limit(64 - golden.realTokens())
+                            .toArray());
             assertArrayEquals(expected, tokens.inputIds(), golden.toString());
             assertEquals(golden.realTokens(), tokens.realTokens());
             assertEquals(0, tokens.truncatedTokens());

@@ -38,8 +38,8 @@ public class Fp16ConversionBenchmark {
     public void setUp() {
         values = LatentShape.values();
         readBack = new float[values.length];
-        buffer = TensorBuffer.allocate(SharedEnvironment.get(), ElementType.FLOAT16, 1, LatentShape.TOKENS,
-                LatentShape.CHANNELS);
+        buffer = TensorBuffer.allocate(
+                SharedEnvironment.get(), ElementType.FLOAT16, 1, LatentShape.TOKENS, LatentShape.CHANNELS);
         buffer.writeFloats(values, 0, values.length, 0);
     }
 

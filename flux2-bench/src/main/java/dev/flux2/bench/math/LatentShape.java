@@ -10,8 +10,7 @@ final class LatentShape {
     static final int TOKENS = GRID * GRID;
     static final int ELEMENTS = TOKENS * CHANNELS;
 
-    private LatentShape() {
-    }
+    private LatentShape() {}
 
     /** @return {@link #ELEMENTS} reproducible values in about [−4, 4] */
     static float[] values() {

@@ -49,8 +49,12 @@ public class GenerateBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         bundle = BenchBundle.syntheticOrReal();
-        pipeline = Flux2Pipeline.builder().model(bundle.directory()).memoryPolicy(policy).build();
-        GenerationRequest.Builder b = GenerationRequest.builder("a red fox in the snow").steps(steps);
+        pipeline = Flux2Pipeline.builder()
+                .model(bundle.directory())
+                .memoryPolicy(policy)
+                .build();
+        GenerationRequest.Builder b =
+                GenerationRequest.builder("a red fox in the snow").steps(steps);
         if (size > 0) {
             b.size(size, size);
         }

@@ -32,12 +32,13 @@ final class BundleWeights {
         try {
             JsonNode models = mapper.readTree(config.toFile()).get("models");
             Map<String, Long> bytes = new LinkedHashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = models.fields(); it.hasNext();) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = models.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 long sum = Files.size(bundle.resolve(e.getValue().get("file").asText()));
                 JsonNode manifest = e.getValue().get("manifest");
                 if (manifest != null && !manifest.isNull()) {
-                    for (JsonNode shard : mapper.readTree(bundle.resolve(manifest.asText()).toFile())) {
+                    for (JsonNode shard :
+                            mapper.readTree(bundle.resolve(manifest.asText()).toFile())) {
                         sum += Files.size(bundle.resolve(shard.asText()));
                     }
                 }
@@ -56,7 +57,8 @@ final class BundleWeights {
 
     /** @return the graph with the most weight bytes */
     Map.Entry<String, Long> largest() {
-        return bytesByGraph.entrySet().stream().max(Map.Entry.comparingByValue())
+        return bytesByGraph.entrySet().stream()
+                .max(Map.Entry.comparingByValue())
                 .orElseThrow(() -> new IllegalStateException("the bundle lists no graphs"));
     }
 }

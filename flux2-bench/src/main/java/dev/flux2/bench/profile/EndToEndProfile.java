@@ -26,8 +26,7 @@ import java.util.List;
  * no arguments for the usage. Linux only (reads {@code /proc}).
  */
 public final class EndToEndProfile {
-    private EndToEndProfile() {
-    }
+    private EndToEndProfile() {}
 
     /**
      * @param args see {@link ProfileOptions#USAGE}
@@ -39,7 +38,8 @@ public final class EndToEndProfile {
             return;
         }
         ProfileOptions options = ProfileOptions.parse(args);
-        boolean written = options.bundle().equals("synthetic") || options.bundle().equals("timing");
+        boolean written =
+                options.bundle().equals("synthetic") || options.bundle().equals("timing");
         if (!written) {
             Path dir = Path.of(options.bundle());
             if (options.policies().size() == 1) {
@@ -69,7 +69,8 @@ public final class EndToEndProfile {
         if (options.bundle().equals("timing")) {
             return BenchBundle.timing(TimingTransformerSpec.builder().build(), options.size());
         }
-        return BenchBundle.synthetic(SyntheticBundleSpec.builder().defaultSize(options.size(), options.size())
+        return BenchBundle.synthetic(SyntheticBundleSpec.builder()
+                .defaultSize(options.size(), options.size())
                 .transformerPaddingBytes(options.paddingBytes()));
     }
 
@@ -99,8 +100,8 @@ public final class EndToEndProfile {
         String description = System.getProperty("flux2.profile.bundleDescription", fallbackDescription);
         // Measured after the peak RSS was read for every generation, so it cannot raise the reported peak.
         SessionOpenCost sessions = SessionOpenCost.measure(bundle, options.threads());
-        ProfileReport report = new ProfileReport(options, policy, description, run, BundleWeights.of(bundle),
-                machine, sessions);
+        ProfileReport report =
+                new ProfileReport(options, policy, description, run, BundleWeights.of(bundle), machine, sessions);
         report.print(System.out);
         options.json().ifPresent(report::writeJson);
     }

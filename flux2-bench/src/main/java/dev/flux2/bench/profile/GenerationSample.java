@@ -16,8 +16,16 @@ import dev.flux2.api.StageTimings;
  *     -1 otherwise)
  * @param sessionNanos time inside ONNX Runtime session creation and close during the generation
  */
-record GenerationSample(int index, StageTimings timings, long wallNanos, long rssBytes, long peakRssBytes,
-        long directBytes, long heapUsedBytes, long rssAfterGcBytes, SessionNanos sessionNanos) {
+record GenerationSample(
+        int index,
+        StageTimings timings,
+        long wallNanos,
+        long rssBytes,
+        long peakRssBytes,
+        long directBytes,
+        long heapUsedBytes,
+        long rssAfterGcBytes,
+        SessionNanos sessionNanos) {
 
     /**
      * Time inside ONNX Runtime's session lifecycle during one generation (SEQUENTIAL: every stage's session; RESIDENT:

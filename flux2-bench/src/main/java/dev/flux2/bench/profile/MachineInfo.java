@@ -19,11 +19,19 @@ record MachineInfo(int cpus, String cpuModel, long memoryBytes, String jdk, Stri
     static MachineInfo current() {
         try {
             String model = Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
-                    .filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).trim())
-                    .findFirst().orElse("unknown");
-            long mem = Files.readAllLines(Path.of("/proc/meminfo")).stream().filter(l -> l.startsWith("MemTotal:"))
-                    .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024).findFirst().orElse(-1L);
-            return new MachineInfo(Runtime.getRuntime().availableProcessors(), model, mem,
+                    .filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim())
+                    .findFirst()
+                    .orElse("unknown");
+            long mem = Files.readAllLines(Path.of("/proc/meminfo")).stream()
+                    .filter(l -> l.startsWith("MemTotal:"))
+                    .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024)
+                    .findFirst()
+                    .orElse(-1L);
+            return new MachineInfo(
+                    Runtime.getRuntime().availableProcessors(),
+                    model,
+                    mem,
                     System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
                     currentLoadAverage());
         } catch (IOException e) {

@@ -32,7 +32,8 @@ import java.util.Optional;
  */
 public final class MemoryProbe {
     private static final double MIB = 1024.0 * 1024.0;
-    private static final String USAGE = String.join("\n",
+    private static final String USAGE = String.join(
+            "\n",
             "usage: java -cp benchmarks.jar dev.flux2.bench.profile.MemoryProbe COMMAND DIR [options]",
             "  write DIR [--padding-bytes N]      write the synthetic 512x512 bundle with N extra transformer",
             "                                      weight bytes (default 1 GiB) into DIR",
@@ -88,22 +89,28 @@ public final class MemoryProbe {
         }
         MemoryProbe probe = new MemoryProbe(command, dir);
         switch (command) {
-            case "write" -> write(dir, Long.parseLong(options.getOrDefault("--padding-bytes", Long.toString(1L << 30))));
-            case "tokenizer" -> probe.tokenizer(dir, Integer.parseInt(options.getOrDefault("--cycles", "3")),
-                    options.containsKey("--trim"));
+            case "write" ->
+                write(dir, Long.parseLong(options.getOrDefault("--padding-bytes", Long.toString(1L << 30))));
+            case "tokenizer" ->
+                probe.tokenizer(
+                        dir, Integer.parseInt(options.getOrDefault("--cycles", "3")), options.containsKey("--trim"));
             case "session" -> probe.session(dir, options, config);
             default -> throw new IllegalArgumentException("unknown command " + command + "\n" + USAGE);
         }
         if (options.containsKey("--json")) {
             probe.root.put("loadAverageEnd", MachineInfo.currentLoadAverage());
-            new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(Path.of(options.get("--json")).toFile(),
-                    probe.root);
+            new ObjectMapper()
+                    .writerWithDefaultPrettyPrinter()
+                    .writeValue(Path.of(options.get("--json")).toFile(), probe.root);
         }
     }
 
     private static void write(Path dir, long padding) {
-        SyntheticBundleSpec spec = SyntheticBundleSpec.builder().defaultSize(512, 512).transformerPaddingBytes(padding)
-                .tokenizerSource(BenchProperties.tokenizerFixture()).build();
+        SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
+                .defaultSize(512, 512)
+                .transformerPaddingBytes(padding)
+                .tokenizerSource(BenchProperties.tokenizerFixture())
+                .build();
         SyntheticBundleWriter.write(spec, dir);
         System.out.println("wrote " + spec + " to " + dir);
     }
@@ -127,7 +134,8 @@ public final class MemoryProbe {
                 begin();
                 start = System.nanoTime();
                 boolean released = NativeHeapTrim.trim();
-                phase("cycle " + c + ": malloc_trim(0), still open: " + (released ? "released" : "nothing"),
+                phase(
+                        "cycle " + c + ": malloc_trim(0), still open: " + (released ? "released" : "nothing"),
                         System.nanoTime() - start);
             }
             begin();
@@ -138,7 +146,8 @@ public final class MemoryProbe {
                 begin();
                 start = System.nanoTime();
                 boolean released = NativeHeapTrim.trim();
-                phase("cycle " + c + ": malloc_trim(0), closed: " + (released ? "released" : "nothing"),
+                phase(
+                        "cycle " + c + ": malloc_trim(0), closed: " + (released ? "released" : "nothing"),
                         System.nanoTime() - start);
             }
         }
@@ -146,19 +155,24 @@ public final class MemoryProbe {
 
     private void session(Path dir, Map<String, String> options, Map<String, String> config) {
         OnnxBundle bundle = OnnxBundle.load(dir);
-        Optional<OptimizationLevel> level = Optional.ofNullable(options.get("--level")).map(OptimizationLevel::parse);
+        Optional<OptimizationLevel> level =
+                Optional.ofNullable(options.get("--level")).map(OptimizationLevel::parse);
         String key = options.getOrDefault("--graph", "transformer");
         ObjectNode c = root.putObject("configEntries");
         config.forEach(c::put);
         root.put("graph", key);
         root.put("level", level.map(Enum::name).orElse("config"));
-        SessionFactory factory = new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(),
-                Integer.parseInt(options.getOrDefault("--threads", "0")), config);
+        SessionFactory factory = new SessionFactory(
+                SharedEnvironment.get(),
+                ExecutionProviders.cpuOnly(),
+                Integer.parseInt(options.getOrDefault("--threads", "0")),
+                config);
         SessionSpecs specs = new SessionSpecs(bundle.config(), bundle.io(), false, level);
         Qwen3PromptTokenizer tokenizer = null;
         begin();
         if (options.containsKey("--tokenizer")) {
-            tokenizer = Qwen3PromptTokenizer.load(dir.resolve(bundle.config().text().tokenizerDir()),
+            tokenizer = Qwen3PromptTokenizer.load(
+                    dir.resolve(bundle.config().text().tokenizerDir()),
                     bundle.config().text().sequenceLength());
             tokenizer.tokenize(ProfileRun.PROMPT);
             phase("tokenizer loaded and held", 0);
@@ -196,9 +210,18 @@ public final class MemoryProbe {
         long rss = ProcStatus.rssBytes();
         long peak = ProcStatus.peakRssBytes();
         long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted();
-        System.out.printf(Locale.ROOT, "%-44s %7.1f ms  VmRSS %5.0f -> %5.0f MiB (%+5.0f), peak %5.0f MiB (%+5.0f),"
-                + " heap committed %4.0f MiB%n", name, nanos / 1e6, phaseStart / MIB, rss / MIB,
-                (rss - phaseStart) / MIB, peak / MIB, (peak - phaseStart) / MIB, heap / MIB);
+        System.out.printf(
+                Locale.ROOT,
+                "%-44s %7.1f ms  VmRSS %5.0f -> %5.0f MiB (%+5.0f), peak %5.0f MiB (%+5.0f),"
+                        + " heap committed %4.0f MiB%n",
+                name,
+                nanos / 1e6,
+                phaseStart / MIB,
+                rss / MIB,
+                (rss - phaseStart) / MIB,
+                peak / MIB,
+                (peak - phaseStart) / MIB,
+                heap / MIB);
         ObjectNode n = phases.addObject();
         n.put("phase", name);
         n.put("ms", nanos / 1e6);

@@ -10,8 +10,7 @@ final class ProcStatus {
     private static final Path STATUS = Path.of("/proc/self/status");
     private static final Path CLEAR_REFS = Path.of("/proc/self/clear_refs");
 
-    private ProcStatus() {
-    }
+    private ProcStatus() {}
 
     /** @return peak resident set size (VmHWM) in bytes */
     static long peakRssBytes() {

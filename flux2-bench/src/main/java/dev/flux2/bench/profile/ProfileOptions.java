@@ -20,8 +20,16 @@ import java.util.Optional;
  * @param paddingBytes extra transformer weight bytes of a synthetic bundle
  * @param json where to write the results as JSON, if anywhere
  */
-record ProfileOptions(Mode mode, String bundle, int size, int steps, int generations, List<MemoryPolicy> policies,
-        int threads, long paddingBytes, Optional<Path> json) {
+record ProfileOptions(
+        Mode mode,
+        String bundle,
+        int size,
+        int steps,
+        int generations,
+        List<MemoryPolicy> policies,
+        int threads,
+        long paddingBytes,
+        Optional<Path> json) {
 
     /** What the profile measures. */
     enum Mode {
@@ -33,7 +41,8 @@ record ProfileOptions(Mode mode, String bundle, int size, int steps, int generat
         MEMORY
     }
 
-    static final String USAGE = String.join("\n",
+    static final String USAGE = String.join(
+            "\n",
             "usage: java -cp benchmarks.jar dev.flux2.bench.profile.EndToEndProfile [options]",
             "  --mode profile|rss-growth|memory   what to measure (default profile)",
             "  --bundle synthetic|timing|DIR      bundle (default synthetic; timing = realistic-width transformer)",
@@ -103,8 +112,9 @@ record ProfileOptions(Mode mode, String bundle, int size, int steps, int generat
             throw new IllegalArgumentException("--size must be a multiple of 16, got " + size);
         }
         int n = generations != null ? generations : mode == Mode.RSS_GROWTH ? 50 : mode == Mode.MEMORY ? 2 : 3;
-        String p = policy != null ? policy : mode == Mode.RSS_GROWTH ? "resident"
-                : mode == Mode.MEMORY ? "sequential" : "both";
+        String p = policy != null
+                ? policy
+                : mode == Mode.RSS_GROWTH ? "resident" : mode == Mode.MEMORY ? "sequential" : "both";
         List<MemoryPolicy> policies = new ArrayList<>();
         if (p.equalsIgnoreCase("both")) {
             policies.add(MemoryPolicy.SEQUENTIAL);
@@ -116,8 +126,8 @@ record ProfileOptions(Mode mode, String bundle, int size, int steps, int generat
             throw new IllegalArgumentException("rss-growth needs --policy resident and --generations >= 2");
         }
         long pad = padding != null ? padding : mode == Mode.MEMORY ? 1L << 30 : 0;
-        return new ProfileOptions(mode, bundle, size, steps, n, List.copyOf(policies), threads, pad,
-                Optional.ofNullable(json));
+        return new ProfileOptions(
+                mode, bundle, size, steps, n, List.copyOf(policies), threads, pad, Optional.ofNullable(json));
     }
 
     /**
@@ -125,15 +135,29 @@ record ProfileOptions(Mode mode, String bundle, int size, int steps, int generat
      * @return the arguments that reproduce these options for one policy
      */
     List<String> childArguments(MemoryPolicy policy) {
-        List<String> a = new ArrayList<>(List.of("--mode", mode.name().toLowerCase(Locale.ROOT).replace('_', '-'),
-                "--bundle", bundle, "--size", Integer.toString(size), "--steps", Integer.toString(steps),
-                "--generations", Integer.toString(generations), "--policy", policy.name(), "--threads",
-                Integer.toString(threads), "--padding-bytes", Long.toString(paddingBytes)));
+        List<String> a = new ArrayList<>(List.of(
+                "--mode",
+                mode.name().toLowerCase(Locale.ROOT).replace('_', '-'),
+                "--bundle",
+                bundle,
+                "--size",
+                Integer.toString(size),
+                "--steps",
+                Integer.toString(steps),
+                "--generations",
+                Integer.toString(generations),
+                "--policy",
+                policy.name(),
+                "--threads",
+                Integer.toString(threads),
+                "--padding-bytes",
+                Long.toString(paddingBytes)));
         json.ifPresent(p -> {
             String name = p.getFileName().toString();
             String stem = name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
             a.add("--json");
-            a.add(p.resolveSibling(stem + "-" + policy.name().toLowerCase(Locale.ROOT) + ".json").toString());
+            a.add(p.resolveSibling(stem + "-" + policy.name().toLowerCase(Locale.ROOT) + ".json")
+                    .toString());
         });
         return a;
     }

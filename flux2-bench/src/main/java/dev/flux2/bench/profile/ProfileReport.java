@@ -33,8 +33,14 @@ final class ProfileReport {
     private final MachineInfo machine;
     private final SessionOpenCost sessionCost;
 
-    ProfileReport(ProfileOptions options, MemoryPolicy policy, String bundle, ProfileRun.Result run,
-            BundleWeights weights, MachineInfo machine, SessionOpenCost sessionCost) {
+    ProfileReport(
+            ProfileOptions options,
+            MemoryPolicy policy,
+            String bundle,
+            ProfileRun.Result run,
+            BundleWeights weights,
+            MachineInfo machine,
+            SessionOpenCost sessionCost) {
         this.options = options;
         this.policy = policy;
         this.bundle = bundle;
@@ -45,69 +51,164 @@ final class ProfileReport {
     }
 
     void print(PrintStream out) {
-        out.printf(Locale.ROOT, "%n== %s, %s, %dx%d, %d steps, %d generations (%s) ==%n", options.mode(), policy,
-                options.size(), options.size(), options.steps(), options.generations(), bundle);
-        out.printf(Locale.ROOT, "machine: %d cpus, %s, %.1f GiB, %s; load average %s at start, %s at end%n",
-                machine.cpus(), machine.cpuModel(), machine.memoryBytes() / MIB / 1024, machine.jdk(),
-                machine.loadAverageAtStart(), MachineInfo.currentLoadAverage());
+        out.printf(
+                Locale.ROOT,
+                "%n== %s, %s, %dx%d, %d steps, %d generations (%s) ==%n",
+                options.mode(),
+                policy,
+                options.size(),
+                options.size(),
+                options.steps(),
+                options.generations(),
+                bundle);
+        out.printf(
+                Locale.ROOT,
+                "machine: %d cpus, %s, %.1f GiB, %s; load average %s at start, %s at end%n",
+                machine.cpus(),
+                machine.cpuModel(),
+                machine.memoryBytes() / MIB / 1024,
+                machine.jdk(),
+                machine.loadAverageAtStart(),
+                MachineInfo.currentLoadAverage());
         out.printf(Locale.ROOT, "pipeline build (config, headers, tokenizer): %.0f ms%n", run.openNanos() / 1e6);
-        out.printf(Locale.ROOT, "%4s %9s %10s %10s %10s %10s %10s %10s %10s %7s %9s %9s %9s %7s %7s%n", "gen",
-                "tokenize", "text_enc", "vae_enc", "denoise", "vae_dec", "total", "runtime", "overhead", "ovh %",
-                "sessions", "java", "VmRSS MiB", "direct", "heap");
+        out.printf(
+                Locale.ROOT,
+                "%4s %9s %10s %10s %10s %10s %10s %10s %10s %7s %9s %9s %9s %7s %7s%n",
+                "gen",
+                "tokenize",
+                "text_enc",
+                "vae_enc",
+                "denoise",
+                "vae_dec",
+                "total",
+                "runtime",
+                "overhead",
+                "ovh %",
+                "sessions",
+                "java",
+                "VmRSS MiB",
+                "direct",
+                "heap");
         for (GenerationSample s : run.samples()) {
-            if (options.mode() == ProfileOptions.Mode.RSS_GROWTH && s.index() > 3 && s.index() % 10 != 0
+            if (options.mode() == ProfileOptions.Mode.RSS_GROWTH
+                    && s.index() > 3
+                    && s.index() % 10 != 0
                     && s.index() != options.generations()) {
                 continue;
             }
-            out.printf(Locale.ROOT, "%4d %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f %9.1f %9.1f %9.0f"
-                    + " %7.0f %7.0f%n",
-                    s.index(), ms(s, Stage.TOKENIZE), ms(s, Stage.TEXT_ENCODE), ms(s, Stage.VAE_ENCODE),
-                    ms(s, Stage.DENOISE), ms(s, Stage.VAE_DECODE), s.timings().total().toNanos() / 1e6,
-                    s.timings().runtime().toNanos() / 1e6, s.overheadNanos() / 1e6, s.overheadPercent(),
-                    s.sessionNanos().total() / 1e6, s.javaNanos() / 1e6, s.rssBytes() / MIB, s.directBytes() / MIB,
+            out.printf(
+                    Locale.ROOT,
+                    "%4d %9.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f %9.1f %9.1f %9.0f"
+                            + " %7.0f %7.0f%n",
+                    s.index(),
+                    ms(s, Stage.TOKENIZE),
+                    ms(s, Stage.TEXT_ENCODE),
+                    ms(s, Stage.VAE_ENCODE),
+                    ms(s, Stage.DENOISE),
+                    ms(s, Stage.VAE_DECODE),
+                    s.timings().total().toNanos() / 1e6,
+                    s.timings().runtime().toNanos() / 1e6,
+                    s.overheadNanos() / 1e6,
+                    s.overheadPercent(),
+                    s.sessionNanos().total() / 1e6,
+                    s.javaNanos() / 1e6,
+                    s.rssBytes() / MIB,
+                    s.directBytes() / MIB,
                     s.heapUsedBytes() / MIB);
         }
         Summary all = Summary.of(run.samples());
-        out.printf(Locale.ROOT, "all generations:   total %.1f ms, runtime %.1f ms, overhead %.1f ms = %.2f %%%n",
-                all.totalMs, all.runtimeMs, all.overheadMs, all.overheadPercent());
-        out.printf(Locale.ROOT, "  of which session create/close %.1f ms = %.2f %%, Java work %.1f ms = %.2f %%%n",
-                all.sessionMs, all.percent(all.sessionMs), all.javaMs(), all.percent(all.javaMs()));
+        out.printf(
+                Locale.ROOT,
+                "all generations:   total %.1f ms, runtime %.1f ms, overhead %.1f ms = %.2f %%%n",
+                all.totalMs,
+                all.runtimeMs,
+                all.overheadMs,
+                all.overheadPercent());
+        out.printf(
+                Locale.ROOT,
+                "  of which session create/close %.1f ms = %.2f %%, Java work %.1f ms = %.2f %%%n",
+                all.sessionMs,
+                all.percent(all.sessionMs),
+                all.javaMs(),
+                all.percent(all.javaMs()));
         if (run.samples().size() > 1) {
             Summary warm = Summary.of(run.samples().subList(1, run.samples().size()));
-            out.printf(Locale.ROOT, "generations 2..%d: total %.1f ms, runtime %.1f ms, overhead %.1f ms = %.2f %%"
-                    + " (target <= %.0f %%: %s)%n", run.samples().size(), warm.totalMs, warm.runtimeMs,
-                    warm.overheadMs, warm.overheadPercent(), OVERHEAD_TARGET_PERCENT,
+            out.printf(
+                    Locale.ROOT,
+                    "generations 2..%d: total %.1f ms, runtime %.1f ms, overhead %.1f ms = %.2f %%"
+                            + " (target <= %.0f %%: %s)%n",
+                    run.samples().size(),
+                    warm.totalMs,
+                    warm.runtimeMs,
+                    warm.overheadMs,
+                    warm.overheadPercent(),
+                    OVERHEAD_TARGET_PERCENT,
                     verdict(warm.overheadPercent() <= OVERHEAD_TARGET_PERCENT));
-            out.printf(Locale.ROOT, "  of which session create/close %.1f ms = %.2f %%, Java work %.1f ms = %.2f %%%n",
-                    warm.sessionMs, warm.percent(warm.sessionMs), warm.javaMs(), warm.percent(warm.javaMs()));
+            out.printf(
+                    Locale.ROOT,
+                    "  of which session create/close %.1f ms = %.2f %%, Java work %.1f ms = %.2f %%%n",
+                    warm.sessionMs,
+                    warm.percent(warm.sessionMs),
+                    warm.javaMs(),
+                    warm.percent(warm.javaMs()));
         }
-        out.printf(Locale.ROOT, "session creation, measured separately (each graph once, what every SEQUENTIAL"
-                + " generation pays): %.1f ms%n", sessionCost.totalNanos() / 1e6);
-        sessionCost.nanosByGraph().forEach((graph, nanos) -> out.printf(Locale.ROOT, "  %-26s %8.1f ms%n", graph,
-                nanos / 1e6));
+        out.printf(
+                Locale.ROOT,
+                "session creation, measured separately (each graph once, what every SEQUENTIAL"
+                        + " generation pays): %.1f ms%n",
+                sessionCost.totalNanos() / 1e6);
+        sessionCost
+                .nanosByGraph()
+                .forEach((graph, nanos) -> out.printf(Locale.ROOT, "  %-26s %8.1f ms%n", graph, nanos / 1e6));
         long peak = last().peakRssBytes();
-        out.printf(Locale.ROOT, "peak RSS (VmHWM): %.0f MiB; VmRSS before the pipeline was built: %.0f MiB, after:"
-                + " %.0f MiB%n", peak / MIB, run.rssBeforeOpenBytes() / MIB, run.rssAfterOpenBytes() / MIB);
+        out.printf(
+                Locale.ROOT,
+                "peak RSS (VmHWM): %.0f MiB; VmRSS before the pipeline was built: %.0f MiB, after:" + " %.0f MiB%n",
+                peak / MIB,
+                run.rssBeforeOpenBytes() / MIB,
+                run.rssAfterOpenBytes() / MIB);
         Map.Entry<String, Long> largest = weights.largest();
-        out.printf(Locale.ROOT, "largest stage: %s, %.0f MiB of graph + weights (all graphs: %.0f MiB)%n",
-                largest.getKey(), largest.getValue() / MIB, totalWeights() / MIB);
+        out.printf(
+                Locale.ROOT,
+                "largest stage: %s, %.0f MiB of graph + weights (all graphs: %.0f MiB)%n",
+                largest.getKey(),
+                largest.getValue() / MIB,
+                totalWeights() / MIB);
         if (options.mode() == ProfileOptions.Mode.MEMORY) {
             long bound = memoryBound();
-            out.printf(Locale.ROOT, "SEQUENTIAL peak RSS %.0f MiB vs 1.3 x %.0f MiB + 300 MiB = %.0f MiB: %s"
-                    + " (%+.0f MiB, %.2f x the largest stage)%n", peak / MIB, largest.getValue() / MIB, bound / MIB,
-                    verdict(peak <= bound), (peak - bound) / MIB, (double) peak / largest.getValue());
+            out.printf(
+                    Locale.ROOT,
+                    "SEQUENTIAL peak RSS %.0f MiB vs 1.3 x %.0f MiB + 300 MiB = %.0f MiB: %s"
+                            + " (%+.0f MiB, %.2f x the largest stage)%n",
+                    peak / MIB,
+                    largest.getValue() / MIB,
+                    bound / MIB,
+                    verdict(peak <= bound),
+                    (peak - bound) / MIB,
+                    (double) peak / largest.getValue());
         }
         if (options.mode() == ProfileOptions.Mode.RSS_GROWTH) {
             double growth = rssGrowthPercent();
-            out.printf(Locale.ROOT, "VmRSS after generation 1: %.0f MiB, after generation %d: %.0f MiB, growth"
-                    + " %.2f %% (target <= %.0f %%: %s)%n", run.samples().get(0).rssBytes() / MIB,
-                    run.samples().size(), last().rssBytes() / MIB, growth, RSS_GROWTH_TARGET_PERCENT,
+            out.printf(
+                    Locale.ROOT,
+                    "VmRSS after generation 1: %.0f MiB, after generation %d: %.0f MiB, growth"
+                            + " %.2f %% (target <= %.0f %%: %s)%n",
+                    run.samples().get(0).rssBytes() / MIB,
+                    run.samples().size(),
+                    last().rssBytes() / MIB,
+                    growth,
+                    RSS_GROWTH_TARGET_PERCENT,
                     verdict(growth <= RSS_GROWTH_TARGET_PERCENT));
             GenerationSample second = run.samples().get(1);
-            out.printf(Locale.ROOT, "after a full GC: generation 1 %.0f MiB, generation 2 %.0f MiB, generation %d"
-                    + " %.0f MiB: growth %.2f %% from generation 1, %.2f %% from generation 2%n",
-                    run.samples().get(0).rssAfterGcBytes() / MIB, second.rssAfterGcBytes() / MIB,
-                    run.samples().size(), last().rssAfterGcBytes() / MIB, rssAfterGcGrowthPercent(0),
+            out.printf(
+                    Locale.ROOT,
+                    "after a full GC: generation 1 %.0f MiB, generation 2 %.0f MiB, generation %d"
+                            + " %.0f MiB: growth %.2f %% from generation 1, %.2f %% from generation 2%n",
+                    run.samples().get(0).rssAfterGcBytes() / MIB,
+                    second.rssAfterGcBytes() / MIB,
+                    run.samples().size(),
+                    last().rssAfterGcBytes() / MIB,
+                    rssAfterGcGrowthPercent(0),
                     rssAfterGcGrowthPercent(1));
         }
     }
@@ -189,7 +290,9 @@ final class ProfileReport {
     }
 
     private long totalWeights() {
-        return weights.bytesByGraph().values().stream().mapToLong(Long::longValue).sum();
+        return weights.bytesByGraph().values().stream()
+                .mapToLong(Long::longValue)
+                .sum();
     }
 
     private GenerationSample last() {

@@ -18,8 +18,7 @@ import java.util.List;
 final class ProfileRun {
     static final String PROMPT = "a red fox in the snow, golden hour, 35 mm photograph";
 
-    private ProfileRun() {
-    }
+    private ProfileRun() {}
 
     /**
      * The samples and the process memory around them.
@@ -29,24 +28,29 @@ final class ProfileRun {
      * @param rssAfterOpenBytes VmRSS after the pipeline was built (JVM, natives, tokenizer; no sessions yet)
      * @param openNanos time to build the pipeline (config, graph headers, tokenizer; no sessions)
      */
-    record Result(List<GenerationSample> samples, long rssBeforeOpenBytes, long rssAfterOpenBytes, long openNanos) {
-    }
+    record Result(List<GenerationSample> samples, long rssBeforeOpenBytes, long rssAfterOpenBytes, long openNanos) {}
 
     static Result run(Path bundle, MemoryPolicy policy, ProfileOptions options) {
         long rssBefore = ProcStatus.rssBytes();
         long openStart = System.nanoTime();
         List<GenerationSample> samples = new ArrayList<>();
-        try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(bundle).memoryPolicy(policy)
-                .intraOpThreads(options.threads()).build()) {
+        try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
+                .model(bundle)
+                .memoryPolicy(policy)
+                .intraOpThreads(options.threads())
+                .build()) {
             long openNanos = System.nanoTime() - openStart;
             long rssAfterOpen = ProcStatus.rssBytes();
-            GenerationRequest base = GenerationRequest.builder(PROMPT).size(options.size(), options.size())
-                    .steps(options.steps()).build();
+            GenerationRequest base = GenerationRequest.builder(PROMPT)
+                    .size(options.size(), options.size())
+                    .steps(options.steps())
+                    .build();
             for (int i = 1; i <= options.generations(); i++) {
                 long create = SessionLifecycleClock.createNanos();
                 long close = SessionLifecycleClock.closeNanos();
                 long start = System.nanoTime();
-                GenerationResult result = pipeline.generate(base.toBuilder().seed(i).build());
+                GenerationResult result =
+                        pipeline.generate(base.toBuilder().seed(i).build());
                 long wall = System.nanoTime() - start;
                 GenerationSample.SessionNanos sessions = new GenerationSample.SessionNanos(
                         SessionLifecycleClock.createNanos() - create, SessionLifecycleClock.closeNanos() - close);
@@ -55,8 +59,8 @@ final class ProfileRun {
                 long direct = directBytes();
                 long heap = heapUsed();
                 long afterGc = options.mode() == ProfileOptions.Mode.RSS_GROWTH ? rssAfterGc() : -1;
-                samples.add(new GenerationSample(i, result.timings(), wall, rss, peak, direct, heap, afterGc,
-                        sessions));
+                samples.add(
+                        new GenerationSample(i, result.timings(), wall, rss, peak, direct, heap, afterGc, sessions));
                 System.out.printf("generation %d/%d: %.0f ms%n", i, options.generations(), wall / 1e6);
             }
             return new Result(List.copyOf(samples), rssBefore, rssAfterOpen, openNanos);

@@ -34,8 +34,12 @@ public final class DenoiserFixture implements AutoCloseable {
         this.tokens = gridWidth * gridHeight;
         this.text = new TextEncoderStage(harness.resources()).encode(harness.prompt(), harness.context());
         int textLength = harness.resources().config().text().sequenceLength();
-        DenoiserSetup setup = new DenoiserSetup(gridHeight, gridWidth, PositionIds.image(gridHeight, gridWidth),
-                new float[0], PositionIds.text(textLength));
+        DenoiserSetup setup = new DenoiserSetup(
+                gridHeight,
+                gridWidth,
+                PositionIds.image(gridHeight, gridWidth),
+                new float[0],
+                PositionIds.text(textLength));
         this.session = new OnnxDenoiserSession(harness.resources(), setup, harness.context(), true);
         this.noise = TorchRandom.randn(42L, 1, 128, gridHeight, gridWidth);
         this.velocity = new float[noise.length];
@@ -65,8 +69,8 @@ public final class DenoiserFixture implements AutoCloseable {
      * @return the velocity (a reused array)
      */
     public float[] step(int index) {
-        session.predictVelocity(new DenoiseStep(index, STEPS, schedule.sigma(index), schedule.sigma(index + 1)), noise,
-                text, velocity);
+        session.predictVelocity(
+                new DenoiseStep(index, STEPS, schedule.sigma(index), schedule.sigma(index + 1)), noise, text, velocity);
         return velocity;
     }
 

@@ -54,13 +54,17 @@ public class VaeDecodeBenchmark {
         bundle = BenchBundle.syntheticOrReal();
         harness = StageHarness.open(bundle.directory());
         // A unified decoder has no attention graph; the settings are then unused.
-        int rows = harness.resources().io().splitDecoder().flatMap(d -> harness.resources().config()
-                .requiredModel(d.attention().key()).settings().chunkSize().stream().boxed().findFirst())
+        int rows = harness.resources()
+                .io()
+                .splitDecoder()
+                .flatMap(d ->
+                        harness.resources().config().requiredModel(d.attention().key()).settings().chunkSize().stream()
+                                .boxed()
+                                .findFirst())
                 .orElse(AttentionPlan.DEFAULT_CHUNK_ROWS);
         chain = new VaeDecoderChain(harness.resources(), new AttentionSettings(attention, rows));
         int[] wh = harness.imageSize(size);
-        latent = new LatentGrid(TorchRandom.randn(3L, 128 * (wh[1] / 16) * (wh[0] / 16)), 128, wh[1] / 16,
-                wh[0] / 16);
+        latent = new LatentGrid(TorchRandom.randn(3L, 128 * (wh[1] / 16) * (wh[0] / 16)), 128, wh[1] / 16, wh[0] / 16);
         decode();
     }
 

@@ -56,8 +56,11 @@ final class VaeDecoderFixture implements AutoCloseable {
         this.harness = StageHarness.open(bundle);
         try {
             this.resources = harness.resources();
-            this.io = resources.io().splitDecoder().orElseThrow(() -> new IllegalStateException("bundle "
-                    + bundle + " decodes with one unified graph; the VAE part benchmarks need the split chain"));
+            this.io = resources
+                    .io()
+                    .splitDecoder()
+                    .orElseThrow(() -> new IllegalStateException("bundle " + bundle
+                            + " decodes with one unified graph; the VAE part benchmarks need the split chain"));
             int[] wh = harness.imageSize(size);
             int gh = wh[1] / 16;
             int gw = wh[0] / 16;
@@ -74,18 +77,23 @@ final class VaeDecoderFixture implements AutoCloseable {
             int d = (int) qShape[3];
 
             long fixed = io.attention().fixedChunkRows();
-            int configured = resources.config().requiredModel(io.attention().key()).settings().chunkSize()
+            int configured = resources
+                    .config()
+                    .requiredModel(io.attention().key())
+                    .settings()
+                    .chunkSize()
                     .orElse(AttentionPlan.DEFAULT_CHUNK_ROWS);
             chunkRows = (int) Math.min(fixed > 0 ? fixed : configured, sequence);
-            qChunk = own(TensorBuffer.allocate(resources.env(), io.attention().qChunk().elementType(), 1, 1,
-                    chunkRows, d));
+            qChunk = own(TensorBuffer.allocate(
+                    resources.env(), io.attention().qChunk().elementType(), 1, 1, chunkRows, d));
             qChunk.copyElements(OutputReader.bytes(q), 0, 0, chunkRows * d);
-            chunkOut = own(TensorBuffer.allocate(resources.env(), io.attention().output().elementType(), 1, 1,
-                    chunkRows, d));
+            chunkOut = own(TensorBuffer.allocate(
+                    resources.env(), io.attention().output().elementType(), 1, 1, chunkRows, d));
             chunkLease = own(lease(io.attention().key(), attentionInputs(qChunk.tensor())));
-            attention = own(TensorBuffer.allocate(resources.env(), io.attention().output().elementType(), 1, 1,
-                    sequence, d));
-            wholeLease = fixed > 0 && fixed != sequence ? null
+            attention = own(TensorBuffer.allocate(
+                    resources.env(), io.attention().output().elementType(), 1, 1, sequence, d));
+            wholeLease = fixed > 0 && fixed != sequence
+                    ? null
                     : own(lease(io.attention().key(), attentionInputs(q)));
             if (wholeLease == null) {
                 throw new IllegalStateException("the attention-chunk graph fixes its rows to " + fixed
@@ -100,9 +108,15 @@ final class VaeDecoderFixture implements AutoCloseable {
                 for (VaeDecoderIo.Feed feed : stage.feeds()) {
                     OnnxTensor source = source(feed.source(), produced);
                     // Convert where the consumer declares another element type, as the decoder chain does.
-                    inputs.put(feed.input().name(), TensorTypes.of(source) == feed.input().elementType() ? source
-                            : own(TensorBuffer.convertedCopy(resources.env(), source, feed.input().elementType()))
-                                    .tensor());
+                    inputs.put(
+                            feed.input().name(),
+                            TensorTypes.of(source) == feed.input().elementType()
+                                    ? source
+                                    : own(TensorBuffer.convertedCopy(
+                                                    resources.env(),
+                                                    source,
+                                                    feed.input().elementType()))
+                                            .tensor());
                 }
                 postInputs.add(inputs);
                 postLeases.add(own(lease(stage.key(), inputs)));
@@ -119,23 +133,44 @@ final class VaeDecoderFixture implements AutoCloseable {
 
     /** @return the pre-attention result (residual, q, kᵀ, v); the caller closes it */
     OrtSession.Result runPre() {
-        return preLease.session().run(new RunCall(Map.of(io.z().name(), z.tensor()),
-                new LinkedHashSet<>(List.of(io.residual().name(), io.q().name(), io.kt().name(), io.v().name())),
-                Map.of(), "vae decoder pre-attention"), harness.context());
+        return preLease.session()
+                .run(
+                        new RunCall(
+                                Map.of(io.z().name(), z.tensor()),
+                                new LinkedHashSet<>(List.of(
+                                        io.residual().name(),
+                                        io.q().name(),
+                                        io.kt().name(),
+                                        io.v().name())),
+                                Map.of(),
+                                "vae decoder pre-attention"),
+                        harness.context());
     }
 
     /** @return the result of the first attention chunk (written into a pinned output); the caller closes it */
     OrtSession.Result attentionChunk() {
-        return chunkLease.session().run(new RunCall(attentionInputs(qChunk.tensor()), Set.of(),
-                Map.of(io.attention().output().name(), chunkOut.tensor()), "vae decoder attention chunk"),
-                harness.context());
+        return chunkLease
+                .session()
+                .run(
+                        new RunCall(
+                                attentionInputs(qChunk.tensor()),
+                                Set.of(),
+                                Map.of(io.attention().output().name(), chunkOut.tensor()),
+                                "vae decoder attention chunk"),
+                        harness.context());
     }
 
     /** @return the result of attention over all S rows in one call (pinned output); the caller closes it */
     OrtSession.Result attentionWhole() {
-        return wholeLease.session().run(new RunCall(attentionInputs(q), Set.of(),
-                Map.of(io.attention().output().name(), attention.tensor()), "vae decoder attention"),
-                harness.context());
+        return wholeLease
+                .session()
+                .run(
+                        new RunCall(
+                                attentionInputs(q),
+                                Set.of(),
+                                Map.of(io.attention().output().name(), attention.tensor()),
+                                "vae decoder attention"),
+                        harness.context());
     }
 
     /**
@@ -146,8 +181,12 @@ final class VaeDecoderFixture implements AutoCloseable {
         VaeDecoderIo.PostStage stage = io.post().get(index);
         Set<String> requested = new LinkedHashSet<>();
         stage.outputs().forEach(o -> requested.add(o.name()));
-        return postLeases.get(index).session().run(new RunCall(postInputs.get(index), requested, Map.of(),
-                "vae decoder " + stage.key()), harness.context());
+        return postLeases
+                .get(index)
+                .session()
+                .run(
+                        new RunCall(postInputs.get(index), requested, Map.of(), "vae decoder " + stage.key()),
+                        harness.context());
     }
 
     /** @return the number of post stages */

@@ -44,8 +44,8 @@ public class VaeDecoderPostStageBenchmark {
         fixture = new VaeDecoderFixture(bundle.directory(), size);
         if (stage < 0 || stage >= fixture.postStages()) {
             tearDown();
-            throw new IllegalArgumentException("post stage " + stage + " does not exist; the bundle has "
-                    + fixture.postStages());
+            throw new IllegalArgumentException(
+                    "post stage " + stage + " does not exist; the bundle has " + fixture.postStages());
         }
     }
 

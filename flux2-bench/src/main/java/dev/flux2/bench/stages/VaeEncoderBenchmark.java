@@ -43,8 +43,12 @@ public class VaeEncoderBenchmark {
     public void setUp() {
         bundle = BenchBundle.syntheticOrReal();
         harness = StageHarness.open(bundle.directory());
-        stage = new VaeEncoderStage(harness.resources(), harness.resources().io().vaeEncoder().orElseThrow(
-                () -> new IllegalStateException("bundle " + bundle + " has no vae_encoder")));
+        stage = new VaeEncoderStage(
+                harness.resources(),
+                harness.resources()
+                        .io()
+                        .vaeEncoder()
+                        .orElseThrow(() -> new IllegalStateException("bundle " + bundle + " has no vae_encoder")));
         int[] wh = harness.imageSize(size);
         float[] pixels = new float[3 * wh[0] * wh[1]];
         SplittableRandom rnd = new SplittableRandom(5);

@@ -37,7 +37,8 @@ public final class BenchBundle implements AutoCloseable {
      * @return that synthetic bundle, written now
      */
     public static BenchBundle synthetic(SyntheticBundleSpec.Builder builder) {
-        SyntheticBundleSpec spec = builder.tokenizerSource(BenchProperties.tokenizerFixture()).build();
+        SyntheticBundleSpec spec =
+                builder.tokenizerSource(BenchProperties.tokenizerFixture()).build();
         TempDirectory dir = TempDirectory.create("flux2-bench-synthetic");
         try {
             SyntheticBundleWriter.write(spec, dir.path());
@@ -56,8 +57,11 @@ public final class BenchBundle implements AutoCloseable {
     public static BenchBundle timing(TimingTransformerSpec transformer, int size) {
         TempDirectory dir = TempDirectory.create("flux2-bench-timing");
         try {
-            TimingBundleSpec spec = TimingBundleSpec.builder().transformer(transformer).defaultSize(size, size)
-                    .tokenizerSource(BenchProperties.tokenizerFixture()).build();
+            TimingBundleSpec spec = TimingBundleSpec.builder()
+                    .transformer(transformer)
+                    .defaultSize(size, size)
+                    .tokenizerSource(BenchProperties.tokenizerFixture())
+                    .build();
             TimingBundleWriter.write(spec, dir.path());
             return new BenchBundle(dir.path(), Optional.of(dir), "timing " + spec);
         } catch (RuntimeException e) {

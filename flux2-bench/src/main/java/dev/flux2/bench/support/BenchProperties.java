@@ -13,8 +13,7 @@ public final class BenchProperties {
     /** The shared directory holding {@code fixtures/qwen3-tokenizer} (default {@code ../shared}). */
     public static final String SHARED_DIR = "flux2.shared.dir";
 
-    private BenchProperties() {
-    }
+    private BenchProperties() {}
 
     /** @return the real bundle directory from {@code -Dflux2.model}, if given */
     public static Optional<Path> realModel() {
@@ -36,7 +35,10 @@ public final class BenchProperties {
     public static Path tokenizerFixture() {
         String shared = System.getProperty(SHARED_DIR);
         Path base = shared != null && !shared.isBlank() ? Path.of(shared) : Path.of("..", "shared");
-        Path dir = base.resolve("fixtures").resolve("qwen3-tokenizer").toAbsolutePath().normalize();
+        Path dir = base.resolve("fixtures")
+                .resolve("qwen3-tokenizer")
+                .toAbsolutePath()
+                .normalize();
         if (!Files.isRegularFile(dir.resolve("tokenizer.json"))) {
             throw new IllegalStateException("tokenizer fixture not found at " + dir + "; pass -D" + SHARED_DIR
                     + "=<dir containing fixtures/qwen3-tokenizer> (to forked JVMs: -jvmArgsAppend)");

@@ -23,7 +23,7 @@ public final class BenchStageContext implements StageContext {
 
     @Override
     public AutoCloseable onCancel(Runnable abort) {
-        return () -> { };
+        return () -> {};
     }
 
     @Override

@@ -30,13 +30,18 @@ public final class StageHarness implements AutoCloseable {
 
     private StageHarness(Path directory) {
         this.bundle = OnnxBundle.load(directory);
-        this.sessions = new SessionCache(new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(),
-                0), MemoryPolicy.RESIDENT);
-        this.resources = new StageResources(SharedEnvironment.get(), sessions, bundle.config(), bundle.io(),
+        this.sessions = new SessionCache(
+                new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(), 0), MemoryPolicy.RESIDENT);
+        this.resources = new StageResources(
+                SharedEnvironment.get(),
+                sessions,
+                bundle.config(),
+                bundle.io(),
                 new SessionSpecs(bundle.config(), bundle.io(), true, Optional.empty()));
         Qwen3PromptTokenizer t = null;
         try {
-            t = Qwen3PromptTokenizer.load(directory.resolve(bundle.config().text().tokenizerDir()),
+            t = Qwen3PromptTokenizer.load(
+                    directory.resolve(bundle.config().text().tokenizerDir()),
                     bundle.config().text().sequenceLength());
         } finally {
             if (t == null) {
@@ -77,7 +82,9 @@ public final class StageHarness implements AutoCloseable {
         if (size > 0) {
             return new int[] {size, size};
         }
-        return new int[] {bundle.config().defaults().width(), bundle.config().defaults().height()};
+        return new int[] {
+            bundle.config().defaults().width(), bundle.config().defaults().height()
+        };
     }
 
     /** Closes every session, then the tokenizer. */

@@ -25,8 +25,7 @@ import java.util.Map;
 public final class StepExtrapolation {
     private static final String BENCHMARK = TimingTransformerStepBenchmark.class.getName() + ".step";
 
-    private StepExtrapolation() {
-    }
+    private StepExtrapolation() {}
 
     /**
      * The three block costs and the extrapolated step.
@@ -39,11 +38,18 @@ public final class StepExtrapolation {
      * @param oneAndOneMs the measured 1+1 step
      * @param realStepErrorMs standard error of {@link #realStepMs()}
      */
-    public record Estimate(String width, int size, double embedMs, double doubleMs, double singleMs,
-            double oneAndOneMs, double realStepErrorMs) {
+    public record Estimate(
+            String width,
+            int size,
+            double embedMs,
+            double doubleMs,
+            double singleMs,
+            double oneAndOneMs,
+            double realStepErrorMs) {
         /** @return e + 5·d + 20·s, the estimated real step in ms */
         public double realStepMs() {
-            return embedMs + TimingTransformerSpec.KLEIN_DOUBLE_BLOCKS * doubleMs
+            return embedMs
+                    + TimingTransformerSpec.KLEIN_DOUBLE_BLOCKS * doubleMs
                     + TimingTransformerSpec.KLEIN_SINGLE_BLOCKS * singleMs;
         }
     }
@@ -60,7 +66,8 @@ public final class StepExtrapolation {
         int size = -1;
         for (JsonNode r : results) {
             JsonNode params = r.path("params");
-            if (!BENCHMARK.equals(r.path("benchmark").asText()) || !width.equals(params.path("width").asText())) {
+            if (!BENCHMARK.equals(r.path("benchmark").asText())
+                    || !width.equals(params.path("width").asText())) {
                 continue;
             }
             size = params.path("size").asInt();
@@ -68,7 +75,8 @@ public final class StepExtrapolation {
             double[] shots = shots(r.path("primaryMetric").path("rawData"), unit);
             String layout = params.path("blocks").asText();
             if (shots.length == 0) {
-                byLayout.put(layout, toMillis(r.path("primaryMetric").path("score").asDouble(), unit));
+                byLayout.put(
+                        layout, toMillis(r.path("primaryMetric").path("score").asDouble(), unit));
                 errors.put(layout, 0.0);
             } else {
                 byLayout.put(layout, mean(shots));
@@ -84,8 +92,8 @@ public final class StepExtrapolation {
         double base = byLayout.get("1+1");
         double d = byLayout.get("2+1") - base;
         double s = byLayout.get("1+2") - base;
-        double error = Math.sqrt(square(22 * errors.get("1+1")) + square(4 * errors.get("2+1"))
-                + square(19 * errors.get("1+2")));
+        double error = Math.sqrt(
+                square(22 * errors.get("1+1")) + square(4 * errors.get("2+1")) + square(19 * errors.get("1+2")));
         return new Estimate(width, size, base - d - s, d, s, base, error);
     }
 
@@ -145,8 +153,8 @@ public final class StepExtrapolation {
             System.err.println("usage: StepExtrapolation <jmh-results.json> [klein|tiny]");
             System.exit(2);
         }
-        Estimate e = estimate(new ObjectMapper().readTree(Path.of(args[0]).toFile()), args.length > 1 ? args[1]
-                : "klein");
+        Estimate e =
+                estimate(new ObjectMapper().readTree(Path.of(args[0]).toFile()), args.length > 1 ? args[1] : "klein");
         print(e, System.out);
     }
 
@@ -160,9 +168,15 @@ public final class StepExtrapolation {
         out.printf(Locale.ROOT, "  e  embedders, modulation, output    %10.0f ms%n", e.embedMs());
         out.printf(Locale.ROOT, "  d  one double-stream block          %10.0f ms%n", e.doubleMs());
         out.printf(Locale.ROOT, "  s  one single-stream block          %10.0f ms%n", e.singleMs());
-        out.printf(Locale.ROOT, "  real step e + 5d + 20s              %10.0f ms ± %.0f (1 s.e.)%n", e.realStepMs(),
+        out.printf(
+                Locale.ROOT,
+                "  real step e + 5d + 20s              %10.0f ms ± %.0f (1 s.e.)%n",
+                e.realStepMs(),
                 e.realStepErrorMs());
-        out.printf(Locale.ROOT, "  real 4-step denoise                 %10.0f ms ± %.0f%n", 4 * e.realStepMs(),
+        out.printf(
+                Locale.ROOT,
+                "  real 4-step denoise                 %10.0f ms ± %.0f%n",
+                4 * e.realStepMs(),
                 4 * e.realStepErrorMs());
     }
 }

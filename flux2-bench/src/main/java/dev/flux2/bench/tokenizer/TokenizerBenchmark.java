@@ -40,10 +40,12 @@ public class TokenizerBenchmark {
     /** Loads the tokenizer. */
     @Setup(Level.Trial)
     public void setUp() {
-        Path dir = BenchProperties.realModel().map(m -> m.resolve("tokenizer"))
+        Path dir = BenchProperties.realModel()
+                .map(m -> m.resolve("tokenizer"))
                 .orElseGet(BenchProperties::tokenizerFixture);
         tokenizer = Qwen3PromptTokenizer.load(dir, 512);
-        text = "short".equals(prompt) ? "a red fox in the snow, golden hour, 35 mm photograph"
+        text = "short".equals(prompt)
+                ? "a red fox in the snow, golden hour, 35 mm photograph"
                 : "a detailed matte painting of a mountain village at dusk, ".repeat(60);
     }
 

@@ -34,10 +34,22 @@ class ProfileOptionsTest {
 
     @Test
     void childArgumentsReproduceTheOptionsForOnePolicy() {
-        ProfileOptions options = ProfileOptions.parse(new String[] {"--bundle", "timing", "--size", "256", "--steps",
-            "2", "--generations", "5", "--threads", "1", "--json", "/tmp/out/profile.json"});
-        ProfileOptions child = ProfileOptions.parse(options.childArguments(MemoryPolicy.RESIDENT)
-                .toArray(new String[0]));
+        ProfileOptions options = ProfileOptions.parse(new String[] {
+            "--bundle",
+            "timing",
+            "--size",
+            "256",
+            "--steps",
+            "2",
+            "--generations",
+            "5",
+            "--threads",
+            "1",
+            "--json",
+            "/tmp/out/profile.json"
+        });
+        ProfileOptions child = ProfileOptions.parse(
+                options.childArguments(MemoryPolicy.RESIDENT).toArray(new String[0]));
         assertEquals(options.mode(), child.mode());
         assertEquals("timing", child.bundle());
         assertEquals(256, child.size());

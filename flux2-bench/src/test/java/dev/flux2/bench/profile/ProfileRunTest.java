@@ -29,14 +29,19 @@ class ProfileRunTest {
 
     @BeforeAll
     static void writeBundle() {
-        SyntheticBundleWriter.write(SyntheticBundleSpec.builder().transformerPaddingBytes(1 << 20)
-                .tokenizerSource(BenchProperties.tokenizerFixture()).build(), bundle);
+        SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder()
+                        .transformerPaddingBytes(1 << 20)
+                        .tokenizerSource(BenchProperties.tokenizerFixture())
+                        .build(),
+                bundle);
     }
 
     @Test
     void samplesHoldEveryStageTheRuntimeShareAndMemory() {
-        ProfileOptions options = ProfileOptions.parse(new String[] {"--bundle", bundle.toString(), "--size", "64",
-            "--generations", "2", "--policy", "resident"});
+        ProfileOptions options = ProfileOptions.parse(new String[] {
+            "--bundle", bundle.toString(), "--size", "64", "--generations", "2", "--policy", "resident"
+        });
         ProfileRun.Result run = ProfileRun.run(bundle, MemoryPolicy.RESIDENT, options);
         assertEquals(2, run.samples().size());
         for (GenerationSample s : run.samples()) {
@@ -50,7 +55,11 @@ class ProfileRunTest {
             assertEquals(100.0 * (total - runtime) / total, s.overheadPercent(), 1e-9);
             assertTrue(s.wallNanos() >= total, "caller wall time below the pipeline's total");
             assertTrue(s.rssBytes() > 0 && s.peakRssBytes() >= s.rssBytes());
-            assertEquals(s.overheadNanos() - s.sessionNanos().create() - s.sessionNanos().close(), s.javaNanos());
+            assertEquals(
+                    s.overheadNanos()
+                            - s.sessionNanos().create()
+                            - s.sessionNanos().close(),
+                    s.javaNanos());
         }
         // RESIDENT: the first generation creates every session, the second reuses them all.
         assertTrue(run.samples().get(0).sessionNanos().create() > 0, "generation 1 created no session");
@@ -60,17 +69,25 @@ class ProfileRunTest {
 
     @Test
     void reportPrintsTheTargetsAndWritesJson(@TempDir Path out) throws Exception {
-        ProfileOptions options = ProfileOptions.parse(new String[] {"--mode", "memory", "--bundle",
-            bundle.toString(), "--size", "64"});
+        ProfileOptions options =
+                ProfileOptions.parse(new String[] {"--mode", "memory", "--bundle", bundle.toString(), "--size", "64"});
         ProfileRun.Result run = ProfileRun.run(bundle, MemoryPolicy.SEQUENTIAL, options);
         BundleWeights weights = BundleWeights.of(bundle);
         SessionOpenCost sessions = SessionOpenCost.measure(bundle, 0);
-        assertEquals(List.of("text_encoder", "transformer", "vae_decoder_pre", "vae_decoder_attn_chunk",
-                "vae_decoder_post_stage_0", "vae_decoder_post_stage_1", "vae_decoder_post_stage_2",
-                "vae_decoder_post_stage_3"), List.copyOf(sessions.nanosByGraph().keySet()));
+        assertEquals(
+                List.of(
+                        "text_encoder",
+                        "transformer",
+                        "vae_decoder_pre",
+                        "vae_decoder_attn_chunk",
+                        "vae_decoder_post_stage_0",
+                        "vae_decoder_post_stage_1",
+                        "vae_decoder_post_stage_2",
+                        "vae_decoder_post_stage_3"),
+                List.copyOf(sessions.nanosByGraph().keySet()));
         assertTrue(sessions.nanosByGraph().values().stream().allMatch(n -> n > 0));
-        ProfileReport report = new ProfileReport(options, MemoryPolicy.SEQUENTIAL, "synthetic", run, weights,
-                MachineInfo.current(), sessions);
+        ProfileReport report = new ProfileReport(
+                options, MemoryPolicy.SEQUENTIAL, "synthetic", run, weights, MachineInfo.current(), sessions);
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         report.print(new PrintStream(text, true, StandardCharsets.UTF_8));
         String printed = text.toString(StandardCharsets.UTF_8);
@@ -87,12 +104,17 @@ class ProfileRunTest {
         JsonNode root = new ObjectMapper().readTree(json.toFile());
         assertEquals(2, root.get("samples").size());
         JsonNode second = root.get("samples").get(1);
-        assertEquals(second.get("overheadMs").asDouble() - second.get("sessionCreateMs").asDouble()
-                - second.get("sessionCloseMs").asDouble(), second.get("javaMs").asDouble(), 1e-3);
+        assertEquals(
+                second.get("overheadMs").asDouble()
+                        - second.get("sessionCreateMs").asDouble()
+                        - second.get("sessionCloseMs").asDouble(),
+                second.get("javaMs").asDouble(),
+                1e-3);
         assertEquals("transformer", root.get("largestGraph").asText());
         long expectedBound = (long) (1.3 * weights.largest().getValue()) + (300L << 20);
         assertEquals(expectedBound, root.get("memoryBoundBytes").asLong());
-        assertEquals(sessions.totalNanos() / 1e6, root.get("sessionCreateTotalMs").asDouble(), 1e-6);
+        assertEquals(
+                sessions.totalNanos() / 1e6, root.get("sessionCreateTotalMs").asDouble(), 1e-6);
     }
 
     @Test
@@ -105,8 +127,7 @@ class ProfileRunTest {
         }
         assertEquals(transformer, bytes.get("transformer"));
         assertTrue(transformer > 1 << 20, "the 1 MiB padding is in the transformer shards");
-        assertEquals(Files.size(bundle.resolve(BundleGraph.VAE_DECODER_PRE.fileName())),
-                bytes.get("vae_decoder_pre"));
+        assertEquals(Files.size(bundle.resolve(BundleGraph.VAE_DECODER_PRE.fileName())), bytes.get("vae_decoder_pre"));
         assertEquals("transformer", weights.largest().getKey());
     }
 

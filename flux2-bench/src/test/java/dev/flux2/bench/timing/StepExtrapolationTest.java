@@ -52,8 +52,8 @@ class StepExtrapolationTest {
         ArrayNode results = JSON.createArrayNode();
         results.add(record(STEP, "klein", "1+1", 1000, "ms/op"));
         results.add(record(STEP, "klein", "2+1", 1600, "ms/op"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> StepExtrapolation.estimate(results, "klein"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> StepExtrapolation.estimate(results, "klein"));
         assertTrue(e.getMessage().contains("blocks=1+2"), e.getMessage());
     }
 
@@ -68,7 +68,8 @@ class StepExtrapolationTest {
     }
 
     private static JsonNode withShots(JsonNode record, double... shots) {
-        ArrayNode fork = ((ObjectNode) record.get("primaryMetric")).putArray("rawData").addArray();
+        ArrayNode fork =
+                ((ObjectNode) record.get("primaryMetric")).putArray("rawData").addArray();
         for (double v : shots) {
             fork.add(v);
         }

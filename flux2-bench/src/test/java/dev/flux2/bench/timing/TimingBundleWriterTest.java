@@ -20,9 +20,15 @@ class TimingBundleWriterTest {
 
     @Test
     void configDescribesTheTimingTransformerShardsAndWidth(@TempDir Path dir) throws Exception {
-        TimingBundle bundle = TimingBundleWriter.write(TimingBundleSpec.builder()
-                .transformer(TimingTransformerSpec.tiny()).defaultSize(64, 32).textSequenceLength(16).build(), dir);
-        JsonNode root = new ObjectMapper().readTree(dir.resolve("flux2-config.json").toFile());
+        TimingBundle bundle = TimingBundleWriter.write(
+                TimingBundleSpec.builder()
+                        .transformer(TimingTransformerSpec.tiny())
+                        .defaultSize(64, 32)
+                        .textSequenceLength(16)
+                        .build(),
+                dir);
+        JsonNode root =
+                new ObjectMapper().readTree(dir.resolve("flux2-config.json").toFile());
         assertEquals(64, root.get("context_dim").asInt());
         assertEquals(16, root.get("text_seq_len").asInt());
         assertEquals(64, root.get("default_width").asInt());
@@ -33,10 +39,12 @@ class TimingBundleWriterTest {
         long second = Files.size(dir.resolve("transformer-q4-00002.onnx_data"));
         assertEquals(2, t.get("shards").get("count").asInt());
         assertEquals(first + second, t.get("shards").get("total_bytes").asLong());
-        assertEquals(Math.max(first, second), t.get("shards").get("largest_bytes").asLong());
+        assertEquals(
+                Math.max(first, second), t.get("shards").get("largest_bytes").asLong());
         assertEquals(19, t.get("quantization").get("matmul_nbits_nodes").asInt());
         // Two blocks, two head groups each: q·kᵀ and probs·v per group.
-        assertEquals(2 * 2 * 2, t.get("quantization").get("remaining_matmul_nodes").asInt());
+        assertEquals(
+                2 * 2 * 2, t.get("quantization").get("remaining_matmul_nodes").asInt());
         assertTrue(first + second >= bundle.transformer().weightBytes());
         assertTrue(Files.isRegularFile(dir.resolve("tokenizer").resolve("tokenizer.json")));
     }

@@ -41,6 +41,7 @@ class TimingTransformerGraphTest {
 
     @TempDir
     static Path dir;
+
     private static TimingTransformerFiles files;
 
     @BeforeAll
@@ -50,8 +51,9 @@ class TimingTransformerGraphTest {
 
     @Test
     void kleinWidthWith5Plus20BlocksHasTheRealLayerCountAndWeightBytes() throws Exception {
-        TimingTransformerSpec klein = TimingTransformerSpec.builder().blocks(TimingTransformerSpec.KLEIN_DOUBLE_BLOCKS,
-                TimingTransformerSpec.KLEIN_SINGLE_BLOCKS).build();
+        TimingTransformerSpec klein = TimingTransformerSpec.builder()
+                .blocks(TimingTransformerSpec.KLEIN_DOUBLE_BLOCKS, TimingTransformerSpec.KLEIN_SINGLE_BLOCKS)
+                .build();
         JsonNode transformer = seedConfig().get("models").get("transformer");
         assertEquals(transformer.get("quantization").get("matmul_nbits_nodes").asInt(), klein.linearLayers());
         long realBytes = transformer.get("shards").get("total_bytes").asLong();
@@ -67,14 +69,17 @@ class TimingTransformerGraphTest {
         try (InputStream in = Files.newInputStream(files.graphFile())) {
             model = ModelProto.parseFrom(in);
         }
-        long nbits = model.getGraph().getNodeList().stream().map(NodeProto::getOpType)
-                .filter("MatMulNBits"::equals).count();
+        long nbits = model.getGraph().getNodeList().stream()
+                .map(NodeProto::getOpType)
+                .filter("MatMulNBits"::equals)
+                .count();
         // 9 embedding/modulation/output layers + 8 per double block + 2 per single block.
         assertEquals(9 + 8 + 2, nbits);
         assertEquals(nbits, files.matMulNBitsNodes());
         assertEquals(TimingTransformerSpec.tiny().weightBytes(), files.weightBytes());
         for (int i = 0; i < 2; i++) {
-            assertEquals(Files.size(files.shardFiles().get(i)), files.shardBytes().get(i));
+            assertEquals(
+                    Files.size(files.shardFiles().get(i)), files.shardBytes().get(i));
         }
         // Alignment adds at most 63 bytes per initializer (3 per layer).
         long slack = files.totalShardBytes() - files.weightBytes();
@@ -127,13 +132,14 @@ class TimingTransformerGraphTest {
 
     private static float[] run(OrtEnvironment env, OrtSession session, Inputs in) throws Exception {
         try (OnnxTensor x = half(env, in.x, 1, TOKENS, 128);
-                OnnxTensor xIds = OnnxTensor.createTensor(env, java.nio.FloatBuffer.wrap(in.xIds), new long[] {1, TOKENS, 4});
+                OnnxTensor xIds =
+                        OnnxTensor.createTensor(env, java.nio.FloatBuffer.wrap(in.xIds), new long[] {1, TOKENS, 4});
                 OnnxTensor sigma = half(env, in.sigma, 1);
                 OnnxTensor ctx = half(env, in.ctx, 1, TEXT, 64);
-                OnnxTensor ctxIds = OnnxTensor.createTensor(env, java.nio.FloatBuffer.wrap(in.ctxIds),
-                        new long[] {1, TEXT, 4});
-                OrtSession.Result r = session.run(Map.of("x", x, "x_ids", xIds, "timesteps", sigma, "ctx", ctx,
-                        "ctx_ids", ctxIds))) {
+                OnnxTensor ctxIds =
+                        OnnxTensor.createTensor(env, java.nio.FloatBuffer.wrap(in.ctxIds), new long[] {1, TEXT, 4});
+                OrtSession.Result r =
+                        session.run(Map.of("x", x, "x_ids", xIds, "timesteps", sigma, "ctx", ctx, "ctx_ids", ctxIds))) {
             OnnxTensor pred = (OnnxTensor) r.get("pred").orElseThrow();
             assertArrayEquals(new long[] {1, TOKENS, 128}, pred.getInfo().getShape());
             ShortBuffer bits = pred.getShortBuffer();
@@ -162,7 +168,8 @@ class TimingTransformerGraphTest {
 
     private static JsonNode seedConfig() throws Exception {
         String shared = System.getProperty("flux2.shared.dir", "../../shared");
-        return new ObjectMapper().readTree(Path.of(shared, "seeds", "flux2-config.json").toFile());
+        return new ObjectMapper()
+                .readTree(Path.of(shared, "seeds", "flux2-config.json").toFile());
     }
 
     /** One set of transformer inputs (copied on change). */
@@ -207,8 +214,9 @@ class TimingTransformerGraphTest {
 
         Inputs with(float[] array, int index, float delta) {
             Inputs copy = new Inputs(x.clone(), xIds.clone(), sigma.clone(), ctx.clone(), ctxIds.clone());
-            float[] target = array == x ? copy.x : array == xIds ? copy.xIds : array == sigma ? copy.sigma
-                    : array == ctx ? copy.ctx : copy.ctxIds;
+            float[] target = array == x
+                    ? copy.x
+                    : array == xIds ? copy.xIds : array == sigma ? copy.sigma : array == ctx ? copy.ctx : copy.ctxIds;
             target[index] += delta;
             return copy;
         }

@@ -24,11 +24,7 @@ import java.util.Optional;
  * @param tokenizerDir {@code tokenizer_dir}, relative to the bundle folder ({@code tokenizer} when absent)
  * @param graphs one entry per {@code models.*} entry, in file order
  */
-public record BundleConfigFile(
-        String modelVariant,
-        int textSeqLen,
-        String tokenizerDir,
-        List<GraphFile> graphs) {
+public record BundleConfigFile(String modelVariant, int textSeqLen, String tokenizerDir, List<GraphFile> graphs) {
 
     /** The config's file name inside a bundle folder. */
     public static final String FILE_NAME = "flux2-config.json";
@@ -86,8 +82,10 @@ public record BundleConfigFile(
         try {
             root = JSON.readTree(Files.readAllBytes(file));
         } catch (NoSuchFileException e) {
-            throw new ModelLoadException(file.toAbsolutePath() + " does not exist: " + bundleDir.toAbsolutePath()
-                    + " is not a FLUX.2 ONNX bundle (run 'flux2 download --dir DIR' to fetch one)", e);
+            throw new ModelLoadException(
+                    file.toAbsolutePath() + " does not exist: " + bundleDir.toAbsolutePath()
+                            + " is not a FLUX.2 ONNX bundle (run 'flux2 download --dir DIR' to fetch one)",
+                    e);
         } catch (IOException e) {
             throw new ModelLoadException(file.toAbsolutePath() + " cannot be read as JSON: " + e.getMessage(), e);
         }
@@ -122,8 +120,8 @@ public record BundleConfigFile(
         for (Map.Entry<String, JsonNode> e : models.properties()) {
             JsonNode m = e.getValue();
             String graphFile = requiredText(m, "file", origin + " models." + e.getKey());
-            Optional<String> manifest = m.hasNonNull("manifest")
-                    ? Optional.of(m.get("manifest").asText()) : Optional.empty();
+            Optional<String> manifest =
+                    m.hasNonNull("manifest") ? Optional.of(m.get("manifest").asText()) : Optional.empty();
             graphs.add(new GraphFile(e.getKey(), graphFile, manifest, shardFacts(m.path("shards"))));
         }
         return new BundleConfigFile(
@@ -137,8 +135,11 @@ public record BundleConfigFile(
         if (!shards.isObject()) {
             return ShardFacts.UNKNOWN;
         }
-        return new ShardFacts(shards.path("count").asInt(-1), shards.path("total_bytes").asLong(-1),
-                shards.path("largest_bytes").asLong(-1), shards.path("onnx_bytes").asLong(-1));
+        return new ShardFacts(
+                shards.path("count").asInt(-1),
+                shards.path("total_bytes").asLong(-1),
+                shards.path("largest_bytes").asLong(-1),
+                shards.path("onnx_bytes").asLong(-1));
     }
 
     private static int requiredInt(JsonNode node, String field, String origin) {

@@ -11,7 +11,9 @@ abstract class BaseCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-v", "--verbose"}, description = "Print stack traces and debug logging.")
+    @Option(
+            names = {"-v", "--verbose"},
+            description = "Print stack traces and debug logging.")
     boolean verbose;
 
     /** @return whether {@code --verbose} was given */

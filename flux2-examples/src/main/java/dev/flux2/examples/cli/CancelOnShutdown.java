@@ -118,6 +118,5 @@ final class CancelOnShutdown implements AutoCloseable {
         }
     }
 
-    private record Restorer(Signal signal, SignalHandler previous) {
-    }
+    private record Restorer(Signal signal, SignalHandler previous) {}
 }

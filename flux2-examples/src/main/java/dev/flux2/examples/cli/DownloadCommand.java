@@ -16,30 +16,60 @@ import picocli.CommandLine.Option;
  * {@code flux2 download}: fetches a bundle from Hugging Face over HTTPS, resumably, and verifies it (sizes against
  * the bundle config; sizes and BLAKE3 for the pinned default revision).
  */
-@Command(name = "download", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Download a FLUX.2 ONNX bundle from Hugging Face (resumable, verified).",
-            "Default: " + DownloadOptions.DEFAULT_REPO + " at the pinned revision "
-                + DownloadOptions.DEFAULT_REVISION + " (sizes and BLAKE3 checked)."})
+@Command(
+        name = "download",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Download a FLUX.2 ONNX bundle from Hugging Face (resumable, verified).",
+            "Default: " + DownloadOptions.DEFAULT_REPO + " at the pinned revision " + DownloadOptions.DEFAULT_REVISION
+                    + " (sizes and BLAKE3 checked)."
+        })
 final class DownloadCommand extends BaseCommand {
-    @Option(names = "--dir", required = true, paramLabel = "DIR", description = "Target folder (created if needed; completed files are kept).")
+    @Option(
+            names = "--dir",
+            required = true,
+            paramLabel = "DIR",
+            description = "Target folder (created if needed; completed files are kept).")
     Path dir;
 
-    @Option(names = "--repo", paramLabel = "ID", defaultValue = DownloadOptions.DEFAULT_REPO, description = "Repository id (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--repo",
+            paramLabel = "ID",
+            defaultValue = DownloadOptions.DEFAULT_REPO,
+            description = "Repository id (default ${DEFAULT-VALUE}).")
     String repo;
 
-    @Option(names = "--revision", paramLabel = "REV", description = "Branch, tag or commit (default: the pinned commit for the default repo, main otherwise).")
+    @Option(
+            names = "--revision",
+            paramLabel = "REV",
+            description = "Branch, tag or commit (default: the pinned commit for the default repo, main otherwise).")
     String revision;
 
-    @Option(names = "--endpoint", paramLabel = "URL", description = "Hub endpoint (default: $HF_ENDPOINT or " + DownloadOptions.DEFAULT_ENDPOINT + ").")
+    @Option(
+            names = "--endpoint",
+            paramLabel = "URL",
+            description = "Hub endpoint (default: $HF_ENDPOINT or " + DownloadOptions.DEFAULT_ENDPOINT + ").")
     URI endpoint;
 
-    @Option(names = "--retries", paramLabel = "N", defaultValue = "3", description = "Resuming retries per file after an interrupted transfer (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--retries",
+            paramLabel = "N",
+            defaultValue = "3",
+            description = "Resuming retries per file after an interrupted transfer (default ${DEFAULT-VALUE}).")
     int retries;
 
-    @Option(names = "--stall-timeout", paramLabel = "SECONDS", defaultValue = "60", description = "Abort (and retry) a transfer that receives nothing for this long (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--stall-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "60",
+            description =
+                    "Abort (and retry) a transfer that receives nothing for this long (default ${DEFAULT-VALUE}).")
     int stallTimeoutSeconds;
 
-    @Option(names = "--verify", description = "Re-hash files already present (pinned bundles; otherwise only sizes are checked).")
+    @Option(
+            names = "--verify",
+            description = "Re-hash files already present (pinned bundles; otherwise only sizes are checked).")
     boolean verify;
 
     @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
@@ -47,8 +77,11 @@ final class DownloadCommand extends BaseCommand {
 
     @Override
     public Integer call() {
-        DownloadOptions.Builder b = DownloadOptions.builder(dir).repo(repo).retries(retries)
-                .stallTimeout(java.time.Duration.ofSeconds(Math.max(1, stallTimeoutSeconds))).rehashExisting(verify);
+        DownloadOptions.Builder b = DownloadOptions.builder(dir)
+                .repo(repo)
+                .retries(retries)
+                .stallTimeout(java.time.Duration.ofSeconds(Math.max(1, stallTimeoutSeconds)))
+                .rehashExisting(verify);
         if (revision != null) {
             b.revision(revision);
         }
@@ -66,19 +99,29 @@ final class DownloadCommand extends BaseCommand {
         }
         for (DownloadedFile f : report.files()) {
             String what = switch (f.outcome()) {
-                case DOWNLOADED -> f.resumedFrom() > 0 ? "downloaded (resumed at " + f.resumedFrom() + ")"
-                        : "downloaded";
+                case DOWNLOADED ->
+                    f.resumedFrom() > 0 ? "downloaded (resumed at " + f.resumedFrom() + ")" : "downloaded";
                 case ALREADY_PRESENT -> "present";
                 case ABSENT_OPTIONAL -> "absent (optional, not in this revision)";
             };
-            out().printf(Locale.ROOT, "  %-40s %15s  %s%n", f.path(),
-                    f.outcome() == DownloadedFile.Outcome.ABSENT_OPTIONAL ? "-"
-                            : String.format(Locale.ROOT, "%,d", f.bytes()), what);
+            out().printf(
+                            Locale.ROOT,
+                            "  %-40s %15s  %s%n",
+                            f.path(),
+                            f.outcome() == DownloadedFile.Outcome.ABSENT_OPTIONAL
+                                    ? "-"
+                                    : String.format(Locale.ROOT, "%,d", f.bytes()),
+                            what);
         }
-        out().printf(Locale.ROOT, "bundle ready: %s (%s, %s transferred); verified: %s%n",
-                dir.toAbsolutePath(), Sizes.human(report.totalBytes()), Sizes.human(report.transferredBytes()),
-                report.hashVerified() ? "sizes and BLAKE3 against the pinned list"
-                        : "shard sizes against flux2-config.json");
+        out().printf(
+                        Locale.ROOT,
+                        "bundle ready: %s (%s, %s transferred); verified: %s%n",
+                        dir.toAbsolutePath(),
+                        Sizes.human(report.totalBytes()),
+                        Sizes.human(report.transferredBytes()),
+                        report.hashVerified()
+                                ? "sizes and BLAKE3 against the pinned list"
+                                : "shard sizes against flux2-config.json");
         out().flush();
         return ExitCodes.OK;
     }

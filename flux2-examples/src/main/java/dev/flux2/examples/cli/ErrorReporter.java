@@ -18,8 +18,7 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
 
     @Override
     public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
-        report(commandLine.getErr(), ex,
-                commandLine.getCommand() instanceof BaseCommand base && base.verbose());
+        report(commandLine.getErr(), ex, commandLine.getCommand() instanceof BaseCommand base && base.verbose());
         return ExitCodes.of(ex);
     }
 

@@ -32,8 +32,7 @@ public final class ExitCodes {
     /** Cancelled by the user (128 + SIGINT). */
     public static final int CANCELLED = 130;
 
-    private ExitCodes() {
-    }
+    private ExitCodes() {}
 
     /**
      * @param error a failure escaping a command

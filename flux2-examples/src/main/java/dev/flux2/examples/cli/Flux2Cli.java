@@ -12,16 +12,29 @@ import picocli.CommandLine.Spec;
  * The {@code flux2} command line: {@code generate}, {@code tokenize}, {@code info} and {@code download}.
  * Exit codes are listed in {@link ExitCodes}.
  */
-@Command(name = "flux2", mixinStandardHelpOptions = true, versionProvider = Flux2Cli.Version.class,
+@Command(
+        name = "flux2",
+        mixinStandardHelpOptions = true,
+        versionProvider = Flux2Cli.Version.class,
         description = "Run FLUX.2 [klein] image generation locally on ONNX Runtime.",
-        subcommands = {GenerateCommand.class, TokenizeCommand.class, InfoCommand.class, DownloadCommand.class,
-            CommandLine.HelpCommand.class},
+        subcommands = {
+            GenerateCommand.class,
+            TokenizeCommand.class,
+            InfoCommand.class,
+            DownloadCommand.class,
+            CommandLine.HelpCommand.class
+        },
         exitCodeOnInvalidInput = ExitCodes.USAGE,
         exitCodeOnExecutionException = ExitCodes.SOFTWARE,
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:success", "1:unexpected failure (e.g. output not writable)",
-            "2:usage error or invalid request", "3:model/bundle error (also a failed download)",
-            "4:generation failed", "130:cancelled (Ctrl-C)"})
+        exitCodeList = {
+            "0:success",
+            "1:unexpected failure (e.g. output not writable)",
+            "2:usage error or invalid request",
+            "3:model/bundle error (also a failed download)",
+            "4:generation failed",
+            "130:cancelled (Ctrl-C)"
+        })
 public final class Flux2Cli implements Runnable {
     private static final Set<String> VERBOSE_FLAGS = Set.of("-v", "--verbose");
 
@@ -73,9 +86,11 @@ public final class Flux2Cli implements Runnable {
         @Override
         public String[] getVersion() {
             String v = Flux2Cli.class.getPackage().getImplementationVersion();
-            return new String[] {"flux2-java " + (v == null ? "(development build)" : v),
+            return new String[] {
+                "flux2-java " + (v == null ? "(development build)" : v),
                 "Java " + System.getProperty("java.version") + " on " + System.getProperty("os.name") + " "
-                    + System.getProperty("os.arch")};
+                        + System.getProperty("os.arch")
+            };
         }
     }
 }

@@ -24,62 +24,120 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code flux2 generate}: one or more images from a prompt (text-to-image, img2img, reference editing). */
-@Command(name = "generate", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Generate images from a prompt.",
+@Command(
+        name = "generate",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Generate images from a prompt.",
             "Unset values come from the bundle config (steps, guidance, default size). Without --seed a random"
-                + " seed is drawn and printed. The output path, seed and timings go to stdout, progress to stderr."})
+                    + " seed is drawn and printed. The output path, seed and timings go to stdout, progress to stderr."
+        })
 final class GenerateCommand extends BaseCommand {
     private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(15);
 
-    @Option(names = "--model", required = true, paramLabel = "DIR", description = "Bundle folder (holding flux2-config.json).")
+    @Option(
+            names = "--model",
+            required = true,
+            paramLabel = "DIR",
+            description = "Bundle folder (holding flux2-config.json).")
     Path model;
 
-    @Option(names = {"-p", "--prompt"}, required = true, paramLabel = "TEXT", description = "The prompt, used verbatim.")
+    @Option(
+            names = {"-p", "--prompt"},
+            required = true,
+            paramLabel = "TEXT",
+            description = "The prompt, used verbatim.")
     String prompt;
 
-    @Option(names = {"-W", "--width"}, paramLabel = "W", description = "Width in pixels, a multiple of 16 (default: bundle default_width, or the init image's).")
+    @Option(
+            names = {"-W", "--width"},
+            paramLabel = "W",
+            description = "Width in pixels, a multiple of 16 (default: bundle default_width, or the init image's).")
     Integer width;
 
-    @Option(names = {"-H", "--height"}, paramLabel = "H", description = "Height in pixels, a multiple of 16 (default: bundle default_height, or the init image's).")
+    @Option(
+            names = {"-H", "--height"},
+            paramLabel = "H",
+            description = "Height in pixels, a multiple of 16 (default: bundle default_height, or the init image's).")
     Integer height;
 
-    @Option(names = {"-n", "--steps"}, paramLabel = "N", description = "Denoising steps (default: bundle num_steps, 4 for klein distilled).")
+    @Option(
+            names = {"-n", "--steps"},
+            paramLabel = "N",
+            description = "Denoising steps (default: bundle num_steps, 4 for klein distilled).")
     Integer steps;
 
-    @Option(names = {"-s", "--seed"}, paramLabel = "S", description = "Noise seed (default: random, printed). Image k of --num-images uses S+k.")
+    @Option(
+            names = {"-s", "--seed"},
+            paramLabel = "S",
+            description = "Noise seed (default: random, printed). Image k of --num-images uses S+k.")
     Long seed;
 
-    @Option(names = {"-g", "--guidance"}, paramLabel = "G", description = "Guidance scale (default: bundle guidance; ignored by distilled models).")
+    @Option(
+            names = {"-g", "--guidance"},
+            paramLabel = "G",
+            description = "Guidance scale (default: bundle guidance; ignored by distilled models).")
     Float guidance;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE.png", description = "Output PNG (default: flux2-<seed>.png). With --num-images K > 1: FILE-<k>.png.")
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "FILE.png",
+            description = "Output PNG (default: flux2-<seed>.png). With --num-images K > 1: FILE-<k>.png.")
     Path output;
 
     @Option(names = "--init-image", paramLabel = "IMG", description = "Init image for img2img.")
     Path initImage;
 
-    @Option(names = "--strength", paramLabel = "S", description = "img2img strength in (0, 1] (default 0.8); needs --init-image.")
+    @Option(
+            names = "--strength",
+            paramLabel = "S",
+            description = "img2img strength in (0, 1] (default 0.8); needs --init-image.")
     Double strength;
 
-    @Option(names = "--reference", paramLabel = "IMG", description = "Reference image for multi-reference editing (repeatable).")
+    @Option(
+            names = "--reference",
+            paramLabel = "IMG",
+            description = "Reference image for multi-reference editing (repeatable).")
     List<Path> references = new ArrayList<>();
 
-    @Option(names = {"-k", "--num-images"}, paramLabel = "K", defaultValue = "1", description = "Number of images (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-k", "--num-images"},
+            paramLabel = "K",
+            defaultValue = "1",
+            description = "Number of images (default ${DEFAULT-VALUE}).")
     int numImages;
 
-    @Option(names = {"-t", "--threads"}, paramLabel = "T", defaultValue = "0", description = "Threads per inference call, 0 = ONNX Runtime default.")
+    @Option(
+            names = {"-t", "--threads"},
+            paramLabel = "T",
+            defaultValue = "0",
+            description = "Threads per inference call, 0 = ONNX Runtime default.")
     int threads;
 
-    @Option(names = "--provider", paramLabel = "NAME", split = ",", description = "Execution provider(s) to use before CPU: cpu, cuda, coreml, … (default cpu).")
+    @Option(
+            names = "--provider",
+            paramLabel = "NAME",
+            split = ",",
+            description = "Execution provider(s) to use before CPU: cpu, cuda, coreml, … (default cpu).")
     List<String> providers = new ArrayList<>();
 
-    @Option(names = "--allow-fallback", description = "Fall back to the next provider (finally CPU) with a warning instead of failing when a provider is unavailable.")
+    @Option(
+            names = "--allow-fallback",
+            description =
+                    "Fall back to the next provider (finally CPU) with a warning instead of failing when a provider is unavailable.")
     boolean allowFallback;
 
-    @Option(names = "--memory", paramLabel = "POLICY", defaultValue = "sequential", description = "sequential (one stage in memory at a time) or resident (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--memory",
+            paramLabel = "POLICY",
+            defaultValue = "sequential",
+            description = "sequential (one stage in memory at a time) or resident (default ${DEFAULT-VALUE}).")
     MemoryPolicy memory;
 
-    @Option(names = "--no-fused", description = "Never use a fused multi-step denoiser graph, even when the bundle has one.")
+    @Option(
+            names = "--no-fused",
+            description = "Never use a fused multi-step denoiser graph, even when the bundle has one.")
     boolean noFused;
 
     @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
@@ -109,7 +167,8 @@ final class GenerateCommand extends BaseCommand {
             // Reported before the guard closes: once it does, a Ctrl-C shutdown completes and the JVM halts. After
             // a cancel, any failure is the cancellation surfacing (for example a runtime call aborted mid-graph).
             RuntimeException shown = token.isCancelled() && !(e instanceof GenerationCancelledException)
-                    ? new GenerationCancelledException("generation cancelled (" + e.getMessage() + ")", e) : e;
+                    ? new GenerationCancelledException("generation cancelled (" + e.getMessage() + ")", e)
+                    : e;
             ErrorReporter.report(err(), shown, verbose);
             return ExitCodes.of(shown);
         } finally {
@@ -121,21 +180,34 @@ final class GenerateCommand extends BaseCommand {
             throws IOException {
         try (Flux2Pipeline pipeline = pipelineBuilder().build()) {
             ModelInfo info = pipeline.modelInfo();
-            err().printf(Locale.ROOT, "model: %s (defaults: %d steps, %dx%d, guidance %s)%n", info.variant(),
-                    info.defaultSteps(), info.defaultWidth(), info.defaultHeight(), info.defaultGuidance());
+            err().printf(
+                            Locale.ROOT,
+                            "model: %s (defaults: %d steps, %dx%d, guidance %s)%n",
+                            info.variant(),
+                            info.defaultSteps(),
+                            info.defaultWidth(),
+                            info.defaultHeight(),
+                            info.defaultGuidance());
             err().flush();
             GenerationResult result;
             try (ProgressBars bars = noProgress ? null : new ProgressBars(progressStream, numImages)) {
                 ProgressListener listener = bars == null ? ProgressListener.NONE : bars;
-                result = pipeline.generate(validated.toBuilder().progressListener(listener).build());
+                result = pipeline.generate(
+                        validated.toBuilder().progressListener(listener).build());
             }
             for (int k = 0; k < result.images().size(); k++) {
                 GeneratedImage image = result.images().get(k);
                 PngMetadataWriter.write(image, outputs.get(k));
-                out().printf(Locale.ROOT, "output: %s (seed %s, %dx%d, %d steps)%n", outputs.get(k),
-                        image.metadata().seed().isPresent() ? Long.toString(image.metadata().seed().getAsLong())
-                                : "n/a", image.metadata().width(), image.metadata().height(),
-                        image.metadata().steps());
+                out().printf(
+                                Locale.ROOT,
+                                "output: %s (seed %s, %dx%d, %d steps)%n",
+                                outputs.get(k),
+                                image.metadata().seed().isPresent()
+                                        ? Long.toString(image.metadata().seed().getAsLong())
+                                        : "n/a",
+                                image.metadata().width(),
+                                image.metadata().height(),
+                                image.metadata().steps());
             }
             out().println("timings: " + Timings.format(result.timings()));
             out().flush();
@@ -144,8 +216,11 @@ final class GenerateCommand extends BaseCommand {
     }
 
     private GenerationRequest.Builder requestBuilder(long baseSeed, CancellationToken token) {
-        GenerationRequest.Builder b = GenerationRequest.builder(prompt).seed(baseSeed).numImages(numImages)
-                .forcePerStep(noFused).cancellation(token);
+        GenerationRequest.Builder b = GenerationRequest.builder(prompt)
+                .seed(baseSeed)
+                .numImages(numImages)
+                .forcePerStep(noFused)
+                .cancellation(token);
         if (width != null) {
             b.width(width);
         }
@@ -169,7 +244,10 @@ final class GenerateCommand extends BaseCommand {
     }
 
     private Flux2Pipeline.Builder pipelineBuilder() {
-        Flux2Pipeline.Builder b = Flux2Pipeline.builder().model(model).memoryPolicy(memory).intraOpThreads(threads)
+        Flux2Pipeline.Builder b = Flux2Pipeline.builder()
+                .model(model)
+                .memoryPolicy(memory)
+                .intraOpThreads(threads)
                 .providerFallback(allowFallback ? ProviderFallback.WARN_AND_FALL_BACK : ProviderFallback.FAIL);
         for (String p : providers) {
             String name = p.trim().toLowerCase(Locale.ROOT);

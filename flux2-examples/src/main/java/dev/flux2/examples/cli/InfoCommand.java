@@ -22,11 +22,19 @@ import picocli.CommandLine.Option;
  * detected and the execution providers of this ONNX Runtime, without loading weights. Exits with 3 when a file is
  * missing or has the wrong size.
  */
-@Command(name = "info", mixinStandardHelpOptions = true,
-        description = {"Describe a bundle: files and sizes, graph inputs/outputs, fused convention, providers.",
-            "Exits with 3 when a file is missing or has the wrong size."})
+@Command(
+        name = "info",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Describe a bundle: files and sizes, graph inputs/outputs, fused convention, providers.",
+            "Exits with 3 when a file is missing or has the wrong size."
+        })
 final class InfoCommand extends BaseCommand {
-    @Option(names = "--model", required = true, paramLabel = "DIR", description = "Bundle folder (holding flux2-config.json).")
+    @Option(
+            names = "--model",
+            required = true,
+            paramLabel = "DIR",
+            description = "Bundle folder (holding flux2-config.json).")
     Path model;
 
     @Option(names = "--json", description = "Print the summary as JSON.")
@@ -56,14 +64,21 @@ final class InfoCommand extends BaseCommand {
         out.println("Backend:  " + s.backend());
         out.println("Variant:  " + s.variant());
         out.println();
-        long total = s.files().stream().mapToLong(f -> Math.max(0, f.actualBytes())).sum();
+        long total =
+                s.files().stream().mapToLong(f -> Math.max(0, f.actualBytes())).sum();
         out.printf(Locale.ROOT, "Files (%d, %s):%n", s.files().size(), Sizes.human(total));
         for (FileEntry f : s.files()) {
             String status = f.actualBytes() < 0 ? "MISSING" : f.ok() ? "ok" : "SIZE?";
             String expected = f.expectedBytes() >= 0 && f.expectedBytes() != f.actualBytes()
-                    ? " (expected " + f.expectedBytes() + ")" : "";
-            out.printf(Locale.ROOT, "  %-7s %15s  %s%s%n", status,
-                    f.actualBytes() < 0 ? "-" : String.format(Locale.ROOT, "%,d", f.actualBytes()), f.path(), expected);
+                    ? " (expected " + f.expectedBytes() + ")"
+                    : "";
+            out.printf(
+                    Locale.ROOT,
+                    "  %-7s %15s  %s%s%n",
+                    status,
+                    f.actualBytes() < 0 ? "-" : String.format(Locale.ROOT, "%,d", f.actualBytes()),
+                    f.path(),
+                    expected);
         }
         out.println();
         out.println("Graphs:");

@@ -4,8 +4,7 @@ import java.util.Locale;
 
 /** Byte counts for humans (binary units). */
 final class Sizes {
-    private Sizes() {
-    }
+    private Sizes() {}
 
     /**
      * @param bytes a byte count

@@ -9,8 +9,7 @@ import java.util.StringJoiner;
 
 /** Formats {@link StageTimings} for humans: {@code text_encode=1.23s denoise=4.56s … total=7.89s (runtime 7.01s)}. */
 final class Timings {
-    private Timings() {
-    }
+    private Timings() {}
 
     /**
      * @param timings the timings

@@ -16,21 +16,31 @@ import picocli.CommandLine.Option;
  * {@code {"input_ids": [...], "attention_mask": [...], "real_tokens": N, "truncated": K}}, with arrays of the
  * bundle's {@code text_seq_len} and the tokenizer from its {@code tokenizer_dir}.
  */
-@Command(name = "tokenize", mixinStandardHelpOptions = true,
+@Command(
+        name = "tokenize",
+        mixinStandardHelpOptions = true,
         description = "Print the token ids and attention mask the text encoder gets for a prompt, as one JSON object.")
 final class TokenizeCommand extends BaseCommand {
-    @Option(names = "--model", required = true, paramLabel = "DIR", description = "Bundle folder (holding flux2-config.json).")
+    @Option(
+            names = "--model",
+            required = true,
+            paramLabel = "DIR",
+            description = "Bundle folder (holding flux2-config.json).")
     Path model;
 
-    @Option(names = {"-p", "--prompt"}, required = true, paramLabel = "TEXT", description = "The prompt, used verbatim.")
+    @Option(
+            names = {"-p", "--prompt"},
+            required = true,
+            paramLabel = "TEXT",
+            description = "The prompt, used verbatim.")
     String prompt;
 
     @Override
     public Integer call() throws IOException {
         BundleConfigFile config = BundleConfigFile.read(model);
         TokenizedPrompt tokens;
-        try (Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(model.resolve(config.tokenizerDir()),
-                config.textSeqLen())) {
+        try (Qwen3PromptTokenizer tokenizer =
+                Qwen3PromptTokenizer.load(model.resolve(config.tokenizerDir()), config.textSeqLen())) {
             tokens = tokenizer.tokenize(prompt);
         }
         ObjectMapper json = new ObjectMapper();

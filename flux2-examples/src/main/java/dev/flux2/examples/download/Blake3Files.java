@@ -11,8 +11,7 @@ import org.apache.commons.codec.digest.Blake3;
 public final class Blake3Files {
     private static final int BUFFER = 1 << 20;
 
-    private Blake3Files() {
-    }
+    private Blake3Files() {}
 
     /**
      * @param file the file

@@ -89,12 +89,19 @@ public record DownloadOptions(
         StringBuilder sb = new StringBuilder();
         for (byte b : path.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
             int c = b & 0xff;
-            boolean unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
+            boolean unreserved = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '-'
+                    || c == '.'
+                    || c == '_'
+                    || c == '~'
+                    || c == '/';
             if (unreserved) {
                 sb.append((char) c);
             } else {
-                sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                sb.append('%')
+                        .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
                         .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
             }
         }
@@ -180,8 +187,8 @@ public record DownloadOptions(
                 ep = URI.create(env == null || env.isBlank() ? DEFAULT_ENDPOINT : env.trim());
             }
             String rev = revision != null ? revision : DEFAULT_REPO.equals(repo) ? DEFAULT_REVISION : "main";
-            return new DownloadOptions(ep, repo, rev, directory, connectTimeout, responseTimeout, stallTimeout,
-                    retries, rehashExisting);
+            return new DownloadOptions(
+                    ep, repo, rev, directory, connectTimeout, responseTimeout, stallTimeout, retries, rehashExisting);
         }
     }
 }

@@ -26,7 +26,9 @@ public record DownloadReport(Path directory, List<DownloadedFile> files, boolean
 
     /** @return bytes fetched over the network in this run */
     public long transferredBytes() {
-        return files.stream().filter(f -> f.outcome() == DownloadedFile.Outcome.DOWNLOADED)
-                .mapToLong(f -> f.bytes() - f.resumedFrom()).sum();
+        return files.stream()
+                .filter(f -> f.outcome() == DownloadedFile.Outcome.DOWNLOADED)
+                .mapToLong(f -> f.bytes() - f.resumedFrom())
+                .sum();
     }
 }

@@ -66,13 +66,17 @@ public final class HfBundleDownloader {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new DownloadException("cannot create the target folder " + dir.toAbsolutePath() + ": "
-                    + e.getMessage(), e);
+            throw new DownloadException(
+                    "cannot create the target folder " + dir.toAbsolutePath() + ": " + e.getMessage(), e);
         }
         Optional<KnownBundle> known = knownBundles.find(options.repo(), options.revision());
-        LOG.info("downloading {} at {} from {} into {} ({})", options.repo(), options.revision(),
-                options.endpoint(), dir.toAbsolutePath(), known.isPresent()
-                        ? "pinned: sizes and BLAKE3 checked" : "sizes checked against flux2-config.json");
+        LOG.info(
+                "downloading {} at {} from {} into {} ({})",
+                options.repo(),
+                options.revision(),
+                options.endpoint(),
+                dir.toAbsolutePath(),
+                known.isPresent() ? "pinned: sizes and BLAKE3 checked" : "sizes checked against flux2-config.json");
         HttpClient client = HttpClient.newBuilder()
                 .followRedirects(HttpClient.Redirect.NORMAL)
                 .connectTimeout(options.connectTimeout())
@@ -111,7 +115,8 @@ public final class HfBundleDownloader {
             for (GraphFile graph : config.graphs()) {
                 fetchGraph(graph);
             }
-            known.ifPresent(k -> k.files().keySet().stream().filter(p -> !done.containsKey(p))
+            known.ifPresent(k -> k.files().keySet().stream()
+                    .filter(p -> !done.containsKey(p))
                     .forEach(p -> fetch(p, false)));
             return new DownloadReport(options.directory(), new ArrayList<>(done.values()), known.isPresent());
         }
@@ -119,8 +124,12 @@ public final class HfBundleDownloader {
         private void fetchGraph(GraphFile graph) {
             Optional<DownloadedFile> file = fetch(graph.file(), isOptional(graph.key()));
             if (file.isEmpty()) {
-                LOG.info("graph '{}' ({}) is not in {} at {}; the pipeline runs without it", graph.key(),
-                        graph.file(), options.repo(), options.revision());
+                LOG.info(
+                        "graph '{}' ({}) is not in {} at {}; the pipeline runs without it",
+                        graph.key(),
+                        graph.file(),
+                        options.repo(),
+                        options.revision());
                 return;
             }
             ShardSetCheck.checkInline(graph, file.get().bytes());
@@ -152,8 +161,8 @@ public final class HfBundleDownloader {
                     result = new DownloadedFile(path, DownloadedFile.Outcome.ALREADY_PRESENT, Files.size(target), 0);
                     listener.fileDone(result);
                 } else {
-                    Optional<DownloadedFile> fetched = fetcher.fetch(path, target,
-                            part -> pinned.ifPresent(p -> verifyPinned(path, part, p, true)));
+                    Optional<DownloadedFile> fetched = fetcher.fetch(
+                            path, target, part -> pinned.ifPresent(p -> verifyPinned(path, part, p, true)));
                     if (fetched.isEmpty()) {
                         // A file the pinned list names must exist, even one that is optional elsewhere.
                         if (!optional || pinned.isPresent()) {
@@ -170,8 +179,7 @@ public final class HfBundleDownloader {
                 throw new DownloadException("cannot write " + target + ": " + e.getMessage(), e);
             }
             done.put(path, result);
-            return result.outcome() == DownloadedFile.Outcome.ABSENT_OPTIONAL ? Optional.empty()
-                    : Optional.of(result);
+            return result.outcome() == DownloadedFile.Outcome.ABSENT_OPTIONAL ? Optional.empty() : Optional.of(result);
         }
 
         private void checkExisting(String path, Path target, Optional<KnownFile> pinned) throws IOException {
@@ -181,7 +189,8 @@ public final class HfBundleDownloader {
             long size = Files.size(target);
             if (size != pinned.get().bytes()) {
                 throw new DownloadException(target + " already exists with " + size + " bytes, but " + path
-                        + " of " + options.repo() + "@" + options.revision() + " has " + pinned.get().bytes()
+                        + " of " + options.repo() + "@" + options.revision() + " has "
+                        + pinned.get().bytes()
                         + " bytes; delete it and run the download again");
             }
             if (options.rehashExisting()) {
@@ -198,17 +207,20 @@ public final class HfBundleDownloader {
                 throw new DownloadException("manifest " + file + " is not valid JSON: " + e.getMessage(), e);
             }
             if (list == null || !list.isArray() || list.isEmpty()) {
-                throw new DownloadException("manifest " + file + " must be a non-empty JSON array of shard file "
-                        + "names, found " + list);
+                throw new DownloadException(
+                        "manifest " + file + " must be a non-empty JSON array of shard file " + "names, found " + list);
             }
             List<String> names = new ArrayList<>();
             for (JsonNode n : list) {
                 String name = n.asText("");
                 // Shards sit next to their graph (ONNX Runtime rejects external data outside the model folder).
-                if (!n.isTextual() || name.isEmpty() || name.contains("/") || name.contains("\\")
+                if (!n.isTextual()
+                        || name.isEmpty()
+                        || name.contains("/")
+                        || name.contains("\\")
                         || Set.of(".", "..").contains(name)) {
-                    throw new DownloadException("manifest " + file + " lists '" + n
-                            + "', expected a plain file name in the bundle folder");
+                    throw new DownloadException(
+                            "manifest " + file + " lists '" + n + "', expected a plain file name in the bundle folder");
                 }
                 names.add(name);
             }

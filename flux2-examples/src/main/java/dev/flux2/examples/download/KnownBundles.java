@@ -45,7 +45,7 @@ public final class KnownBundles {
      * @param bytes its size
      * @param blake3 its BLAKE3-256 digest, lower-case hex
      */
-    public record KnownFile(long bytes, String blake3) { }
+    public record KnownFile(long bytes, String blake3) {}
 
     private KnownBundles(List<KnownBundle> bundles) {
         this.bundles = List.copyOf(bundles);
@@ -83,13 +83,19 @@ public final class KnownBundles {
             Map<String, KnownFile> files = new LinkedHashMap<>();
             for (JsonNode f : b.path("files")) {
                 if (!f.hasNonNull("path") || !f.path("bytes").canConvertToLong() || !f.hasNonNull("blake3")) {
-                    throw new IllegalArgumentException("known bundle " + b.path("id").asText()
-                            + " has a file entry without path, bytes or blake3: " + f);
+                    throw new IllegalArgumentException("known bundle "
+                            + b.path("id").asText() + " has a file entry without path, bytes or blake3: " + f);
                 }
-                files.put(f.get("path").asText(), new KnownFile(f.get("bytes").asLong(),
-                        f.get("blake3").asText().toLowerCase(java.util.Locale.ROOT)));
+                files.put(
+                        f.get("path").asText(),
+                        new KnownFile(
+                                f.get("bytes").asLong(),
+                                f.get("blake3").asText().toLowerCase(java.util.Locale.ROOT)));
             }
-            list.add(new KnownBundle(b.path("id").asText(), b.path("repo").asText(), b.path("revision").asText(),
+            list.add(new KnownBundle(
+                    b.path("id").asText(),
+                    b.path("repo").asText(),
+                    b.path("revision").asText(),
                     files));
         }
         return new KnownBundles(list);

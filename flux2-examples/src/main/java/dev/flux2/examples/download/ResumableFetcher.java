@@ -38,7 +38,7 @@ final class ResumableFetcher {
     @FunctionalInterface
     interface PartCheck {
         /** Accepts every file. */
-        PartCheck NONE = part -> { };
+        PartCheck NONE = part -> {};
 
         /**
          * @param part the completed transfer
@@ -57,8 +57,7 @@ final class ResumableFetcher {
      * @param part where the bytes accumulate until then
      * @param check what the completed content must satisfy
      */
-    private record Transfer(String path, URI url, Path target, Path part, PartCheck check) {
-    }
+    private record Transfer(String path, URI url, Path target, Path part, PartCheck check) {}
 
     /** A transfer that stopped early and may be resumed. */
     private static final class TransferInterrupted extends Exception {
@@ -69,8 +68,8 @@ final class ResumableFetcher {
         }
     }
 
-    ResumableFetcher(HttpClient client, DownloadOptions options, DownloadListener listener,
-            ScheduledExecutorService scheduler) {
+    ResumableFetcher(
+            HttpClient client, DownloadOptions options, DownloadListener listener, ScheduledExecutorService scheduler) {
         this.client = client;
         this.options = options;
         this.listener = listener;
@@ -87,18 +86,24 @@ final class ResumableFetcher {
      * @throws DownloadException when the transfer fails after every retry or the check fails
      */
     Optional<DownloadedFile> fetch(String path, Path target, PartCheck check) {
-        Transfer t = new Transfer(path, options.resolveUrl(path), target,
-                target.resolveSibling(target.getFileName() + ".part"), check);
+        Transfer t = new Transfer(
+                path, options.resolveUrl(path), target, target.resolveSibling(target.getFileName() + ".part"), check);
         for (int attempt = 0; ; attempt++) {
             try {
                 return attempt(t);
             } catch (TransferInterrupted e) {
                 long have = sizeOrZero(t.part());
                 if (attempt >= options.retries()) {
-                    throw new DownloadException(e.getMessage() + "; " + have + " bytes are kept in " + t.part()
-                            + ", run the download again to resume", e.getCause());
+                    throw new DownloadException(
+                            e.getMessage() + "; " + have + " bytes are kept in " + t.part()
+                                    + ", run the download again to resume",
+                            e.getCause());
                 }
-                LOG.warn("{}; retrying from byte {} ({} of {} retries)", e.getMessage(), have, attempt + 1,
+                LOG.warn(
+                        "{}; retrying from byte {} ({} of {} retries)",
+                        e.getMessage(),
+                        have,
+                        attempt + 1,
                         options.retries());
                 pause(attempt + 1);
             }
@@ -107,7 +112,9 @@ final class ResumableFetcher {
 
     private Optional<DownloadedFile> attempt(Transfer t) throws TransferInterrupted {
         long offset = sizeOrZero(t.part());
-        HttpRequest.Builder rb = HttpRequest.newBuilder(t.url()).timeout(options.responseTimeout()).GET()
+        HttpRequest.Builder rb = HttpRequest.newBuilder(t.url())
+                .timeout(options.responseTimeout())
+                .GET()
                 .header("User-Agent", "flux2-java-downloader");
         if (offset > 0) {
             rb.header("Range", "bytes=" + offset + "-");
@@ -128,7 +135,9 @@ final class ResumableFetcher {
             switch (status) {
                 case 200 -> {
                     append = false;
-                    total = response.headers().firstValueAsLong("Content-Length").orElse(-1);
+                    total = response.headers()
+                            .firstValueAsLong("Content-Length")
+                            .orElse(-1);
                     if (offset > 0) {
                         LOG.info("{}: server ignored the range request, fetching from the start", t.path());
                     }
@@ -144,19 +153,20 @@ final class ResumableFetcher {
                 case 416 -> {
                     return Optional.of(rangeNotSatisfiable(response, t, offset));
                 }
-                case 401, 403 -> throw new DownloadException("access to " + t.url() + " was refused (HTTP " + status
-                        + "): the repository may not exist, or be private or gated (this downloader sends no"
-                        + " token)");
-                case 429, 500, 502, 503, 504 -> throw new TransferInterrupted("server answered HTTP " + status
-                        + " for " + t.url(), null);
+                case 401, 403 ->
+                    throw new DownloadException("access to " + t.url() + " was refused (HTTP " + status
+                            + "): the repository may not exist, or be private or gated (this downloader sends no"
+                            + " token)");
+                case 429, 500, 502, 503, 504 ->
+                    throw new TransferInterrupted("server answered HTTP " + status + " for " + t.url(), null);
                 default -> throw new DownloadException("unexpected HTTP " + status + " for " + t.url());
             }
             listener.transferStarted(t.path(), offset, total);
             copy(t, body, append, offset);
             long have = sizeOrZero(t.part());
             if (total >= 0 && have != total) {
-                throw new TransferInterrupted("transfer of " + t.path() + " ended after " + have + " of " + total
-                        + " bytes", null);
+                throw new TransferInterrupted(
+                        "transfer of " + t.path() + " ended after " + have + " of " + total + " bytes", null);
             }
             return Optional.of(finish(t, offset));
         } catch (IOException e) {
@@ -176,22 +186,26 @@ final class ResumableFetcher {
 
     private DownloadedFile rangeNotSatisfiable(HttpResponse<?> response, Transfer t, long offset)
             throws TransferInterrupted, IOException {
-        Matcher m = UNSATISFIED_RANGE.matcher(response.headers().firstValue("Content-Range").orElse(""));
+        Matcher m = UNSATISFIED_RANGE.matcher(
+                response.headers().firstValue("Content-Range").orElse(""));
         if (m.matches() && Long.parseLong(m.group(1)) == offset) {
             // An earlier run received every byte but stopped before the rename.
             return finish(t, offset);
         }
         Files.deleteIfExists(t.part());
-        throw new TransferInterrupted("server rejected resuming " + t.path() + " at byte " + offset
-                + " (HTTP 416, the remote file changed size); starting again from the beginning", null);
+        throw new TransferInterrupted(
+                "server rejected resuming " + t.path() + " at byte " + offset
+                        + " (HTTP 416, the remote file changed size); starting again from the beginning",
+                null);
     }
 
     private void copy(Transfer t, InputStream body, boolean append, long offset)
             throws TransferInterrupted, IOException {
         StandardOpenOption mode = append ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING;
         long written = offset;
-        try (OutputStream out = Files.newOutputStream(t.part(), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                mode); StallWatchdog watchdog = new StallWatchdog(scheduler, options.stallTimeout(), body)) {
+        try (OutputStream out =
+                        Files.newOutputStream(t.part(), StandardOpenOption.CREATE, StandardOpenOption.WRITE, mode);
+                StallWatchdog watchdog = new StallWatchdog(scheduler, options.stallTimeout(), body)) {
             byte[] buf = new byte[BUFFER];
             try {
                 int n;
@@ -203,10 +217,11 @@ final class ResumableFetcher {
                 }
             } catch (IOException e) {
                 out.flush();
-                String why = watchdog.fired() ? "no data arrived for " + options.stallTimeout().toMillis() + " ms"
+                String why = watchdog.fired()
+                        ? "no data arrived for " + options.stallTimeout().toMillis() + " ms"
                         : e.toString();
-                throw new TransferInterrupted("transfer of " + t.path() + " interrupted after " + written
-                        + " bytes: " + why, e);
+                throw new TransferInterrupted(
+                        "transfer of " + t.path() + " interrupted after " + written + " bytes: " + why, e);
             }
         }
     }

@@ -9,8 +9,7 @@ import java.util.List;
  * their total and largest size, or the size of an inline graph file.
  */
 final class ShardSetCheck {
-    private ShardSetCheck() {
-    }
+    private ShardSetCheck() {}
 
     /**
      * @param graph the config entry

@@ -13,8 +13,7 @@ import javax.imageio.ImageIO;
  * shows. Run: {@code java -cp flux2.jar dev.flux2.examples.embedding.MinimalExample MODEL_DIR "a prompt" out.png}.
  */
 public final class MinimalExample {
-    private MinimalExample() {
-    }
+    private MinimalExample() {}
 
     /**
      * @param args model folder, prompt, output PNG
@@ -25,8 +24,10 @@ public final class MinimalExample {
             System.err.println("usage: MinimalExample MODEL_DIR PROMPT OUTPUT.png");
             System.exit(2);
         }
-        try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(Path.of(args[0])).build()) {
-            GenerationRequest request = GenerationRequest.builder(args[1]).size(512, 512).seed(42).build();
+        try (Flux2Pipeline pipeline =
+                Flux2Pipeline.builder().model(Path.of(args[0])).build()) {
+            GenerationRequest request =
+                    GenerationRequest.builder(args[1]).size(512, 512).seed(42).build();
             BufferedImage image = pipeline.generate(request).first().image();
             ImageIO.write(image, "png", new File(args[2]));
         }

@@ -39,8 +39,7 @@ public final class PngMetadataWriter {
     private static final String FORMAT = "javax_imageio_png_1.0";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private PngMetadataWriter() {
-    }
+    private PngMetadataWriter() {}
 
     /**
      * Writes a PNG file atomically.
@@ -54,8 +53,8 @@ public final class PngMetadataWriter {
         // Not Files.createTempFile: its owner-only permissions would survive the rename; this one follows the umask.
         Path tmp = absolute.resolveSibling("." + absolute.getFileName() + "." + System.nanoTime() + ".tmp");
         try {
-            try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE)) {
+            try (OutputStream out =
+                    Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 write(image, out);
             }
             Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -76,8 +75,8 @@ public final class PngMetadataWriter {
         ImageWriter writer = ImageIO.getImageWritersByFormatName("png").next();
         try {
             ImageWriteParam param = writer.getDefaultWriteParam();
-            IIOMetadata metadata = writer.getDefaultImageMetadata(
-                    ImageTypeSpecifier.createFromRenderedImage(pixels), param);
+            IIOMetadata metadata =
+                    writer.getDefaultImageMetadata(ImageTypeSpecifier.createFromRenderedImage(pixels), param);
             addText(metadata, textEntries(image.metadata()));
             // In-memory cache: no temporary files (ImageIO's default), and close() leaves the caller's stream open.
             try (ImageOutputStream stream = new MemoryCacheImageOutputStream(out)) {

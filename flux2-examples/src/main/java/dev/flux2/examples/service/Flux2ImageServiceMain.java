@@ -17,7 +17,9 @@ import sun.misc.Signal;
  * {@code java -cp flux2.jar dev.flux2.examples.service.Flux2ImageServiceMain --model DIR --port 8080}.
  * The pipeline stays resident between requests; Ctrl-C stops the service and closes the pipeline.
  */
-@Command(name = "flux2-service", mixinStandardHelpOptions = true,
+@Command(
+        name = "flux2-service",
+        mixinStandardHelpOptions = true,
         description = "Serve POST /v1/images (JSON in, PNG out) and GET /health on one shared pipeline.")
 public final class Flux2ImageServiceMain implements Callable<Integer> {
     @Option(names = "--model", required = true, paramLabel = "DIR", description = "Bundle folder.")
@@ -32,17 +34,23 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
     @Option(names = "--workers", defaultValue = "1", description = "Concurrent generations (default ${DEFAULT-VALUE}).")
     int workers;
 
-    @Option(names = "--queue", defaultValue = "4", description = "Waiting requests before 429 (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--queue",
+            defaultValue = "4",
+            description = "Waiting requests before 429 (default ${DEFAULT-VALUE}).")
     int queue;
 
-    @Option(names = "--timeout", defaultValue = "300", paramLabel = "SECONDS", description = "Per-request timeout; the generation is cancelled (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--timeout",
+            defaultValue = "300",
+            paramLabel = "SECONDS",
+            description = "Per-request timeout; the generation is cancelled (default ${DEFAULT-VALUE}).")
     int timeoutSeconds;
 
     @Option(names = "--threads", defaultValue = "0", description = "Threads per inference call, 0 = runtime default.")
     int threads;
 
-    private Flux2ImageServiceMain() {
-    }
+    private Flux2ImageServiceMain() {}
 
     /**
      * @param args command-line arguments
@@ -56,11 +64,21 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         // Closed in reverse order on every path, also when the service cannot start (a port in use): the
         // pipeline must be closed before the JVM exits (see below).
-        try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(model).memoryPolicy(MemoryPolicy.RESIDENT)
-                .intraOpThreads(threads).build();
-                ImageService service = ImageService.start(pipeline, ServiceConfig.builder().host(host).port(port)
-                        .workers(workers).queueCapacity(queue).requestTimeout(Duration.ofSeconds(timeoutSeconds))
-                        .modelLabel(pipeline.modelInfo().variant()).build())) {
+        try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
+                        .model(model)
+                        .memoryPolicy(MemoryPolicy.RESIDENT)
+                        .intraOpThreads(threads)
+                        .build();
+                ImageService service = ImageService.start(
+                        pipeline,
+                        ServiceConfig.builder()
+                                .host(host)
+                                .port(port)
+                                .workers(workers)
+                                .queueCapacity(queue)
+                                .requestTimeout(Duration.ofSeconds(timeoutSeconds))
+                                .modelLabel(pipeline.modelInfo().variant())
+                                .build())) {
             // Stop on SIGINT/SIGTERM from the main thread, not from a shutdown hook: ONNX Runtime's own shutdown
             // hook releases its native environment concurrently with other hooks, which would abort a generation
             // that a hook is still waiting for. Here the service and the pipeline are closed before the JVM starts

@@ -75,8 +75,8 @@ final class GenerationQueue implements AutoCloseable {
         this.permits = new Semaphore(slots);
         AtomicInteger n = new AtomicInteger();
         // The executor's own queue never fills: the semaphore admits at most `slots` tasks.
-        this.workers = new ThreadPoolExecutor(config.workers(), config.workers(), 0L, TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(slots), r -> {
+        this.workers = new ThreadPoolExecutor(
+                config.workers(), config.workers(), 0L, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(slots), r -> {
                     Thread t = new Thread(r, "flux2-generate-" + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
@@ -156,8 +156,8 @@ final class GenerationQueue implements AutoCloseable {
         }
     }
 
-    private TimedOutException timedOut(Future<GenerationResult> future, CancellationToken token,
-            AtomicBoolean claimed) {
+    private TimedOutException timedOut(
+            Future<GenerationResult> future, CancellationToken token, AtomicBoolean claimed) {
         stats.timedOut.incrementAndGet();
         long ms = timeout.toMillis();
         if (claimed.compareAndSet(false, true)) {

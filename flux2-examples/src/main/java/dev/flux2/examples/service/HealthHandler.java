@@ -21,7 +21,8 @@ final class HealthHandler implements HttpHandler {
     public void handle(HttpExchange ex) throws IOException {
         try (ex) {
             if (!PATH.equals(ex.getRequestURI().getPath())) {
-                HttpExchanges.sendError(ex, 404, "no resource " + ex.getRequestURI().getPath());
+                HttpExchanges.sendError(
+                        ex, 404, "no resource " + ex.getRequestURI().getPath());
                 return;
             }
             if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {

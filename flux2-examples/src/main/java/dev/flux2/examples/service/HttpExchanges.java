@@ -13,8 +13,7 @@ import java.util.Optional;
 final class HttpExchanges {
     static final ObjectMapper JSON = new ObjectMapper();
 
-    private HttpExchanges() {
-    }
+    private HttpExchanges() {}
 
     /**
      * @param ex the exchange

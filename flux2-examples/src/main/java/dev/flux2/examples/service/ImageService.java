@@ -83,8 +83,11 @@ public final class ImageService implements AutoCloseable {
         server.createContext(HealthHandler.PATH, new HealthHandler(config, stats));
         server.createContext("/", ex -> {
             try (ex) {
-                HttpExchanges.sendError(ex, 404, "no resource " + ex.getRequestURI().getPath()
-                        + "; try POST " + ImagesHandler.PATH + " or GET " + HealthHandler.PATH);
+                HttpExchanges.sendError(
+                        ex,
+                        404,
+                        "no resource " + ex.getRequestURI().getPath() + "; try POST " + ImagesHandler.PATH + " or GET "
+                                + HealthHandler.PATH);
             }
         });
         server.start();

@@ -28,7 +28,8 @@ final class ImagesHandler implements HttpHandler {
     static final String PATH = "/v1/images";
     private static final Logger LOG = LoggerFactory.getLogger(ImagesHandler.class);
     private static final int MAX_BODY = 64 * 1024;
-    private static final ObjectReader BODY_READER = HttpExchanges.JSON.readerFor(ImageRequestBody.class)
+    private static final ObjectReader BODY_READER = HttpExchanges.JSON
+            .readerFor(ImageRequestBody.class)
             .with(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private final GenerationQueue queue;
@@ -41,7 +42,8 @@ final class ImagesHandler implements HttpHandler {
     public void handle(HttpExchange ex) throws IOException {
         try (ex) {
             if (!PATH.equals(ex.getRequestURI().getPath())) {
-                HttpExchanges.sendError(ex, 404, "no resource " + ex.getRequestURI().getPath());
+                HttpExchanges.sendError(
+                        ex, 404, "no resource " + ex.getRequestURI().getPath());
                 return;
             }
             if (!"POST".equals(ex.getRequestMethod())) {
@@ -57,10 +59,15 @@ final class ImagesHandler implements HttpHandler {
             GenerationRequest request;
             try {
                 ImageRequestBody parsed = BODY_READER.readValue(body.get());
-                request = parsed.toRequest().cancellation(new CancellationToken()).build();
+                request =
+                        parsed.toRequest().cancellation(new CancellationToken()).build();
             } catch (JsonProcessingException e) {
-                HttpExchanges.sendError(ex, 400, "body must be a JSON object like {\"prompt\": \"...\", "
-                        + "\"width\": 512, \"height\": 512, \"seed\": 42, \"steps\": 4}: " + e.getOriginalMessage());
+                HttpExchanges.sendError(
+                        ex,
+                        400,
+                        "body must be a JSON object like {\"prompt\": \"...\", "
+                                + "\"width\": 512, \"height\": 512, \"seed\": 42, \"steps\": 4}: "
+                                + e.getOriginalMessage());
                 return;
             } catch (InvalidRequestException e) {
                 HttpExchanges.sendError(ex, 400, e.getMessage());
@@ -96,8 +103,10 @@ final class ImagesHandler implements HttpHandler {
         ByteArrayOutputStream png = new ByteArrayOutputStream();
         PngMetadataWriter.write(image, png);
         image.metadata().seed().ifPresent(s -> ex.getResponseHeaders().set("X-Flux2-Seed", Long.toString(s)));
-        ex.getResponseHeaders().set("X-Flux2-Steps", Integer.toString(image.metadata().steps()));
-        ex.getResponseHeaders().set("X-Flux2-Time-Ms", Long.toString(result.timings().total().toMillis()));
+        ex.getResponseHeaders()
+                .set("X-Flux2-Steps", Integer.toString(image.metadata().steps()));
+        ex.getResponseHeaders()
+                .set("X-Flux2-Time-Ms", Long.toString(result.timings().total().toMillis()));
         HttpExchanges.send(ex, 200, "image/png", png.toByteArray());
     }
 }

@@ -15,8 +15,8 @@ import java.util.Objects;
  *     answer is 504
  * @param modelLabel what {@code GET /health} reports as the model
  */
-public record ServiceConfig(InetSocketAddress address, int workers, int queueCapacity, Duration requestTimeout,
-        String modelLabel) {
+public record ServiceConfig(
+        InetSocketAddress address, int workers, int queueCapacity, Duration requestTimeout, String modelLabel) {
 
     /** Validates the values. */
     public ServiceConfig {
@@ -48,8 +48,7 @@ public record ServiceConfig(InetSocketAddress address, int workers, int queueCap
         private Duration requestTimeout = Duration.ofSeconds(300);
         private String modelLabel = "flux2";
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** @param host interface to bind (default 127.0.0.1; 0.0.0.0 for all) @return this */
         public Builder host(String host) {
@@ -92,8 +91,8 @@ public record ServiceConfig(InetSocketAddress address, int workers, int queueCap
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException("port must be in 0..65535, got " + port);
             }
-            return new ServiceConfig(new InetSocketAddress(host, port), workers, queueCapacity, requestTimeout,
-                    modelLabel);
+            return new ServiceConfig(
+                    new InetSocketAddress(host, port), workers, queueCapacity, requestTimeout, modelLabel);
         }
     }
 }

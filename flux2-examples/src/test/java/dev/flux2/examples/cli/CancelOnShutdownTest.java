@@ -16,8 +16,8 @@ class CancelOnShutdownTest {
     void hookCancelsAndWaitsForTheCommandToUnwind() throws Exception {
         CancellationToken token = new CancellationToken();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        CancelOnShutdown guard = CancelOnShutdown.install(token, new PrintStream(err, true, StandardCharsets.UTF_8),
-                Duration.ofSeconds(30));
+        CancelOnShutdown guard = CancelOnShutdown.install(
+                token, new PrintStream(err, true, StandardCharsets.UTF_8), Duration.ofSeconds(30));
         Thread hook = new Thread(guard::onShutdown);
         hook.start();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -37,8 +37,8 @@ class CancelOnShutdownTest {
     void signalCancelsWithoutWaiting() {
         CancellationToken token = new CancellationToken();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try (CancelOnShutdown guard = CancelOnShutdown.install(token,
-                new PrintStream(err, true, StandardCharsets.UTF_8), Duration.ofSeconds(30))) {
+        try (CancelOnShutdown guard = CancelOnShutdown.install(
+                token, new PrintStream(err, true, StandardCharsets.UTF_8), Duration.ofSeconds(30))) {
             // Returns at once: the command, not the signal handler, waits for the generation to unwind, so no
             // ONNX Runtime call is in flight when the JVM's shutdown (and ONNX Runtime's own hook) starts.
             guard.onSignal();
@@ -50,8 +50,8 @@ class CancelOnShutdownTest {
     @Test
     void hookDoesNothingAfterTheCommandFinished() {
         CancellationToken token = new CancellationToken();
-        CancelOnShutdown guard = CancelOnShutdown.install(token, new PrintStream(new ByteArrayOutputStream()),
-                Duration.ofSeconds(1));
+        CancelOnShutdown guard =
+                CancelOnShutdown.install(token, new PrintStream(new ByteArrayOutputStream()), Duration.ofSeconds(1));
         guard.close();
         guard.onShutdown();
         assertFalse(token.isCancelled());

@@ -7,10 +7,9 @@ import picocli.CommandLine;
 /** Runs the CLI in-process with captured output. */
 final class CliHarness {
     /** One run's result. */
-    record Run(int exitCode, String out, String err) { }
+    record Run(int exitCode, String out, String err) {}
 
-    private CliHarness() {
-    }
+    private CliHarness() {}
 
     static Run run(String... args) {
         StringWriter out = new StringWriter();

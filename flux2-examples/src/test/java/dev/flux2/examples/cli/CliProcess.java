@@ -18,8 +18,7 @@ final class CliProcess {
         }
     }
 
-    private CliProcess() {
-    }
+    private CliProcess() {}
 
     static Path jar() {
         String prop = System.getProperty("flux2.cli.jar");
@@ -39,7 +38,9 @@ final class CliProcess {
             p.destroyForcibly();
             throw new AssertionError("flux2 " + String.join(" ", args) + " did not finish within 180 s");
         }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        return new Result(
+                p.exitValue(),
+                Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(err, StandardCharsets.UTF_8));
     }
 
@@ -52,8 +53,10 @@ final class CliProcess {
         cmd.add("-jar");
         cmd.add(jar().toAbsolutePath().toString());
         cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .directory(workDir.toFile())
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile());
         pb.environment().put("DJL_OFFLINE", "true");
         pb.environment().put("OPT_OUT_TRACKING", "true");
         pb.environment().put("RUST_FLAVOR", "cpu");

@@ -39,6 +39,7 @@ class Flux2CliIT {
 
     @TempDir
     static Path work;
+
     static SyntheticBundle bundle;
 
     @BeforeAll
@@ -49,8 +50,21 @@ class Flux2CliIT {
     @Test
     void generateWritesThePngTheIndependentComputationPredicts() throws Exception {
         Path png = work.resolve("fox.png");
-        CliProcess.Result r = CliProcess.run(work, "generate", "--model", bundle.directory().toString(),
-                "--prompt", PROMPT, "--seed", "42", "--width", "64", "--height", "48", "--output", png.toString());
+        CliProcess.Result r = CliProcess.run(
+                work,
+                "generate",
+                "--model",
+                bundle.directory().toString(),
+                "--prompt",
+                PROMPT,
+                "--seed",
+                "42",
+                "--width",
+                "64",
+                "--height",
+                "48",
+                "--output",
+                png.toString());
 
         assertEquals(0, r.exitCode(), r.toString());
         assertTrue(r.out().contains("seed: 42"), r.out());
@@ -69,8 +83,9 @@ class Flux2CliIT {
         assertEquals("48", text.tEXt().get("height"));
         assertEquals(bundle.spec().modelVariant(), text.tEXt().get("model_variant"));
 
-        int[] expected = ExpectedImage.rgb(bundle, new ExpectedImage.Request(PROMPT, 42, 64, 48,
-                bundle.spec().numSteps()));
+        int[] expected = ExpectedImage.rgb(
+                bundle,
+                new ExpectedImage.Request(PROMPT, 42, 64, 48, bundle.spec().numSteps()));
         assertTrue(ImageComparison.channelStdDev(expected) > 10, "the expected image is not flat");
         ImageComparison diff = ImageComparison.of(image, expected);
         // The graphs compute in fp32 and round to fp16 at each output, the reference in double with the same fp16
@@ -80,22 +95,37 @@ class Flux2CliIT {
         assertTrue(diff.maxAbs() <= 1, "max channel difference " + diff);
         assertTrue(diff.meanAbs() < 0.05, "mean channel difference " + diff);
 
-        int[] otherSeed = ExpectedImage.rgb(bundle, new ExpectedImage.Request(PROMPT, 43, 64, 48,
-                bundle.spec().numSteps()));
+        int[] otherSeed = ExpectedImage.rgb(
+                bundle,
+                new ExpectedImage.Request(PROMPT, 43, 64, 48, bundle.spec().numSteps()));
         assertTrue(ImageComparison.of(image, otherSeed).maxAbs() > 1, "the comparison distinguishes seeds");
     }
 
     @Test
     void withoutSeedARandomSeedIsDrawnPrintedAndStored() throws Exception {
         Path png = work.resolve("random.png");
-        CliProcess.Result r = CliProcess.run(work, "generate", "--model", bundle.directory().toString(),
-                "--prompt", "x", "--output", png.toString(), "--num-images", "2", "--no-progress");
+        CliProcess.Result r = CliProcess.run(
+                work,
+                "generate",
+                "--model",
+                bundle.directory().toString(),
+                "--prompt",
+                "x",
+                "--output",
+                png.toString(),
+                "--num-images",
+                "2",
+                "--no-progress");
         assertEquals(0, r.exitCode(), r.toString());
         Matcher m = Pattern.compile("seed: (\\d+)").matcher(r.out());
         assertTrue(m.find(), r.out());
         long seed = Long.parseLong(m.group(1));
-        assertEquals(Long.toString(seed), PngText.read(work.resolve("random-0.png")).tEXt().get("seed"));
-        assertEquals(Long.toString(seed + 1), PngText.read(work.resolve("random-1.png")).tEXt().get("seed"));
+        assertEquals(
+                Long.toString(seed),
+                PngText.read(work.resolve("random-0.png")).tEXt().get("seed"));
+        assertEquals(
+                Long.toString(seed + 1),
+                PngText.read(work.resolve("random-1.png")).tEXt().get("seed"));
         BufferedImage first = ImageIO.read(work.resolve("random-0.png").toFile());
         assertEquals(bundle.spec().defaultWidth(), first.getWidth(), "size from the bundle config");
         assertEquals(bundle.spec().defaultHeight(), first.getHeight());
@@ -104,8 +134,8 @@ class Flux2CliIT {
 
     @Test
     void usageErrorsExitWith2() throws Exception {
-        CliProcess.Result size = CliProcess.run(work, "generate", "--model", bundle.directory().toString(),
-                "--prompt", "x", "--width", "1000");
+        CliProcess.Result size = CliProcess.run(
+                work, "generate", "--model", bundle.directory().toString(), "--prompt", "x", "--width", "1000");
         assertEquals(2, size.exitCode(), size.toString());
         assertTrue(size.err().contains("multiple of 16"), size.err());
         assertFalse(size.err().contains("\tat "), "no stack trace without --verbose");
@@ -121,8 +151,17 @@ class Flux2CliIT {
         Path shard = bundle.shardFiles("transformer").get(0);
         Files.delete(broken.resolve(shard.getFileName().toString()));
 
-        CliProcess.Result gen = CliProcess.run(work, "generate", "--model", broken.toString(), "--prompt", "x",
-                "--seed", "1", "--output", work.resolve("never.png").toString());
+        CliProcess.Result gen = CliProcess.run(
+                work,
+                "generate",
+                "--model",
+                broken.toString(),
+                "--prompt",
+                "x",
+                "--seed",
+                "1",
+                "--output",
+                work.resolve("never.png").toString());
         assertEquals(3, gen.exitCode(), gen.toString());
         assertTrue(gen.err().contains(shard.getFileName().toString()), gen.err());
         assertFalse(Files.exists(work.resolve("never.png")));
@@ -134,8 +173,8 @@ class Flux2CliIT {
 
     @Test
     void tokenizePrintsTheTokenizersIdsAtTheConfiguredLength() throws Exception {
-        CliProcess.Result r = CliProcess.run(work, "tokenize", "--model", bundle.directory().toString(),
-                "--prompt", PROMPT);
+        CliProcess.Result r =
+                CliProcess.run(work, "tokenize", "--model", bundle.directory().toString(), "--prompt", PROMPT);
         assertEquals(0, r.exitCode(), r.toString());
         JsonNode json = JSON.readTree(r.out());
         int len = bundle.spec().textSequenceLength();
@@ -147,7 +186,10 @@ class Flux2CliIT {
         }
         for (int i = 0; i < len; i++) {
             assertEquals(expected.inputIds()[i], json.get("input_ids").get(i).asLong(), "id " + i);
-            assertEquals(expected.attentionMask()[i], json.get("attention_mask").get(i).asLong(), "mask " + i);
+            assertEquals(
+                    expected.attentionMask()[i],
+                    json.get("attention_mask").get(i).asLong(),
+                    "mask " + i);
         }
         assertEquals(18, json.get("real_tokens").asInt(), "pipeline-reference §2 example");
         assertEquals(0, json.get("truncated").asInt());
@@ -155,33 +197,62 @@ class Flux2CliIT {
 
     @Test
     void infoListsFilesGraphsAndProviders() throws Exception {
-        CliProcess.Result r = CliProcess.run(work, "info", "--model", bundle.directory().toString());
+        CliProcess.Result r =
+                CliProcess.run(work, "info", "--model", bundle.directory().toString());
         assertEquals(0, r.exitCode(), r.toString());
         JsonNode config = JSON.readTree(bundle.configFile().toFile());
-        config.get("models").fieldNames().forEachRemaining(key ->
-                assertTrue(r.out().contains(key), "graph " + key + " listed:\n" + r.out()));
+        config.get("models")
+                .fieldNames()
+                .forEachRemaining(key -> assertTrue(r.out().contains(key), "graph " + key + " listed:\n" + r.out()));
         assertTrue(r.out().contains("flux2-config.json"), r.out());
-        assertTrue(r.out().contains(bundle.shardFiles("transformer").get(0).getFileName().toString()), r.out());
+        assertTrue(
+                r.out()
+                        .contains(bundle.shardFiles("transformer")
+                                .get(0)
+                                .getFileName()
+                                .toString()),
+                r.out());
         assertTrue(r.out().contains("Execution providers available:") && r.out().contains("CPU"), r.out());
         assertTrue(r.out().contains("Fused denoiser convention:"), r.out());
     }
 
     @Test
     void ctrlCCancelsTheRunningGenerationAndExitsWith130() throws Exception {
-        assumeTrue(sigintDeliverable(), "SIGINT is ignored in this process tree (or not Linux): a JVM started here"
-                + " keeps it ignored, so Ctrl-C cannot be simulated");
+        assumeTrue(
+                sigintDeliverable(),
+                "SIGINT is ignored in this process tree (or not Linux): a JVM started here"
+                        + " keeps it ignored, so Ctrl-C cannot be simulated");
         Path png = work.resolve("interrupted.png");
         Path out = work.resolve("interrupted.out");
         Path err = work.resolve("interrupted.err");
         // Large enough that denoising and decoding take a few seconds on the synthetic graphs.
-        Process p = CliProcess.start(work, out, err, "generate", "--model", bundle.directory().toString(),
-                "--prompt", "x", "--seed", "1", "--width", "1024", "--height", "1024", "--output", png.toString());
+        Process p = CliProcess.start(
+                work,
+                out,
+                err,
+                "generate",
+                "--model",
+                bundle.directory().toString(),
+                "--prompt",
+                "x",
+                "--seed",
+                "1",
+                "--width",
+                "1024",
+                "--height",
+                "1024",
+                "--output",
+                png.toString());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!Files.readString(err).contains("Denoise") && p.isAlive() && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
         assertTrue(p.isAlive(), "the generation was still running when Ctrl-C came: " + Files.readString(err));
-        assertEquals(0, new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor());
+        assertEquals(
+                0,
+                new ProcessBuilder("kill", "-INT", Long.toString(p.pid()))
+                        .start()
+                        .waitFor());
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the CLI stopped after Ctrl-C");
         String stderr = Files.readString(err);
         assertEquals(130, p.exitValue(), stderr);
@@ -198,7 +269,8 @@ class Flux2CliIT {
         }
         for (String line : Files.readAllLines(status)) {
             if (line.startsWith("SigIgn:")) {
-                long mask = Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16);
+                long mask = Long.parseUnsignedLong(
+                        line.substring("SigIgn:".length()).trim(), 16);
                 return (mask & 0b10) == 0;
             }
         }

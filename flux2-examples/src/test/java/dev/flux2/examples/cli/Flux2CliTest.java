@@ -54,8 +54,10 @@ class Flux2CliTest {
 
     @Test
     void malformedNumberAndUnknownEnumAreUsageErrors() {
-        assertEquals(ExitCodes.USAGE, CliHarness.run("generate", "--model", "m", "--prompt", "p", "--steps", "four")
-                .exitCode());
+        assertEquals(
+                ExitCodes.USAGE,
+                CliHarness.run("generate", "--model", "m", "--prompt", "p", "--steps", "four")
+                        .exitCode());
         CliHarness.Run run = CliHarness.run("generate", "--model", "m", "--prompt", "p", "--memory", "lazy");
         assertEquals(ExitCodes.USAGE, run.exitCode());
         assertTrue(run.err().contains("SEQUENTIAL") && run.err().contains("RESIDENT"), run.err());
@@ -70,12 +72,17 @@ class Flux2CliTest {
         assertTrue(size.err().contains("width must be a positive multiple of 16, got 1000"), size.err());
         assertEquals(1, size.err().strip().lines().count(), "one line, no stack trace: " + size.err());
 
-        CliHarness.Run strength = CliHarness.run("generate", "--model", missing, "--prompt", "p", "--strength",
-                "0.5");
+        CliHarness.Run strength = CliHarness.run("generate", "--model", missing, "--prompt", "p", "--strength", "0.5");
         assertEquals(ExitCodes.USAGE, strength.exitCode());
         assertTrue(strength.err().contains("without an init image"), strength.err());
 
-        CliHarness.Run image = CliHarness.run("generate", "--model", missing, "--prompt", "p", "--init-image",
+        CliHarness.Run image = CliHarness.run(
+                "generate",
+                "--model",
+                missing,
+                "--prompt",
+                "p",
+                "--init-image",
                 tmp.resolve("missing.png").toString());
         assertEquals(ExitCodes.USAGE, image.exitCode());
         assertTrue(image.err().contains("missing.png"), image.err());
@@ -84,8 +91,17 @@ class Flux2CliTest {
     @Test
     void missingModelFolderIsAModelError() {
         String missing = tmp.resolve("no-such-bundle").toString();
-        CliHarness.Run gen = CliHarness.run("generate", "--model", missing, "--prompt", "p", "--seed", "1",
-                "--output", tmp.resolve("x.png").toString(), "--no-progress");
+        CliHarness.Run gen = CliHarness.run(
+                "generate",
+                "--model",
+                missing,
+                "--prompt",
+                "p",
+                "--seed",
+                "1",
+                "--output",
+                tmp.resolve("x.png").toString(),
+                "--no-progress");
         assertEquals(ExitCodes.MODEL, gen.exitCode(), gen.err());
         assertTrue(gen.err().contains("no-such-bundle"), gen.err());
         assertTrue(gen.out().contains("seed: 1"), "the seed is printed before the model loads: " + gen.out());
@@ -100,8 +116,8 @@ class Flux2CliTest {
 
     @Test
     void verbosePrintsTheStackTrace() {
-        CliHarness.Run run = CliHarness.run("tokenize", "-v", "--model", tmp.resolve("nothing").toString(),
-                "--prompt", "p");
+        CliHarness.Run run = CliHarness.run(
+                "tokenize", "-v", "--model", tmp.resolve("nothing").toString(), "--prompt", "p");
         assertEquals(ExitCodes.MODEL, run.exitCode());
         assertTrue(run.err().contains("at dev.flux2.examples"), run.err());
     }
@@ -116,10 +132,39 @@ class Flux2CliTest {
         assertEquals(null, g.width);
         assertFalse(g.noFused);
 
-        GenerateCommand all = parseGenerate("generate", "--model", "m", "-p", "x", "-W", "512", "-H", "256",
-                "--steps", "8", "--seed", "42", "--guidance", "3.5", "--reference", "a.png", "--reference", "b.png",
-                "--num-images", "3", "--threads", "2", "--provider", "cuda,cpu", "--memory", "RESIDENT",
-                "--no-fused", "--init-image", "i.png", "--strength", "0.6");
+        GenerateCommand all = parseGenerate(
+                "generate",
+                "--model",
+                "m",
+                "-p",
+                "x",
+                "-W",
+                "512",
+                "-H",
+                "256",
+                "--steps",
+                "8",
+                "--seed",
+                "42",
+                "--guidance",
+                "3.5",
+                "--reference",
+                "a.png",
+                "--reference",
+                "b.png",
+                "--num-images",
+                "3",
+                "--threads",
+                "2",
+                "--provider",
+                "cuda,cpu",
+                "--memory",
+                "RESIDENT",
+                "--no-fused",
+                "--init-image",
+                "i.png",
+                "--strength",
+                "0.6");
         assertEquals(512, all.width);
         assertEquals(256, all.height);
         assertEquals(8, all.steps);
@@ -137,7 +182,8 @@ class Flux2CliTest {
         GenerateCommand single = parseGenerate("generate", "--model", "m", "-p", "x");
         assertEquals(List.of(Path.of("flux2-7.png")), single.outputPaths(7));
         GenerateCommand several = parseGenerate("generate", "--model", "m", "-p", "x", "-k", "3", "-o", "out/img.png");
-        assertEquals(List.of(Path.of("out/img-0.png"), Path.of("out/img-1.png"), Path.of("out/img-2.png")),
+        assertEquals(
+                List.of(Path.of("out/img-0.png"), Path.of("out/img-1.png"), Path.of("out/img-2.png")),
                 several.outputPaths(7));
         GenerateCommand defaults = parseGenerate("generate", "--model", "m", "-p", "x", "-k", "2");
         assertEquals(List.of(Path.of("flux2-7.png"), Path.of("flux2-8.png")), defaults.outputPaths(7));

@@ -28,16 +28,27 @@ class Flux2DownloadIT {
 
     @Test
     void interruptedDownloadResumesAndTheBundleGenerates() throws Exception {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(),
-                work.resolve("origin"));
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), work.resolve("origin"));
         Path shard = bundle.shardFiles("transformer").get(0);
         String shardName = shard.getFileName().toString();
         long cut = Files.size(shard) / 2;
         Path target = work.resolve("downloaded");
         try (LoopbackHubServer hub = new LoopbackHubServer(bundle.directory(), REPO, REV)) {
             hub.cutOnceAfter(shardName, cut);
-            String[] args = {"download", "--endpoint", hub.endpoint().toString(), "--repo", REPO, "--revision", REV,
-                "--dir", target.toString(), "--retries", "0"};
+            String[] args = {
+                "download",
+                "--endpoint",
+                hub.endpoint().toString(),
+                "--repo",
+                REPO,
+                "--revision",
+                REV,
+                "--dir",
+                target.toString(),
+                "--retries",
+                "0"
+            };
 
             CliProcess.Result first = CliProcess.run(work, args);
             assertEquals(3, first.exitCode(), first.toString());
@@ -50,16 +61,29 @@ class Flux2DownloadIT {
             assertEquals(0, second.exitCode(), second.toString());
             assertTrue(second.out().contains("bundle ready"), second.out());
             assertTrue(second.out().contains("resumed at " + kept), second.out());
-            assertTrue(hub.requests().stream().anyMatch(r -> r.path().endsWith("/" + shardName)
-                    && ("bytes=" + kept + "-").equals(r.range())), hub.requests().toString());
+            assertTrue(
+                    hub.requests().stream()
+                            .anyMatch(r ->
+                                    r.path().endsWith("/" + shardName) && ("bytes=" + kept + "-").equals(r.range())),
+                    hub.requests().toString());
         }
         assertEquals(Files.mismatch(shard, target.resolve(shardName)), -1L, "resumed shard equals the original");
 
         Path a = work.resolve("a.png");
         Path b = work.resolve("b.png");
         for (Object[] run : new Object[][] {{bundle.directory(), a}, {target, b}}) {
-            CliProcess.Result r = CliProcess.run(work, "generate", "--model", run[0].toString(), "--prompt", "fox",
-                    "--seed", "5", "--output", run[1].toString(), "--no-progress");
+            CliProcess.Result r = CliProcess.run(
+                    work,
+                    "generate",
+                    "--model",
+                    run[0].toString(),
+                    "--prompt",
+                    "fox",
+                    "--seed",
+                    "5",
+                    "--output",
+                    run[1].toString(),
+                    "--no-progress");
             assertEquals(0, r.exitCode(), r.toString());
         }
         BufferedImage ia = ImageIO.read(a.toFile());

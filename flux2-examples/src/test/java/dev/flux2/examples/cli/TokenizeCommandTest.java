@@ -28,19 +28,26 @@ class TokenizeCommandTest {
         Path fixture = sharedDir().resolve("fixtures/qwen3-tokenizer");
         Files.copy(fixture.resolve("tokenizer.json"), tok.resolve("tokenizer.json"));
         Files.copy(fixture.resolve("tokenizer_config.json"), tok.resolve("tokenizer_config.json"));
-        Files.writeString(bundle.resolve("flux2-config.json"), "{\"model_variant\": \"t\", \"num_steps\": 4,"
-                + " \"text_seq_len\": " + textSeqLen + ", \"default_width\": 64, \"default_height\": 64,"
-                + " \"tokenizer_dir\": \"tok\", \"models\": {\"text_encoder\": {\"file\": \"te.onnx\"}}}");
+        Files.writeString(
+                bundle.resolve("flux2-config.json"),
+                "{\"model_variant\": \"t\", \"num_steps\": 4,"
+                        + " \"text_seq_len\": " + textSeqLen + ", \"default_width\": 64, \"default_height\": 64,"
+                        + " \"tokenizer_dir\": \"tok\", \"models\": {\"text_encoder\": {\"file\": \"te.onnx\"}}}");
     }
 
     @Test
     void printsIdsAndMaskOfTheConfiguredLengthMatchingTheReference() throws IOException {
         writeBundle(512);
-        JsonNode golden = JSON.readTree(sharedDir().resolve("reference/tokenizer.json").toFile());
+        JsonNode golden =
+                JSON.readTree(sharedDir().resolve("reference/tokenizer.json").toFile());
         long padId = golden.get("pad_token_id").asLong();
         for (int c : new int[] {0, 4, 5}) {
             JsonNode expected = golden.get("cases").get(c);
-            CliHarness.Run run = CliHarness.run("tokenize", "--model", bundle.toString(), "--prompt",
+            CliHarness.Run run = CliHarness.run(
+                    "tokenize",
+                    "--model",
+                    bundle.toString(),
+                    "--prompt",
                     expected.get("prompt").asText());
             assertEquals(0, run.exitCode(), run.err());
             assertEquals(1, run.out().strip().lines().count(), "one JSON object on one line");
@@ -61,25 +68,36 @@ class TokenizeCommandTest {
     @Test
     void aShortSequenceLengthTruncatesAndReportsTheCutTokens() throws IOException {
         writeBundle(16);
-        JsonNode expected = JSON.readTree(sharedDir().resolve("reference/tokenizer.json").toFile()).get("cases")
+        JsonNode expected = JSON.readTree(
+                        sharedDir().resolve("reference/tokenizer.json").toFile())
+                .get("cases")
                 .get(0);
-        CliHarness.Run run = CliHarness.run("tokenize", "--model", bundle.toString(), "--prompt",
+        CliHarness.Run run = CliHarness.run(
+                "tokenize",
+                "--model",
+                bundle.toString(),
+                "--prompt",
                 expected.get("prompt").asText());
         assertEquals(0, run.exitCode(), run.err());
         JsonNode out = JSON.readTree(run.out());
         assertEquals(16, out.get("input_ids").size());
         assertEquals(16, out.get("real_tokens").asInt());
-        assertEquals(expected.get("real_tokens").asInt() - 16, out.get("truncated").asInt());
+        assertEquals(
+                expected.get("real_tokens").asInt() - 16, out.get("truncated").asInt());
         for (int i = 0; i < 16; i++) {
-            assertEquals(expected.get("input_ids").get(i).asLong(), out.get("input_ids").get(i).asLong());
+            assertEquals(
+                    expected.get("input_ids").get(i).asLong(),
+                    out.get("input_ids").get(i).asLong());
         }
     }
 
     @Test
     void missingTokenizerFolderIsAModelError() throws IOException {
-        Files.writeString(bundle.resolve("flux2-config.json"), "{\"num_steps\": 4, \"text_seq_len\": 512,"
-                + " \"default_width\": 64, \"default_height\": 64, \"tokenizer_dir\": \"tok\","
-                + " \"models\": {\"text_encoder\": {\"file\": \"te.onnx\"}}}");
+        Files.writeString(
+                bundle.resolve("flux2-config.json"),
+                "{\"num_steps\": 4, \"text_seq_len\": 512,"
+                        + " \"default_width\": 64, \"default_height\": 64, \"tokenizer_dir\": \"tok\","
+                        + " \"models\": {\"text_encoder\": {\"file\": \"te.onnx\"}}}");
         CliHarness.Run run = CliHarness.run("tokenize", "--model", bundle.toString(), "--prompt", "p");
         assertEquals(ExitCodes.MODEL, run.exitCode(), run.err());
         assertTrue(run.err().contains("tok"), run.err());

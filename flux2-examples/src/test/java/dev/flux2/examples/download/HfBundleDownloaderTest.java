@@ -35,13 +35,17 @@ class HfBundleDownloaderTest {
     private Path repoDir() throws IOException {
         Path repo = tmp.resolve("repo");
         if (!Files.exists(repo)) {
-            TinyHubRepo.write(repo, c -> { });
+            TinyHubRepo.write(repo, c -> {});
         }
         return repo;
     }
 
     private DownloadOptions.Builder options(LoopbackHubServer hub, Path target) {
-        return DownloadOptions.builder(target).endpoint(hub.endpoint()).repo(REPO).revision(REV).retries(0)
+        return DownloadOptions.builder(target)
+                .endpoint(hub.endpoint())
+                .repo(REPO)
+                .revision(REV)
+                .retries(0)
                 .stallTimeout(Duration.ofSeconds(10));
     }
 
@@ -65,8 +69,8 @@ class HfBundleDownloaderTest {
             DownloadReport report = download(options(hub, target).build());
 
             assertSameFiles(repo, target);
-            Map<String, Outcome> outcomes = report.files().stream()
-                    .collect(Collectors.toMap(DownloadedFile::path, DownloadedFile::outcome));
+            Map<String, Outcome> outcomes =
+                    report.files().stream().collect(Collectors.toMap(DownloadedFile::path, DownloadedFile::outcome));
             assertEquals(Outcome.ABSENT_OPTIONAL, outcomes.get("tokenizer/chat_template.jinja"));
             assertEquals(Outcome.ABSENT_OPTIONAL, outcomes.get("tr-fused-4step.onnx"));
             assertEquals(Outcome.ABSENT_OPTIONAL, outcomes.get("vae-encoder.onnx"));
@@ -74,8 +78,8 @@ class HfBundleDownloaderTest {
             assertEquals("flux2-config.json", report.files().get(0).path(), "the config comes first");
             assertFalse(report.hashVerified());
             // Every file went through /resolve/ first and was then served by the CDN path.
-            assertTrue(hub.requests().stream().anyMatch(r -> r.path().equals(
-                    "/" + REPO + "/resolve/" + REV + "/" + TinyHubRepo.TE_SHARD_1)));
+            assertTrue(hub.requests().stream()
+                    .anyMatch(r -> r.path().equals("/" + REPO + "/resolve/" + REV + "/" + TinyHubRepo.TE_SHARD_1)));
             assertTrue(hub.requests().stream().anyMatch(r -> r.path().equals("/cdn/" + TinyHubRepo.TE_SHARD_1)));
             try (var s = Files.walk(target)) {
                 assertTrue(s.noneMatch(p -> p.toString().endsWith(".part")), "no .part file left behind");
@@ -85,26 +89,29 @@ class HfBundleDownloaderTest {
 
     @Test
     void downloadsASyntheticBundleFileForFile() throws IOException {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(),
-                tmp.resolve("synthetic"));
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), tmp.resolve("synthetic"));
         Path target = tmp.resolve("bundle");
         try (LoopbackHubServer hub = new LoopbackHubServer(bundle.directory(), REPO, REV)) {
             DownloadReport report = download(options(hub, target).build());
             List<String> origin = TinyHubRepo.files(bundle.directory());
             List<String> downloaded = TinyHubRepo.files(target);
             for (String f : downloaded) {
-                assertArrayEquals(Files.readAllBytes(bundle.directory().resolve(f)),
-                        Files.readAllBytes(target.resolve(f)), f);
+                assertArrayEquals(
+                        Files.readAllBytes(bundle.directory().resolve(f)), Files.readAllBytes(target.resolve(f)), f);
             }
             // Only what the bundle needs is fetched: the fixture's notes beside the tokenizer stay behind.
-            List<String> notFetched = origin.stream().filter(f -> !downloaded.contains(f)).toList();
-            assertTrue(notFetched.stream().allMatch(f -> f.startsWith("tokenizer/") && !f.endsWith(".json")),
+            List<String> notFetched =
+                    origin.stream().filter(f -> !downloaded.contains(f)).toList();
+            assertTrue(
+                    notFetched.stream().allMatch(f -> f.startsWith("tokenizer/") && !f.endsWith(".json")),
                     notFetched.toString());
             assertEquals(origin.size() - notFetched.size(), downloaded.size());
-            assertTrue(report.files().stream().anyMatch(f -> f.path().equals("tokenizer/tokenizer.json")
-                    && f.outcome() == Outcome.DOWNLOADED));
+            assertTrue(report.files().stream()
+                    .anyMatch(f -> f.path().equals("tokenizer/tokenizer.json") && f.outcome() == Outcome.DOWNLOADED));
             for (Path shard : bundle.shardFiles("transformer")) {
-                assertTrue(report.files().stream().anyMatch(f -> f.path().equals(shard.getFileName().toString())));
+                assertTrue(report.files().stream()
+                        .anyMatch(f -> f.path().equals(shard.getFileName().toString())));
             }
         }
     }
@@ -117,7 +124,8 @@ class HfBundleDownloaderTest {
             download(options(hub, target).build());
             int before = hub.requests().size();
             DownloadReport again = download(options(hub, target).build());
-            assertTrue(again.files().stream().filter(f -> f.outcome() != Outcome.ABSENT_OPTIONAL)
+            assertTrue(again.files().stream()
+                    .filter(f -> f.outcome() != Outcome.ABSENT_OPTIONAL)
                     .allMatch(f -> f.outcome() == Outcome.ALREADY_PRESENT));
             assertEquals(0, again.transferredBytes());
             // Only the optional files that are absent are asked for again (the hub answers 404, after a redirect).
@@ -134,8 +142,8 @@ class HfBundleDownloaderTest {
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
             hub.cutOnceAfter(TinyHubRepo.TE_SHARD_1, cut);
 
-            DownloadException first = assertThrows(DownloadException.class,
-                    () -> download(options(hub, target).build()));
+            DownloadException first = assertThrows(
+                    DownloadException.class, () -> download(options(hub, target).build()));
             assertTrue(first.getMessage().contains(TinyHubRepo.TE_SHARD_1), first.getMessage());
             assertTrue(first.getMessage().contains("resume"), first.getMessage());
             Path part = target.resolve(TinyHubRepo.TE_SHARD_1 + ".part");
@@ -146,15 +154,24 @@ class HfBundleDownloaderTest {
 
             DownloadReport second = download(options(hub, target).build());
 
-            assertTrue(hub.requests().stream().anyMatch(r -> r.path().equals("/cdn/" + TinyHubRepo.TE_SHARD_1)
-                    && ("bytes=" + kept + "-").equals(r.range())), "a Range request from byte " + kept + ": "
-                    + hub.requests());
+            assertTrue(
+                    hub.requests().stream()
+                            .anyMatch(r -> r.path().equals("/cdn/" + TinyHubRepo.TE_SHARD_1)
+                                    && ("bytes=" + kept + "-").equals(r.range())),
+                    "a Range request from byte " + kept + ": " + hub.requests());
             DownloadedFile shard = second.files().stream()
-                    .filter(f -> f.path().equals(TinyHubRepo.TE_SHARD_1)).findFirst().orElseThrow();
+                    .filter(f -> f.path().equals(TinyHubRepo.TE_SHARD_1))
+                    .findFirst()
+                    .orElseThrow();
             assertEquals(kept, shard.resumedFrom());
-            assertEquals(TinyHubRepo.TE_SHARD_1_BYTES - kept, second.transferredBytes()
-                    - second.files().stream().filter(f -> !f.path().equals(TinyHubRepo.TE_SHARD_1))
-                    .filter(f -> f.outcome() == Outcome.DOWNLOADED).mapToLong(DownloadedFile::bytes).sum());
+            assertEquals(
+                    TinyHubRepo.TE_SHARD_1_BYTES - kept,
+                    second.transferredBytes()
+                            - second.files().stream()
+                                    .filter(f -> !f.path().equals(TinyHubRepo.TE_SHARD_1))
+                                    .filter(f -> f.outcome() == Outcome.DOWNLOADED)
+                                    .mapToLong(DownloadedFile::bytes)
+                                    .sum());
             assertFalse(Files.exists(part));
             assertSameFiles(repo, target);
         }
@@ -167,8 +184,9 @@ class HfBundleDownloaderTest {
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
             hub.cutOnceAfter(TinyHubRepo.TR_SHARD_1, 70_000);
             download(options(hub, target).retries(1).build());
-            assertTrue(hub.requests().stream().anyMatch(r -> rangeStartsWithin(r, 70_000)), hub.requests()
-                    .toString());
+            assertTrue(
+                    hub.requests().stream().anyMatch(r -> rangeStartsWithin(r, 70_000)),
+                    hub.requests().toString());
             assertSameFiles(repo, target);
         }
     }
@@ -180,10 +198,14 @@ class HfBundleDownloaderTest {
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
             hub.stallOnceAfter(TinyHubRepo.TE_SHARD_2, 50_000);
             long start = System.nanoTime();
-            download(options(hub, target).retries(1).stallTimeout(Duration.ofMillis(400)).build());
+            download(options(hub, target)
+                    .retries(1)
+                    .stallTimeout(Duration.ofMillis(400))
+                    .build());
             assertTrue(System.nanoTime() - start < Duration.ofSeconds(20).toNanos(), "the stall was detected");
-            assertTrue(hub.requests().stream().anyMatch(r -> rangeStartsWithin(r, 50_000)), hub.requests()
-                    .toString());
+            assertTrue(
+                    hub.requests().stream().anyMatch(r -> rangeStartsWithin(r, 50_000)),
+                    hub.requests().toString());
             assertSameFiles(repo, target);
         }
     }
@@ -192,10 +214,14 @@ class HfBundleDownloaderTest {
     void shardTotalDifferentFromTheConfigIsAnErrorNamingBothValues() throws IOException {
         Path repo = tmp.resolve("repo");
         long wrongTotal = TinyHubRepo.TE_SHARD_1_BYTES + TinyHubRepo.TE_SHARD_2_BYTES + 1;
-        TinyHubRepo.write(repo, c -> ((com.fasterxml.jackson.databind.node.ObjectNode) c.get("models")
-                .get("text_encoder").get("shards")).put("total_bytes", wrongTotal));
+        TinyHubRepo.write(
+                repo,
+                c -> ((com.fasterxml.jackson.databind.node.ObjectNode)
+                                c.get("models").get("text_encoder").get("shards"))
+                        .put("total_bytes", wrongTotal));
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
-            DownloadException e = assertThrows(DownloadException.class,
+            DownloadException e = assertThrows(
+                    DownloadException.class,
                     () -> download(options(hub, tmp.resolve("bundle")).build()));
             assertTrue(e.getMessage().contains("text_encoder"), e.getMessage());
             assertTrue(e.getMessage().contains(Long.toString(wrongTotal)), e.getMessage());
@@ -206,10 +232,14 @@ class HfBundleDownloaderTest {
     @Test
     void largestShardDifferentFromTheConfigIsAnError() throws IOException {
         Path repo = tmp.resolve("repo");
-        TinyHubRepo.write(repo, c -> ((com.fasterxml.jackson.databind.node.ObjectNode) c.get("models")
-                .get("transformer").get("shards")).put("largest_bytes", 123));
+        TinyHubRepo.write(
+                repo,
+                c -> ((com.fasterxml.jackson.databind.node.ObjectNode)
+                                c.get("models").get("transformer").get("shards"))
+                        .put("largest_bytes", 123));
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
-            DownloadException e = assertThrows(DownloadException.class,
+            DownloadException e = assertThrows(
+                    DownloadException.class,
                     () -> download(options(hub, tmp.resolve("bundle")).build()));
             assertTrue(e.getMessage().contains("largest_bytes 123"), e.getMessage());
             assertTrue(e.getMessage().contains(Integer.toString(TinyHubRepo.TR_SHARD_1_BYTES)), e.getMessage());
@@ -219,13 +249,20 @@ class HfBundleDownloaderTest {
     @Test
     void inlineGraphSizeDifferentFromOnnxBytesIsAnError() throws IOException {
         Path repo = tmp.resolve("repo");
-        TinyHubRepo.write(repo, c -> ((com.fasterxml.jackson.databind.node.ObjectNode) c.get("models")
-                .get("vae_decoder_pre").get("shards")).put("onnx_bytes", 69_999));
+        TinyHubRepo.write(
+                repo,
+                c -> ((com.fasterxml.jackson.databind.node.ObjectNode)
+                                c.get("models").get("vae_decoder_pre").get("shards"))
+                        .put("onnx_bytes", 69_999));
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
-            DownloadException e = assertThrows(DownloadException.class,
+            DownloadException e = assertThrows(
+                    DownloadException.class,
                     () -> download(options(hub, tmp.resolve("bundle")).build()));
-            assertTrue(e.getMessage().contains("vae.onnx") && e.getMessage().contains("69999")
-                    && e.getMessage().contains("70000"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("vae.onnx")
+                            && e.getMessage().contains("69999")
+                            && e.getMessage().contains("70000"),
+                    e.getMessage());
         }
     }
 
@@ -234,9 +271,12 @@ class HfBundleDownloaderTest {
         Path repo = repoDir();
         Files.delete(repo.resolve(TinyHubRepo.TR_SHARD_1));
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
-            DownloadException e = assertThrows(DownloadException.class,
+            DownloadException e = assertThrows(
+                    DownloadException.class,
                     () -> download(options(hub, tmp.resolve("bundle")).build()));
-            assertTrue(e.getMessage().contains(TinyHubRepo.TR_SHARD_1) && e.getMessage().contains("404"),
+            assertTrue(
+                    e.getMessage().contains(TinyHubRepo.TR_SHARD_1)
+                            && e.getMessage().contains("404"),
                     e.getMessage());
         }
     }
@@ -244,9 +284,13 @@ class HfBundleDownloaderTest {
     @Test
     void wrongRevisionIsA404OnTheConfig() throws IOException {
         try (LoopbackHubServer hub = new LoopbackHubServer(repoDir(), REPO, REV)) {
-            DownloadException e = assertThrows(DownloadException.class,
-                    () -> download(options(hub, tmp.resolve("bundle")).revision("main").build()));
-            assertTrue(e.getMessage().contains("flux2-config.json") && e.getMessage().contains("404"),
+            DownloadException e = assertThrows(
+                    DownloadException.class,
+                    () -> download(
+                            options(hub, tmp.resolve("bundle")).revision("main").build()));
+            assertTrue(
+                    e.getMessage().contains("flux2-config.json")
+                            && e.getMessage().contains("404"),
                     e.getMessage());
         }
     }
@@ -257,8 +301,8 @@ class HfBundleDownloaderTest {
         Files.writeString(repo.resolve("tr-manifest.json"), "[\"../escape.onnx_data\"]");
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
             Path target = tmp.resolve("bundle");
-            DownloadException e = assertThrows(DownloadException.class,
-                    () -> download(options(hub, target).build()));
+            DownloadException e = assertThrows(
+                    DownloadException.class, () -> download(options(hub, target).build()));
             assertTrue(e.getMessage().contains("../escape.onnx_data"), e.getMessage());
             assertFalse(Files.exists(tmp.resolve("escape.onnx_data")));
         }
@@ -269,8 +313,9 @@ class HfBundleDownloaderTest {
         Path repo = repoDir();
         KnownBundles pinned = pinnedList(repo, path -> null);
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
-            DownloadReport report = new HfBundleDownloader(options(hub, tmp.resolve("bundle")).build(), pinned,
-                    DownloadListener.NONE).download();
+            DownloadReport report = new HfBundleDownloader(
+                            options(hub, tmp.resolve("bundle")).build(), pinned, DownloadListener.NONE)
+                    .download();
             assertTrue(report.hashVerified());
             assertSameFiles(repo, tmp.resolve("bundle"));
         }
@@ -283,9 +328,14 @@ class HfBundleDownloaderTest {
         KnownBundles pinned = pinnedList(repo, path -> null);
         Files.delete(repo.resolve("tokenizer/chat_template.jinja"));
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
-            DownloadException e = assertThrows(DownloadException.class, () -> new HfBundleDownloader(
-                    options(hub, tmp.resolve("bundle")).build(), pinned, DownloadListener.NONE).download());
-            assertTrue(e.getMessage().contains("tokenizer/chat_template.jinja") && e.getMessage().contains("404"),
+            DownloadException e = assertThrows(
+                    DownloadException.class,
+                    () -> new HfBundleDownloader(
+                                    options(hub, tmp.resolve("bundle")).build(), pinned, DownloadListener.NONE)
+                            .download());
+            assertTrue(
+                    e.getMessage().contains("tokenizer/chat_template.jinja")
+                            && e.getMessage().contains("404"),
                     e.getMessage());
         }
     }
@@ -297,8 +347,10 @@ class HfBundleDownloaderTest {
         KnownBundles pinned = pinnedList(repo, path -> path.equals(TinyHubRepo.TE_SHARD_2) ? wrong : null);
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
             Path target = tmp.resolve("bundle");
-            DownloadException e = assertThrows(DownloadException.class, () -> new HfBundleDownloader(
-                    options(hub, target).build(), pinned, DownloadListener.NONE).download());
+            DownloadException e = assertThrows(
+                    DownloadException.class,
+                    () -> new HfBundleDownloader(options(hub, target).build(), pinned, DownloadListener.NONE)
+                            .download());
             String actual = Blake3Files.hexDigest(repo.resolve(TinyHubRepo.TE_SHARD_2));
             assertTrue(e.getMessage().contains(TinyHubRepo.TE_SHARD_2), e.getMessage());
             assertTrue(e.getMessage().contains(wrong) && e.getMessage().contains(actual), e.getMessage());
@@ -315,10 +367,15 @@ class HfBundleDownloaderTest {
         Files.createDirectories(target);
         Files.write(target.resolve(TinyHubRepo.TR_SHARD_1), new byte[10]);
         try (LoopbackHubServer hub = new LoopbackHubServer(repo, REPO, REV)) {
-            DownloadException e = assertThrows(DownloadException.class, () -> new HfBundleDownloader(
-                    options(hub, target).build(), pinned, DownloadListener.NONE).download());
-            assertTrue(e.getMessage().contains(TinyHubRepo.TR_SHARD_1) && e.getMessage().contains("10 bytes")
-                    && e.getMessage().contains(Integer.toString(TinyHubRepo.TR_SHARD_1_BYTES)), e.getMessage());
+            DownloadException e = assertThrows(
+                    DownloadException.class,
+                    () -> new HfBundleDownloader(options(hub, target).build(), pinned, DownloadListener.NONE)
+                            .download());
+            assertTrue(
+                    e.getMessage().contains(TinyHubRepo.TR_SHARD_1)
+                            && e.getMessage().contains("10 bytes")
+                            && e.getMessage().contains(Integer.toString(TinyHubRepo.TR_SHARD_1_BYTES)),
+                    e.getMessage());
         }
     }
 
@@ -342,11 +399,16 @@ class HfBundleDownloaderTest {
             if (files.length() > 0) {
                 files.append(',');
             }
-            files.append("{\"path\":\"").append(f).append("\",\"bytes\":").append(Files.size(repo.resolve(f)))
-                    .append(",\"blake3\":\"").append(digest).append("\"}");
+            files.append("{\"path\":\"")
+                    .append(f)
+                    .append("\",\"bytes\":")
+                    .append(Files.size(repo.resolve(f)))
+                    .append(",\"blake3\":\"")
+                    .append(digest)
+                    .append("\"}");
         }
-        String doc = "{\"bundles\":[{\"id\":\"tiny\",\"repo\":\"" + REPO + "\",\"revision\":\"" + REV
-                + "\",\"files\":[" + files + "]}]}";
+        String doc = "{\"bundles\":[{\"id\":\"tiny\",\"repo\":\"" + REPO + "\",\"revision\":\"" + REV + "\",\"files\":["
+                + files + "]}]}";
         return KnownBundles.parse(new ByteArrayInputStream(doc.getBytes(StandardCharsets.UTF_8)));
     }
 }

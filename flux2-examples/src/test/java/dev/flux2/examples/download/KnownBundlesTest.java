@@ -27,10 +27,15 @@ class KnownBundlesTest {
             shared = KnownBundles.parse(in);
         }
         assertEquals(shared.all(), shipped.all());
-        KnownBundle q4 = shipped.find(DownloadOptions.DEFAULT_REPO, DownloadOptions.DEFAULT_REVISION).orElseThrow();
+        KnownBundle q4 = shipped.find(DownloadOptions.DEFAULT_REPO, DownloadOptions.DEFAULT_REVISION)
+                .orElseThrow();
         assertEquals(18, q4.files().size());
         // onnx-bundle.md §3: the pinned files total 5,225,022,190 bytes.
-        assertEquals(5_225_022_190L, q4.files().values().stream().mapToLong(KnownBundles.KnownFile::bytes).sum());
+        assertEquals(
+                5_225_022_190L,
+                q4.files().values().stream()
+                        .mapToLong(KnownBundles.KnownFile::bytes)
+                        .sum());
         assertTrue(shipped.find(DownloadOptions.DEFAULT_REPO, "main").isEmpty(), "only the pinned commit matches");
     }
 
@@ -45,17 +50,22 @@ class KnownBundlesTest {
 
     @Test
     void defaultsArePinnedAndUrlsFollowTheResolveScheme(@TempDir Path tmp) {
-        DownloadOptions defaults = DownloadOptions.builder(tmp).endpoint(java.net.URI.create("https://hub.example/"))
+        DownloadOptions defaults = DownloadOptions.builder(tmp)
+                .endpoint(java.net.URI.create("https://hub.example/"))
                 .build();
         assertEquals(DownloadOptions.DEFAULT_REPO, defaults.repo());
         assertEquals(DownloadOptions.DEFAULT_REVISION, defaults.revision());
-        assertEquals("https://hub.example/MarkShark2/flux2-klein-4b-onnx-webgpu-q4/resolve/"
-                + DownloadOptions.DEFAULT_REVISION + "/tokenizer/tokenizer.json",
+        assertEquals(
+                "https://hub.example/MarkShark2/flux2-klein-4b-onnx-webgpu-q4/resolve/"
+                        + DownloadOptions.DEFAULT_REVISION + "/tokenizer/tokenizer.json",
                 defaults.resolveUrl("tokenizer/tokenizer.json").toString());
-        DownloadOptions other = DownloadOptions.builder(tmp).endpoint(java.net.URI.create("http://127.0.0.1:1"))
-                .repo("someone/other-bundle").build();
+        DownloadOptions other = DownloadOptions.builder(tmp)
+                .endpoint(java.net.URI.create("http://127.0.0.1:1"))
+                .repo("someone/other-bundle")
+                .build();
         assertEquals("main", other.revision());
-        assertEquals("http://127.0.0.1:1/someone/other-bundle/resolve/main/a%20b.json",
+        assertEquals(
+                "http://127.0.0.1:1/someone/other-bundle/resolve/main/a%20b.json",
                 other.resolveUrl("a b.json").toString());
     }
 }

@@ -25,8 +25,7 @@ final class TinyHubRepo {
     static final int TR_SHARD_1_BYTES = 200_000;
     static final int VAE_BYTES = 70_000;
 
-    private TinyHubRepo() {
-    }
+    private TinyHubRepo() {}
 
     /**
      * Writes the repository.
@@ -58,24 +57,36 @@ final class TinyHubRepo {
         config.put("default_height", 64);
         config.put("tokenizer_dir", "tokenizer");
         ObjectNode models = config.putObject("models");
-        sharded(models.putObject("text_encoder"), "te.onnx", "te-manifest.json", 2,
-                TE_SHARD_1_BYTES + TE_SHARD_2_BYTES, TE_SHARD_1_BYTES);
-        sharded(models.putObject("transformer"), "tr.onnx", "tr-manifest.json", 1, TR_SHARD_1_BYTES,
-                TR_SHARD_1_BYTES);
+        sharded(
+                models.putObject("text_encoder"),
+                "te.onnx",
+                "te-manifest.json",
+                2,
+                TE_SHARD_1_BYTES + TE_SHARD_2_BYTES,
+                TE_SHARD_1_BYTES);
+        sharded(models.putObject("transformer"), "tr.onnx", "tr-manifest.json", 1, TR_SHARD_1_BYTES, TR_SHARD_1_BYTES);
         inline(models.putObject("vae_decoder_pre"), "vae.onnx", VAE_BYTES);
-        sharded(models.putObject("transformer_fused_4step"), "tr-fused-4step.onnx", "tr-manifest.json", 1,
-                TR_SHARD_1_BYTES, TR_SHARD_1_BYTES);
+        sharded(
+                models.putObject("transformer_fused_4step"),
+                "tr-fused-4step.onnx",
+                "tr-manifest.json",
+                1,
+                TR_SHARD_1_BYTES,
+                TR_SHARD_1_BYTES);
         inline(models.putObject("vae_encoder"), "vae-encoder.onnx", 1234);
         configEdit.accept(config);
-        Files.write(dir.resolve("flux2-config.json"),
+        Files.write(
+                dir.resolve("flux2-config.json"),
                 json.writerWithDefaultPrettyPrinter().writeValueAsString(config).getBytes(StandardCharsets.UTF_8));
     }
 
     /** @return the paths of every file in the repository, relative, with '/' separators */
     static List<String> files(Path dir) throws IOException {
         try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).map(p -> dir.relativize(p).toString().replace('\\', '/'))
-                    .sorted().toList();
+            return s.filter(Files::isRegularFile)
+                    .map(p -> dir.relativize(p).toString().replace('\\', '/'))
+                    .sorted()
+                    .toList();
         }
     }
 

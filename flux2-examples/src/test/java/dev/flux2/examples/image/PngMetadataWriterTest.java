@@ -33,8 +33,20 @@ class PngMetadataWriterTest {
                 img.setRGB(x, y, (x * 8) << 16 | (y * 16) << 8 | 77);
             }
         }
-        GenerationMetadata m = new GenerationMetadata(prompt, OptionalLong.of(1234567890123L), 4, 4, 32, 16, 1.0f,
-                strength, 0, false, 0, "klein-test", new StageTimings(Map.of(), Duration.ZERO, Duration.ZERO));
+        GenerationMetadata m = new GenerationMetadata(
+                prompt,
+                OptionalLong.of(1234567890123L),
+                4,
+                4,
+                32,
+                16,
+                1.0f,
+                strength,
+                0,
+                false,
+                0,
+                "klein-test",
+                new StageTimings(Map.of(), Duration.ZERO, Duration.ZERO));
         return new GeneratedImage(img, m);
     }
 

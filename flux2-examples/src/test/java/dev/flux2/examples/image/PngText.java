@@ -36,9 +36,13 @@ public record PngText(Map<String, String> tEXt, Map<String, String> iTXt) {
                     for (Node e = chunk.getFirstChild(); e != null; e = e.getNextSibling()) {
                         NamedNodeMap a = e.getAttributes();
                         if ("tEXtEntry".equals(e.getNodeName())) {
-                            t.put(a.getNamedItem("keyword").getNodeValue(), a.getNamedItem("value").getNodeValue());
+                            t.put(
+                                    a.getNamedItem("keyword").getNodeValue(),
+                                    a.getNamedItem("value").getNodeValue());
                         } else if ("iTXtEntry".equals(e.getNodeName())) {
-                            i.put(a.getNamedItem("keyword").getNodeValue(), a.getNamedItem("text").getNodeValue());
+                            i.put(
+                                    a.getNamedItem("keyword").getNodeValue(),
+                                    a.getNamedItem("text").getNodeValue());
                         }
                     }
                 }

@@ -38,13 +38,17 @@ class ImageServiceIT {
 
     @TempDir
     static Path work;
+
     static Flux2Pipeline pipeline;
 
     @BeforeAll
     static void openPipeline() {
-        SyntheticBundle bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(),
-                work.resolve("bundle"));
-        pipeline = Flux2Pipeline.builder().model(bundle.directory()).memoryPolicy(MemoryPolicy.RESIDENT).build();
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), work.resolve("bundle"));
+        pipeline = Flux2Pipeline.builder()
+                .model(bundle.directory())
+                .memoryPolicy(MemoryPolicy.RESIDENT)
+                .build();
     }
 
     @AfterAll
@@ -55,21 +59,30 @@ class ImageServiceIT {
     }
 
     private static ServiceConfig.Builder config() {
-        return ServiceConfig.builder().port(0).workers(1).queueCapacity(0)
-                .modelLabel(pipeline.modelInfo().variant()).requestTimeout(Duration.ofSeconds(60));
+        return ServiceConfig.builder()
+                .port(0)
+                .workers(1)
+                .queueCapacity(0)
+                .modelLabel(pipeline.modelInfo().variant())
+                .requestTimeout(Duration.ofSeconds(60));
     }
 
     @Test
     void postReturnsThePipelinesImageAsPng() throws Exception {
         try (ImageService service = ImageService.start(pipeline, config().build())) {
             ServiceClient client = new ServiceClient(service.port());
-            HttpResponse<byte[]> r = client.post("{\"prompt\": \"a red fox\", \"width\": 48, \"height\": 32,"
-                    + " \"seed\": 11, \"steps\": 3}");
+            HttpResponse<byte[]> r = client.post(
+                    "{\"prompt\": \"a red fox\", \"width\": 48, \"height\": 32," + " \"seed\": 11, \"steps\": 3}");
             assertEquals(200, r.statusCode(), new String(r.body()));
             assertEquals("11", r.headers().firstValue("X-Flux2-Seed").orElse(""));
             BufferedImage png = ImageIO.read(new ByteArrayInputStream(r.body()));
-            BufferedImage direct = pipeline.generate(GenerationRequest.builder("a red fox").size(48, 32).seed(11)
-                    .steps(3).build()).first().image();
+            BufferedImage direct = pipeline.generate(GenerationRequest.builder("a red fox")
+                            .size(48, 32)
+                            .seed(11)
+                            .steps(3)
+                            .build())
+                    .first()
+                    .image();
             assertEquals(48, png.getWidth());
             assertEquals(32, png.getHeight());
             for (int y = 0; y < 32; y++) {
@@ -116,14 +129,16 @@ class ImageServiceIT {
         // must then notice the cancellation and stop with GenerationCancelledException.
         ImageGenerator heldAtStep1 = request -> {
             CancellationToken token = request.cancellation().orElseThrow();
-            GenerationRequest held = request.toBuilder().progressListener((ProgressEvent e) -> {
-                if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED) {
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                    while (!token.isCancelled() && System.nanoTime() < deadline) {
-                        ImageServiceTest.sleep(5);
-                    }
-                }
-            }).build();
+            GenerationRequest held = request.toBuilder()
+                    .progressListener((ProgressEvent e) -> {
+                        if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED) {
+                            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                            while (!token.isCancelled() && System.nanoTime() < deadline) {
+                                ImageServiceTest.sleep(5);
+                            }
+                        }
+                    })
+                    .build();
             try {
                 return pipeline.generate(held);
             } catch (RuntimeException e) {
@@ -133,20 +148,28 @@ class ImageServiceIT {
                 finished.countDown();
             }
         };
-        try (ImageService service = ImageService.start(heldAtStep1,
-                config().requestTimeout(Duration.ofMillis(1500)).build())) {
+        try (ImageService service = ImageService.start(
+                heldAtStep1, config().requestTimeout(Duration.ofMillis(1500)).build())) {
             ServiceClient client = new ServiceClient(service.port());
             HttpResponse<byte[]> r = client.post("{\"prompt\": \"slow\", \"seed\": 3, \"steps\": 4}");
             assertEquals(504, r.statusCode(), new String(r.body()));
             assertTrue(finished.await(30, TimeUnit.SECONDS));
-            assertTrue(outcome.get() instanceof GenerationCancelledException,
+            assertTrue(
+                    outcome.get() instanceof GenerationCancelledException,
                     "the pipeline stopped with GenerationCancelledException, got " + outcome.get());
             JsonNode health = JSON.readTree(client.get("/health").body());
             assertEquals(1, health.get("cancelled").asInt());
             assertEquals(1, health.get("timed_out").asInt());
         }
         // The shared pipeline is still usable after a cancelled generation.
-        assertEquals(32, pipeline.generate(GenerationRequest.builder("after").size(32, 32).seed(1).build())
-                .first().image().getWidth());
+        assertEquals(
+                32,
+                pipeline.generate(GenerationRequest.builder("after")
+                                .size(32, 32)
+                                .seed(1)
+                                .build())
+                        .first()
+                        .image()
+                        .getWidth());
     }
 }

@@ -47,13 +47,29 @@ class ImageServiceTest {
             }
         }
         StageTimings t = new StageTimings(Map.of(), Duration.ofMillis(5), Duration.ofMillis(4));
-        GenerationMetadata m = new GenerationMetadata(r.prompt(), OptionalLong.of(seed), r.steps().orElse(4),
-                r.steps().orElse(4), w, h, 1f, OptionalDouble.empty(), 0, false, 0, "fake", t);
+        GenerationMetadata m = new GenerationMetadata(
+                r.prompt(),
+                OptionalLong.of(seed),
+                r.steps().orElse(4),
+                r.steps().orElse(4),
+                w,
+                h,
+                1f,
+                OptionalDouble.empty(),
+                0,
+                false,
+                0,
+                "fake",
+                t);
         return new GenerationResult(List.of(new GeneratedImage(img, m)), t);
     }
 
     private static ServiceConfig.Builder config() {
-        return ServiceConfig.builder().port(0).workers(1).queueCapacity(0).modelLabel("fake-model")
+        return ServiceConfig.builder()
+                .port(0)
+                .workers(1)
+                .queueCapacity(0)
+                .modelLabel("fake-model")
                 .requestTimeout(Duration.ofSeconds(30));
     }
 
@@ -68,8 +84,12 @@ class ImageServiceTest {
             BufferedImage png = ImageIO.read(new ByteArrayInputStream(r.body()));
             assertEquals(80, png.getWidth());
             assertEquals(32, png.getHeight());
-            BufferedImage expected = fakeImage(GenerationRequest.builder("a fox").size(80, 32).seed(7).build())
-                    .first().image();
+            BufferedImage expected = fakeImage(GenerationRequest.builder("a fox")
+                            .size(80, 32)
+                            .seed(7)
+                            .build())
+                    .first()
+                    .image();
             assertEquals(expected.getRGB(13, 17), png.getRGB(13, 17));
         }
     }
@@ -83,7 +103,9 @@ class ImageServiceTest {
             HttpResponse<byte[]> size = client.post("{\"prompt\": \"x\", \"width\": 100}");
             assertEquals(400, size.statusCode());
             assertTrue(new String(size.body()).contains("multiple of 16"));
-            assertEquals(400, client.post("{\"prompt\": \"x\", \"colour\": \"red\"}").statusCode(),
+            assertEquals(
+                    400,
+                    client.post("{\"prompt\": \"x\", \"colour\": \"red\"}").statusCode(),
                     "unknown fields are rejected");
             assertEquals(405, client.get("/v1/images").statusCode());
             assertEquals(404, client.get("/v2/other").statusCode());
@@ -125,7 +147,8 @@ class ImageServiceTest {
             }
             return fakeImage(r);
         };
-        try (ImageService service = ImageService.start(blocking, config().queueCapacity(1).build())) {
+        try (ImageService service =
+                ImageService.start(blocking, config().queueCapacity(1).build())) {
             ServiceClient client = new ServiceClient(service.port());
             CompletableFuture<HttpResponse<byte[]>> first = client.postAsync("{\"prompt\": \"one\"}");
             assertTrue(started.await(10, TimeUnit.SECONDS));
@@ -160,7 +183,8 @@ class ImageServiceTest {
             return fakeImage(r);
         };
         CompletableFuture<HttpResponse<byte[]>> second;
-        try (ImageService service = ImageService.start(untilCancelled, config().queueCapacity(1).build())) {
+        try (ImageService service =
+                ImageService.start(untilCancelled, config().queueCapacity(1).build())) {
             ServiceClient client = new ServiceClient(service.port());
             client.postAsync("{\"prompt\": \"one\"}");
             assertTrue(started.await(10, TimeUnit.SECONDS));
@@ -190,8 +214,8 @@ class ImageServiceTest {
                 done.countDown();
             }
         };
-        try (ImageService service = ImageService.start(untilCancelled,
-                config().requestTimeout(Duration.ofMillis(300)).build())) {
+        try (ImageService service = ImageService.start(
+                untilCancelled, config().requestTimeout(Duration.ofMillis(300)).build())) {
             ServiceClient client = new ServiceClient(service.port());
             HttpResponse<byte[]> r = client.post("{\"prompt\": \"slow\"}");
             assertEquals(504, r.statusCode());
@@ -208,7 +232,8 @@ class ImageServiceTest {
 
     @Test
     void healthReportsModelAndLimits() throws Exception {
-        try (ImageService service = ImageService.start(ImageServiceTest::fakeImage,
+        try (ImageService service = ImageService.start(
+                ImageServiceTest::fakeImage,
                 config().workers(2).queueCapacity(3).build())) {
             HttpResponse<String> r = new ServiceClient(service.port()).get("/health");
             assertEquals(200, r.statusCode());

@@ -10,8 +10,10 @@ import java.util.concurrent.CompletableFuture;
 
 /** A loopback client of the image service (test helper). */
 final class ServiceClient {
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-            .version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
     private final URI base;
 
     ServiceClient(int port) {
@@ -19,8 +21,11 @@ final class ServiceClient {
     }
 
     CompletableFuture<HttpResponse<byte[]>> postAsync(String json) {
-        HttpRequest r = HttpRequest.newBuilder(base.resolve("/v1/images")).timeout(Duration.ofSeconds(120))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build();
+        HttpRequest r = HttpRequest.newBuilder(base.resolve("/v1/images"))
+                .timeout(Duration.ofSeconds(120))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build();
         return http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray());
     }
 
@@ -29,7 +34,11 @@ final class ServiceClient {
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30)).GET().build(),
+        return http.send(
+                HttpRequest.newBuilder(base.resolve(path))
+                        .timeout(Duration.ofSeconds(30))
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -17,8 +17,7 @@ import dev.flux2.tokenizer.Qwen3PromptTokenizer;
  * (per-step Euler in fp32, σ fed to the transformer, round-half-even to bytes).
  */
 public final class ExpectedImage {
-    private ExpectedImage() {
-    }
+    private ExpectedImage() {}
 
     /**
      * What to compute.
@@ -29,7 +28,7 @@ public final class ExpectedImage {
      * @param height pixels, multiple of 16
      * @param steps denoising steps
      */
-    public record Request(String prompt, long seed, int width, int height, int steps) { }
+    public record Request(String prompt, long seed, int width, int height, int steps) {}
 
     /**
      * @param bundle the synthetic bundle
@@ -39,8 +38,8 @@ public final class ExpectedImage {
     public static int[] rgb(SyntheticBundle bundle, Request request) {
         SyntheticReference ref = bundle.reference();
         TokenizedPrompt tokens;
-        try (Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(bundle.tokenizerDirectory(),
-                bundle.spec().textSequenceLength())) {
+        try (Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(
+                bundle.tokenizerDirectory(), bundle.spec().textSequenceLength())) {
             tokens = tokenizer.tokenize(request.prompt());
         }
         float[] context = ref.textContext(tokens.inputIds(), tokens.attentionMask());

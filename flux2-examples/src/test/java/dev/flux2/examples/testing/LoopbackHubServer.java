@@ -35,7 +35,7 @@ public final class LoopbackHubServer implements AutoCloseable {
      * @param path request path
      * @param range the Range header, or null
      */
-    public record Seen(String method, String path, String range) { }
+    public record Seen(String method, String path, String range) {}
 
     private final HttpServer server;
     private final Path root;
@@ -97,7 +97,8 @@ public final class LoopbackHubServer implements AutoCloseable {
     private void handle(HttpExchange ex) throws IOException {
         try (ex) {
             String uriPath = ex.getRequestURI().getPath();
-            requests.add(new Seen(ex.getRequestMethod(), uriPath, ex.getRequestHeaders().getFirst("Range")));
+            requests.add(new Seen(
+                    ex.getRequestMethod(), uriPath, ex.getRequestHeaders().getFirst("Range")));
             String resolvePrefix = "/" + repo + "/resolve/" + revision + "/";
             if (uriPath.startsWith(resolvePrefix)) {
                 // The hub redirects file downloads to its CDN.
@@ -134,8 +135,8 @@ public final class LoopbackHubServer implements AutoCloseable {
                 ex.sendResponseHeaders(416, -1);
                 return;
             }
-            ex.getResponseHeaders().add("Content-Range",
-                    "bytes " + start + "-" + (content.length - 1) + "/" + content.length);
+            ex.getResponseHeaders()
+                    .add("Content-Range", "bytes " + start + "-" + (content.length - 1) + "/" + content.length);
         }
         long length = content.length - start;
         ex.sendResponseHeaders(range != null ? 206 : 200, length);
@@ -150,8 +151,8 @@ public final class LoopbackHubServer implements AutoCloseable {
         }
         if (cut != null || stall != null) {
             // Drop the connection mid-body: the client sees fewer bytes than Content-Length.
-            throw new IOException("fault injected: connection dropped after " + limit + " of " + length
-                    + " bytes of " + path);
+            throw new IOException(
+                    "fault injected: connection dropped after " + limit + " of " + length + " bytes of " + path);
         }
         body.write(content, (int) (start + limit), (int) (length - limit));
     }

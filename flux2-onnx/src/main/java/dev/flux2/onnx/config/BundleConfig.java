@@ -20,8 +20,13 @@ import java.util.Optional;
  * @param decoder which graphs decode latents
  * @param supportsImg2img {@code supports_img2img}, if given
  */
-public record BundleConfig(Path file, ModelDefaults defaults, TextSettings text, Map<String, ModelEntry> models,
-        DecoderLayout decoder, Optional<Boolean> supportsImg2img) {
+public record BundleConfig(
+        Path file,
+        ModelDefaults defaults,
+        TextSettings text,
+        Map<String, ModelEntry> models,
+        DecoderLayout decoder,
+        Optional<Boolean> supportsImg2img) {
 
     /** Copies the collections (keeping order). */
     public BundleConfig {
@@ -41,7 +46,8 @@ public record BundleConfig(Path file, ModelDefaults defaults, TextSettings text,
     public BundleConfig withoutModels(Collection<String> keys) {
         Map<String, ModelEntry> kept = new LinkedHashMap<>(models);
         for (String key : keys) {
-            if (key.equals(GraphKeys.TEXT_ENCODER) || key.equals(GraphKeys.TRANSFORMER)
+            if (key.equals(GraphKeys.TEXT_ENCODER)
+                    || key.equals(GraphKeys.TRANSFORMER)
                     || decoder.graphKeys().contains(key)) {
                 throw new IllegalArgumentException("models." + key + " is required and cannot be left out");
             }

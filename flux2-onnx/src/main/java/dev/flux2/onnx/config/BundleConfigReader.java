@@ -45,13 +45,18 @@ public final class BundleConfigReader {
     private static final int LATENT_DOWNSAMPLE = 16;
     private static final String DEFAULT_TOKENIZER_DIR = "tokenizer";
     private static final String STAGE_KEYS = "vae_decoder_post_stage_keys";
-    private static final Set<String> KNOWN_KEYS = Set.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER,
-            GraphKeys.TRANSFORMER_FUSED, GraphKeys.VAE_DECODER, GraphKeys.VAE_DECODER_PRE,
-            GraphKeys.VAE_DECODER_ATTN_CHUNK, GraphKeys.VAE_DECODER_POST, GraphKeys.VAE_ENCODER);
+    private static final Set<String> KNOWN_KEYS = Set.of(
+            GraphKeys.TEXT_ENCODER,
+            GraphKeys.TRANSFORMER,
+            GraphKeys.TRANSFORMER_FUSED,
+            GraphKeys.VAE_DECODER,
+            GraphKeys.VAE_DECODER_PRE,
+            GraphKeys.VAE_DECODER_ATTN_CHUNK,
+            GraphKeys.VAE_DECODER_POST,
+            GraphKeys.VAE_ENCODER);
     private static final Logger LOG = LoggerFactory.getLogger(BundleConfigReader.class);
 
-    private BundleConfigReader() {
-    }
+    private BundleConfigReader() {}
 
     /**
      * @param file the config file
@@ -65,9 +70,12 @@ public final class BundleConfigReader {
         } catch (NoSuchFileException e) {
             throw new ModelLoadException(FILE_NAME + " not found: " + file + " (is this an ONNX bundle folder?)", e);
         } catch (JsonProcessingException e) {
-            throw new ModelLoadException(file.getFileName() + " (" + file + ") is not valid JSON: "
-                    + e.getOriginalMessage() + " at line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr(), e);
+            throw new ModelLoadException(
+                    file.getFileName() + " (" + file + ") is not valid JSON: "
+                            + e.getOriginalMessage() + " at line "
+                            + e.getLocation().getLineNr() + ", column "
+                            + e.getLocation().getColumnNr(),
+                    e);
         } catch (IOException e) {
             throw new ModelLoadException("cannot read " + file + ": " + e.getMessage(), e);
         }
@@ -83,7 +91,8 @@ public final class BundleConfigReader {
                 root.requiredPositiveInt("context_dim"),
                 root.optionalNonNegativeFloat("context_clip").orElse(0f),
                 root.optionalBoolean("zero_padded_context").orElse(false),
-                root.optionalString("tokenizer_dir").map(d -> relativeName(root, "tokenizer_dir", d))
+                root.optionalString("tokenizer_dir")
+                        .map(d -> relativeName(root, "tokenizer_dir", d))
                         .orElse(DEFAULT_TOKENIZER_DIR));
         checkFixed(root, "latent_channels", LATENT_CHANNELS);
         checkFixed(root, "latent_downsample", LATENT_DOWNSAMPLE);
@@ -112,20 +121,24 @@ public final class BundleConfigReader {
             }
         }
         List<String> listed = root.optionalStringList(STAGE_KEYS);
-        List<String> absent = listed.stream().filter(k -> !models.containsKey(k)).toList();
+        List<String> absent =
+                listed.stream().filter(k -> !models.containsKey(k)).toList();
         List<String> postKeys = List.of();
         if (!listed.isEmpty() && absent.size() < listed.size()) {
             if (!absent.isEmpty()) {
-                throw root.fieldError(STAGE_KEYS, "lists " + absent + ", which models does not have; models has "
-                        + models.keySet());
+                throw root.fieldError(
+                        STAGE_KEYS, "lists " + absent + ", which models does not have; models has " + models.keySet());
             }
             postKeys = listed;
         } else if (models.containsKey(GraphKeys.VAE_DECODER_POST)) {
             postKeys = List.of(GraphKeys.VAE_DECODER_POST);
         } else {
-            missing.add(listed.isEmpty() ? "the post-attention graphs (" + STAGE_KEYS + " or models."
-                    + GraphKeys.VAE_DECODER_POST + ")" : "the post stages " + listed + " listed in " + STAGE_KEYS
-                    + " (or models." + GraphKeys.VAE_DECODER_POST + ")");
+            missing.add(
+                    listed.isEmpty()
+                            ? "the post-attention graphs (" + STAGE_KEYS + " or models." + GraphKeys.VAE_DECODER_POST
+                                    + ")"
+                            : "the post stages " + listed + " listed in " + STAGE_KEYS + " (or models."
+                                    + GraphKeys.VAE_DECODER_POST + ")");
         }
         if (!missing.isEmpty()) {
             throw root.error("no complete VAE decoder: there is no models." + GraphKeys.VAE_DECODER
@@ -184,7 +197,9 @@ public final class BundleConfigReader {
                 if (KNOWN_KEYS.contains(key) || stageKeys.contains(key)) {
                     throw e;
                 }
-                LOG.debug("ignoring models.{}, which this backend does not use and cannot parse: {}", key,
+                LOG.debug(
+                        "ignoring models.{}, which this backend does not use and cannot parse: {}",
+                        key,
                         e.getMessage());
             }
         }
@@ -194,14 +209,20 @@ public final class BundleConfigReader {
     private static ModelEntry entry(String key, JsonFields e) {
         String file = relativeName(e, "file", e.requiredString("file"));
         Optional<String> manifest = e.optionalString("manifest").map(m -> relativeName(e, "manifest", m));
-        TensorNames names = new TensorNames(e.optionalStringList("inputs"), e.optionalStringList("outputs"),
-                e.optionalString("residual_input"), e.optionalString("attn_input"));
+        TensorNames names = new TensorNames(
+                e.optionalStringList("inputs"),
+                e.optionalStringList("outputs"),
+                e.optionalString("residual_input"),
+                e.optionalString("attn_input"));
         // Without a manifest the shard sizes cannot be matched to files here; the graph's own external-data
         // references are checked instead (ExternalDataCheck), which is what ONNX Runtime actually reads.
         Optional<ShardInfo> shards = e.optionalObject("shards").map(BundleConfigReader::shards);
-        GraphSettings settings = new GraphSettings(e.optionalString("activation_dtype"),
-                e.optionalPositiveInt("chunk_size"), e.optionalPositiveInt("head_dim"),
-                e.optionalPositiveInt("fused_steps"), optimizationLevel(e));
+        GraphSettings settings = new GraphSettings(
+                e.optionalString("activation_dtype"),
+                e.optionalPositiveInt("chunk_size"),
+                e.optionalPositiveInt("head_dim"),
+                e.optionalPositiveInt("fused_steps"),
+                optimizationLevel(e));
         return new ModelEntry(key, file, manifest, names, shards, settings);
     }
 
@@ -219,8 +240,11 @@ public final class BundleConfigReader {
         if (count > Integer.MAX_VALUE) {
             throw s.fieldError("count", "is implausibly large: " + count);
         }
-        return new ShardInfo((int) Math.max(count, 0), Math.max(s.optionalNonNegativeLong("total_bytes"), 0),
-                Math.max(s.optionalNonNegativeLong("largest_bytes"), 0), s.optionalNonNegativeLong("onnx_bytes"));
+        return new ShardInfo(
+                (int) Math.max(count, 0),
+                Math.max(s.optionalNonNegativeLong("total_bytes"), 0),
+                Math.max(s.optionalNonNegativeLong("largest_bytes"), 0),
+                s.optionalNonNegativeLong("onnx_bytes"));
     }
 
     /** Names must stay inside the bundle folder: ONNX Runtime refuses external data that escapes it anyway. */

@@ -26,7 +26,8 @@ public record BundleInventory(Path directory, List<BundleFile> files, List<Strin
         if (problems.isEmpty()) {
             return;
         }
-        StringBuilder msg = new StringBuilder("the model bundle ").append(directory)
+        StringBuilder msg = new StringBuilder("the model bundle ")
+                .append(directory)
                 .append(problems.size() == 1 ? " has a problem: " : " has " + problems.size() + " problems: ");
         for (int i = 0; i < problems.size(); i++) {
             msg.append(i == 0 ? "" : "; ").append(problems.get(i));

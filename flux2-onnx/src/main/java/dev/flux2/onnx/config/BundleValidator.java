@@ -20,13 +20,11 @@ import java.util.Set;
  */
 public final class BundleValidator {
     /** The tokenizer files every bundle needs inside {@code tokenizer_dir}. */
-    public static final List<String> TOKENIZER_FILES = List.of("tokenizer.json",
-            "tokenizer_config.json");
+    public static final List<String> TOKENIZER_FILES = List.of("tokenizer.json", "tokenizer_config.json");
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private BundleValidator() {
-    }
+    private BundleValidator() {}
 
     /**
      * @param config the parsed config
@@ -41,7 +39,8 @@ public final class BundleValidator {
         // Only the graphs the backend uses: other models entries may name files of other runtimes.
         for (ModelEntry entry : config.usedModels()) {
             checkGraphFile(dir, entry, files, problems);
-            if (entry.manifest().isPresent() && manifestsSeen.add(entry.manifest().get())) {
+            if (entry.manifest().isPresent()
+                    && manifestsSeen.add(entry.manifest().get())) {
                 checkManifest(dir, entry, files, problems);
             }
         }
@@ -93,8 +92,8 @@ public final class BundleValidator {
         if (actual < 0) {
             problems.add("graph file " + entry.file() + " (" + owner + ") is missing from " + dir);
         } else if (expected >= 0 && actual != expected) {
-            problems.add("graph file " + entry.file() + " is " + actual + " bytes, expected " + expected
-                    + " (models." + entry.key() + ".shards.onnx_bytes): truncated or incomplete download");
+            problems.add("graph file " + entry.file() + " is " + actual + " bytes, expected " + expected + " (models."
+                    + entry.key() + ".shards.onnx_bytes): truncated or incomplete download");
         }
     }
 
@@ -130,10 +129,11 @@ public final class BundleValidator {
         if (info.isPresent() && info.get().count() > 0) {
             ShardInfo s = info.get();
             if (shardNames.size() != s.count()) {
-                problems.add("manifest " + manifest + " lists " + shardNames.size() + " shard(s), expected "
-                        + s.count() + " (models." + entry.key() + ".shards.count)");
+                problems.add("manifest " + manifest + " lists " + shardNames.size() + " shard(s), expected " + s.count()
+                        + " (models." + entry.key() + ".shards.count)");
             } else if (allPresent) {
-                ShardSizeCheck.check(entry.key(), manifest, shardNames, sizes, s).ifPresent(problems::add);
+                ShardSizeCheck.check(entry.key(), manifest, shardNames, sizes, s)
+                        .ifPresent(problems::add);
             }
         }
     }
@@ -146,10 +146,13 @@ public final class BundleValidator {
         }
         List<String> names = new ArrayList<>();
         for (JsonNode n : node) {
-            if (!n.isTextual() || n.textValue().isBlank() || n.textValue().contains("/")
-                    || n.textValue().contains("\\") || n.textValue().equals("..")) {
-                throw new IllegalArgumentException("must list plain shard file names inside the bundle folder, got "
-                        + abbreviate(n.toString()));
+            if (!n.isTextual()
+                    || n.textValue().isBlank()
+                    || n.textValue().contains("/")
+                    || n.textValue().contains("\\")
+                    || n.textValue().equals("..")) {
+                throw new IllegalArgumentException(
+                        "must list plain shard file names inside the bundle folder, got " + abbreviate(n.toString()));
             }
             names.add(n.textValue());
         }

@@ -22,6 +22,5 @@ public final class GraphKeys {
     /** Optional VAE encoder: image → normalised, patchified z. */
     public static final String VAE_ENCODER = "vae_encoder";
 
-    private GraphKeys() {
-    }
+    private GraphKeys() {}
 }

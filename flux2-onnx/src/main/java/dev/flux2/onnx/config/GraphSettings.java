@@ -15,8 +15,12 @@ import java.util.OptionalInt;
  * @param fusedSteps {@code fused_steps} of a fused multi-step denoiser graph
  * @param graphOptimizationLevel {@code graph_optimization_level} for this graph's sessions
  */
-public record GraphSettings(Optional<String> activationDtype, OptionalInt chunkSize, OptionalInt headDim,
-        OptionalInt fusedSteps, Optional<OptimizationLevel> graphOptimizationLevel) {
+public record GraphSettings(
+        Optional<String> activationDtype,
+        OptionalInt chunkSize,
+        OptionalInt headDim,
+        OptionalInt fusedSteps,
+        Optional<OptimizationLevel> graphOptimizationLevel) {
 
     /** Checks for nulls. */
     public GraphSettings {

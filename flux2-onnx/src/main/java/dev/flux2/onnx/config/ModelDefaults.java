@@ -13,8 +13,8 @@ import java.util.Objects;
  * @param width {@code default_width} in pixels (default 1024)
  * @param height {@code default_height} in pixels (default 1024)
  */
-public record ModelDefaults(String modelName, String variant, boolean distilled, int numSteps, float guidance,
-        int width, int height) {
+public record ModelDefaults(
+        String modelName, String variant, boolean distilled, int numSteps, float guidance, int width, int height) {
 
     /** Checks for nulls. */
     public ModelDefaults {

@@ -13,8 +13,13 @@ import java.util.Optional;
  * @param shards the promised sizes, if given
  * @param settings further optional settings
  */
-public record ModelEntry(String key, String file, Optional<String> manifest, TensorNames names,
-        Optional<ShardInfo> shards, GraphSettings settings) {
+public record ModelEntry(
+        String key,
+        String file,
+        Optional<String> manifest,
+        TensorNames names,
+        Optional<ShardInfo> shards,
+        GraphSettings settings) {
 
     /** Checks for nulls. */
     public ModelEntry {

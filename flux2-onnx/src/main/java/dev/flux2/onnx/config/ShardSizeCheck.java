@@ -12,8 +12,7 @@ import java.util.Optional;
  * with more shards the message lists every size against the two totals.
  */
 final class ShardSizeCheck {
-    private ShardSizeCheck() {
-    }
+    private ShardSizeCheck() {}
 
     /**
      * @param key the model entry key
@@ -35,14 +34,24 @@ final class ShardSizeCheck {
         }
         List<Long> expected = expectedSizes(info);
         if (expected.isEmpty()) {
-            StringBuilder msg = new StringBuilder("shards of models.").append(key).append(" (").append(manifest)
-                    .append(") total ").append(total).append(" bytes, expected ").append(info.totalBytes())
-                    .append(" (shards.total_bytes); largest ").append(largest).append(" bytes, expected ")
-                    .append(info.largestBytes()).append(" (shards.largest_bytes); sizes:");
+            StringBuilder msg = new StringBuilder("shards of models.")
+                    .append(key)
+                    .append(" (")
+                    .append(manifest)
+                    .append(") total ")
+                    .append(total)
+                    .append(" bytes, expected ")
+                    .append(info.totalBytes())
+                    .append(" (shards.total_bytes); largest ")
+                    .append(largest)
+                    .append(" bytes, expected ")
+                    .append(info.largestBytes())
+                    .append(" (shards.largest_bytes); sizes:");
             for (int i = 0; i < names.size(); i++) {
                 msg.append(' ').append(names.get(i)).append('=').append(sizes.get(i));
             }
-            return Optional.of(msg.append(": a shard is truncated or incomplete").toString());
+            return Optional.of(
+                    msg.append(": a shard is truncated or incomplete").toString());
         }
         // Pair exact matches first; the shards left over are the wrong ones.
         List<Long> remaining = new ArrayList<>(expected);

@@ -13,8 +13,8 @@ import java.util.Optional;
  * @param residualInput for a VAE post stage: the input that takes the pre stage's residual ({@code residual_input})
  * @param attentionInput for a VAE post stage: the input that takes the attention result ({@code attn_input})
  */
-public record TensorNames(List<String> inputs, List<String> outputs, Optional<String> residualInput,
-        Optional<String> attentionInput) {
+public record TensorNames(
+        List<String> inputs, List<String> outputs, Optional<String> residualInput, Optional<String> attentionInput) {
 
     /** Copies the lists. */
     public TensorNames {

@@ -11,8 +11,8 @@ import java.util.Objects;
  * @param zeroPaddedContext {@code zero_padded_context}: zero the context rows of padding tokens
  * @param tokenizerDir {@code tokenizer_dir}, relative to the bundle folder
  */
-public record TextSettings(int sequenceLength, int contextDim, float contextClip, boolean zeroPaddedContext,
-        String tokenizerDir) {
+public record TextSettings(
+        int sequenceLength, int contextDim, float contextClip, boolean zeroPaddedContext, String tokenizerDir) {
 
     /** Checks for nulls. */
     public TextSettings {

@@ -16,8 +16,13 @@ import java.util.Optional;
  * @param decoder the VAE decoder: one unified graph or the split chain
  * @param vaeEncoder the VAE encoder, when the bundle has one
  */
-public record BundleIo(Map<String, GraphSignature> signatures, TextEncoderIo textEncoder, TransformerIo transformer,
-        Optional<FusedIo> fused, DecoderIo decoder, Optional<VaeEncoderIo> vaeEncoder) {
+public record BundleIo(
+        Map<String, GraphSignature> signatures,
+        TextEncoderIo textEncoder,
+        TransformerIo transformer,
+        Optional<FusedIo> fused,
+        DecoderIo decoder,
+        Optional<VaeEncoderIo> vaeEncoder) {
 
     /** Copies. */
     public BundleIo {

@@ -16,8 +16,7 @@ import java.util.Map;
  * whether a shard belongs to one graph or is shared (the fused transformer reuses the per-step shards). Stateless.
  */
 public final class ExternalDataCheck {
-    private ExternalDataCheck() {
-    }
+    private ExternalDataCheck() {}
 
     /**
      * @param key the graph's config key

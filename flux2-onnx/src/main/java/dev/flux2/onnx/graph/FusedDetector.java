@@ -32,12 +32,12 @@ import java.util.stream.IntStream;
 final class FusedDetector {
     /** The step count of {@code transformer_fused_4step} when the entry gives no {@code fused_steps}. */
     static final int DEFAULT_STEPS = 4;
+
     private static final List<String> TIMESTEPS = List.of("timesteps", "timestep");
     private static final Pattern TIMESTEP_I = Pattern.compile("timestep_(\\d+)");
     private static final Pattern DT_I = Pattern.compile("dt_(\\d+)");
 
-    private FusedDetector() {
-    }
+    private FusedDetector() {}
 
     /**
      * @param c the graph's check, resolving inputs from the graph's own names
@@ -56,13 +56,16 @@ final class FusedDetector {
         try {
             common = TransformerContract.inputs(c, textSeq, contextDim);
             String out = c.findOutput(List.of("latent")).orElseGet(() -> c.outputAt("latent", 0, 1));
-            latent = c.output(out, TensorRule.of("final latent", TypeSets.FLOATS, 1, -1,
-                    TransformerContract.CHANNELS));
+            latent = c.output(out, TensorRule.of("final latent", TypeSets.FLOATS, 1, -1, TransformerContract.CHANNELS));
         } catch (ModelLoadException e) {
             return FusedIo.unusable(configured, e.getMessage());
         }
         Set<String> rest = new LinkedHashSet<>(sig.inputNames());
-        rest.removeAll(List.of(common.x().name(), common.xIds().name(), common.ctx().name(), common.ctxIds().name()));
+        rest.removeAll(List.of(
+                common.x().name(),
+                common.xIds().name(),
+                common.ctx().name(),
+                common.ctxIds().name()));
         Map<Integer, TensorSignature> timesteps = indexed(sig, rest, TIMESTEP_I);
         Map<Integer, TensorSignature> dts = indexed(sig, rest, DT_I);
         if (!timesteps.isEmpty() || !dts.isEmpty()) {
@@ -73,14 +76,15 @@ final class FusedDetector {
                 return listed(new Found(where, common, latent), sig.input(name).orElseThrow(), configured);
             }
         }
-        return FusedIo.unusable(configured, "fused graph " + where + " matches neither the engine convention "
-                + "(timestep_i and dt_i) nor the listed one (a single timesteps input of fixed length "
-                + configured + " or " + (configured + 1) + "); unexpected inputs " + rest);
+        return FusedIo.unusable(
+                configured,
+                "fused graph " + where + " matches neither the engine convention "
+                        + "(timestep_i and dt_i) nor the listed one (a single timesteps input of fixed length "
+                        + configured + " or " + (configured + 1) + "); unexpected inputs " + rest);
     }
 
     /** What every convention shares. */
-    private record Found(String where, TransformerInputs common, TensorSignature latent) {
-    }
+    private record Found(String where, TransformerInputs common, TensorSignature latent) {}
 
     private static Map<Integer, TensorSignature> indexed(GraphSignature sig, Set<String> names, Pattern pattern) {
         Map<Integer, TensorSignature> found = new TreeMap<>();
@@ -93,8 +97,12 @@ final class FusedDetector {
         return found;
     }
 
-    private static FusedIo engine(Found f, Set<String> rest, Map<Integer, TensorSignature> timesteps,
-            Map<Integer, TensorSignature> dts, OptionalInt fusedSteps) {
+    private static FusedIo engine(
+            Found f,
+            Set<String> rest,
+            Map<Integer, TensorSignature> timesteps,
+            Map<Integer, TensorSignature> dts,
+            OptionalInt fusedSteps) {
         int k = timesteps.size();
         Set<Integer> expected = IntStream.range(0, k).boxed().collect(Collectors.toSet());
         boolean contiguous = timesteps.keySet().equals(expected) && dts.keySet().equals(expected);
@@ -104,26 +112,35 @@ final class FusedDetector {
             dts.values().forEach(t -> names.add(t.name()));
             Set<String> other = new LinkedHashSet<>(rest);
             names.forEach(other::remove);
-            return FusedIo.unusable(fusedSteps.orElse(k), "fused graph " + f.where() + ": the engine convention "
-                    + "needs timestep_0..k-1 and dt_0..k-1 for the same k, found " + names
-                    + (other.isEmpty() ? "" : " and unexpected inputs " + other));
+            return FusedIo.unusable(
+                    fusedSteps.orElse(k),
+                    "fused graph " + f.where() + ": the engine convention "
+                            + "needs timestep_0..k-1 and dt_0..k-1 for the same k, found " + names
+                            + (other.isEmpty() ? "" : " and unexpected inputs " + other));
         }
         if (fusedSteps.isPresent() && fusedSteps.getAsInt() != k) {
-            return FusedIo.unusable(fusedSteps.getAsInt(), "fused graph " + f.where() + ": fused_steps is "
-                    + fusedSteps.getAsInt() + " but the graph takes " + k + " steps (timestep_0.." + (k - 1)
-                    + "); which one holds is ambiguous");
+            return FusedIo.unusable(
+                    fusedSteps.getAsInt(),
+                    "fused graph " + f.where() + ": fused_steps is "
+                            + fusedSteps.getAsInt() + " but the graph takes " + k + " steps (timestep_0.." + (k - 1)
+                            + "); which one holds is ambiguous");
         }
         List<TensorSignature> ts = new ArrayList<>(timesteps.values());
         List<TensorSignature> ds = new ArrayList<>(dts.values());
         TensorRule one = TensorRule.singleValue("one schedule value", TypeSets.FLOATS);
         for (TensorSignature t : concat(ts, ds)) {
             if (!one.accepts(t)) {
-                return FusedIo.unusable(k, "fused graph " + f.where() + ": input " + t + " must be "
-                        + one.describe());
+                return FusedIo.unusable(k, "fused graph " + f.where() + ": input " + t + " must be " + one.describe());
             }
         }
-        return new FusedIo(FusedConvention.ENGINE, "engine convention (timestep_i, dt_i; " + k + " steps)", k,
-                Optional.of(f.common()), ts, ds, Optional.of(f.latent()));
+        return new FusedIo(
+                FusedConvention.ENGINE,
+                "engine convention (timestep_i, dt_i; " + k + " steps)",
+                k,
+                Optional.of(f.common()),
+                ts,
+                ds,
+                Optional.of(f.latent()));
     }
 
     private static List<TensorSignature> concat(List<TensorSignature> a, List<TensorSignature> b) {
@@ -141,13 +158,25 @@ final class FusedDetector {
             values *= Math.max(d.value(), 0);
             longDims += d.isFixed() && d.value() != 1 ? 1 : 0;
         }
-        if (!TypeSets.FLOATS.contains(t.elementType()) || t.rank() == 0 || !fixed || longDims > 1
+        if (!TypeSets.FLOATS.contains(t.elementType())
+                || t.rank() == 0
+                || !fixed
+                || longDims > 1
                 || (values != k && values != k + 1)) {
-            return FusedIo.unusable(k, "fused graph " + f.where() + ": input " + t + " is ambiguous; the listed "
-                    + "convention needs a float tensor of fixed shape [" + k + "] (sigma_0.." + (k - 1) + ") or ["
-                    + (k + 1) + "] (with the final 0) for the " + k + " steps of fused_steps");
+            return FusedIo.unusable(
+                    k,
+                    "fused graph " + f.where() + ": input " + t + " is ambiguous; the listed "
+                            + "convention needs a float tensor of fixed shape [" + k + "] (sigma_0.." + (k - 1)
+                            + ") or ["
+                            + (k + 1) + "] (with the final 0) for the " + k + " steps of fused_steps");
         }
-        return new FusedIo(FusedConvention.LISTED, "listed convention (timesteps " + t.shapeText() + ")", k,
-                Optional.of(f.common()), List.of(t), List.of(), Optional.of(f.latent()));
+        return new FusedIo(
+                FusedConvention.LISTED,
+                "listed convention (timesteps " + t.shapeText() + ")",
+                k,
+                Optional.of(f.common()),
+                List.of(t),
+                List.of(),
+                Optional.of(f.latent()));
     }
 }

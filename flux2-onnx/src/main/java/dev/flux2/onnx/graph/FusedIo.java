@@ -15,8 +15,14 @@ import java.util.Optional;
  * @param dtInputs ENGINE: {@code dt_0..k−1}; LISTED: empty
  * @param latent the final-latent output (absent when NONE)
  */
-public record FusedIo(FusedConvention convention, String detail, int steps, Optional<TransformerInputs> inputs,
-        List<TensorSignature> timestepInputs, List<TensorSignature> dtInputs, Optional<TensorSignature> latent) {
+public record FusedIo(
+        FusedConvention convention,
+        String detail,
+        int steps,
+        Optional<TransformerInputs> inputs,
+        List<TensorSignature> timestepInputs,
+        List<TensorSignature> dtInputs,
+        Optional<TensorSignature> latent) {
 
     /** Copies and checks consistency. */
     public FusedIo {

@@ -30,8 +30,7 @@ public final class GraphContracts {
     private static final List<String> ENCODER_IMAGE = List.of("image", "sample", "pixel_values");
     private static final List<String> ENCODER_LATENT = List.of("z", "latents", "latent", "latent_sample");
 
-    private GraphContracts() {
-    }
+    private GraphContracts() {}
 
     /**
      * Reads the header (no weights) of every graph the backend uses, checks the external data each references,
@@ -79,23 +78,30 @@ public final class GraphContracts {
     public static BundleIo check(BundleConfig config, Map<String, GraphSignature> signatures) {
         int textSeq = config.text().sequenceLength();
         int contextDim = config.text().contextDim();
-        TextEncoderIo text = TextEncoderContract.resolve(check(config, signatures, GraphKeys.TEXT_ENCODER), textSeq,
-                contextDim);
-        TransformerIo transformer = TransformerContract.resolve(check(config, signatures, GraphKeys.TRANSFORMER),
-                textSeq, contextDim);
+        TextEncoderIo text =
+                TextEncoderContract.resolve(check(config, signatures, GraphKeys.TEXT_ENCODER), textSeq, contextDim);
+        TransformerIo transformer =
+                TransformerContract.resolve(check(config, signatures, GraphKeys.TRANSFORMER), textSeq, contextDim);
         if (transformer.inputs().ctx().elementType() != text.ctx().elementType()) {
-            LOG.info("text encoder produces {} context but the transformer takes {}; converting once per prompt",
-                    text.ctx().elementType(), transformer.inputs().ctx().elementType());
+            LOG.info(
+                    "text encoder produces {} context but the transformer takes {}; converting once per prompt",
+                    text.ctx().elementType(),
+                    transformer.inputs().ctx().elementType());
         }
-        Optional<FusedIo> fused = config.fusedTransformer().map(e -> FusedDetector.detect(
-                SignatureCheck.ignoringDeclaredInputs(e, signature(signatures, e)), textSeq, contextDim,
-                e.settings().fusedSteps()));
+        Optional<FusedIo> fused = config.fusedTransformer()
+                .map(e -> FusedDetector.detect(
+                        SignatureCheck.ignoringDeclaredInputs(e, signature(signatures, e)),
+                        textSeq,
+                        contextDim,
+                        e.settings().fusedSteps()));
         OptionalInt headDim = config.model(GraphKeys.VAE_DECODER_ATTN_CHUNK)
-                .map(e -> e.settings().headDim()).orElse(OptionalInt.empty());
-        DecoderIo decoder = VaeDecoderContract.resolve(config.decoder(), key -> check(config, signatures, key),
+                .map(e -> e.settings().headDim())
+                .orElse(OptionalInt.empty());
+        DecoderIo decoder = VaeDecoderContract.resolve(
+                config.decoder(),
+                key -> check(config, signatures, key),
                 config.decoder().unified() ? OptionalInt.empty() : headDim);
-        Optional<VaeEncoderIo> encoder = config.vaeEncoder().map(e -> vaeEncoder(check(config, signatures,
-                e.key())));
+        Optional<VaeEncoderIo> encoder = config.vaeEncoder().map(e -> vaeEncoder(check(config, signatures, e.key())));
         if (!config.ignoredModelKeys().isEmpty()) {
             LOG.debug("models entries not used by the onnx backend: {}", config.ignoredModelKeys());
         }
@@ -124,7 +130,7 @@ public final class GraphContracts {
         c.requireOnlyInputs(Set.of(imageName));
         TensorSignature image = c.input(imageName, TensorRule.of("image", TypeSets.FLOATS, 1, 3, -1, -1));
         String z = c.findOutput(ENCODER_LATENT).orElseGet(() -> c.outputAt("z", 0, 1));
-        return new VaeEncoderIo(image, c.output(z, TensorRule.of("latent", TypeSets.FLOATS, 1, LATENT_CHANNELS,
-                -1, -1)));
+        return new VaeEncoderIo(
+                image, c.output(z, TensorRule.of("latent", TypeSets.FLOATS, 1, LATENT_CHANNELS, -1, -1)));
     }
 }

@@ -20,8 +20,8 @@ import java.util.stream.Collectors;
  * @param externalData the external-data files its initializers reference ({@code location}, relative to the graph
  *     file's folder) with the bytes each must hold at least (the largest {@code offset + length})
  */
-public record GraphSignature(Path file, List<TensorSignature> inputs, List<TensorSignature> outputs,
-        Map<String, Long> externalData) {
+public record GraphSignature(
+        Path file, List<TensorSignature> inputs, List<TensorSignature> outputs, Map<String, Long> externalData) {
 
     /** Validates and copies. */
     public GraphSignature {

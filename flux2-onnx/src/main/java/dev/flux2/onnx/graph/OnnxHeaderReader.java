@@ -56,8 +56,7 @@ public final class OnnxHeaderReader {
     private static final int DIM_VALUE = 1;
     private static final int DIM_PARAM = 2;
 
-    private OnnxHeaderReader() {
-    }
+    private OnnxHeaderReader() {}
 
     /**
      * @param file an ONNX model file
@@ -94,9 +93,11 @@ public final class OnnxHeaderReader {
     }
 
     /** What one graph's header yields. */
-    private record Collected(List<TensorSignature> inputs, List<TensorSignature> outputs, Set<String> initializers,
-            Map<String, Long> externalData) {
-    }
+    private record Collected(
+            List<TensorSignature> inputs,
+            List<TensorSignature> outputs,
+            Set<String> initializers,
+            Map<String, Long> externalData) {}
 
     private static void readGraph(ProtoReader in, long end, Collected out) throws IOException {
         while (in.position() < end) {
@@ -111,8 +112,8 @@ public final class OnnxHeaderReader {
             switch (field) {
                 case GRAPH_INPUT -> out.inputs().add(readValueInfo(in, fieldEnd));
                 case GRAPH_OUTPUT -> out.outputs().add(readValueInfo(in, fieldEnd));
-                case GRAPH_INITIALIZER -> addIfPresent(out.initializers(), readInitializer(in, fieldEnd,
-                        out.externalData()));
+                case GRAPH_INITIALIZER ->
+                    addIfPresent(out.initializers(), readInitializer(in, fieldEnd, out.externalData()));
                 case GRAPH_SPARSE_INITIALIZER -> addIfPresent(out.initializers(), readSparseName(in, fieldEnd));
                 default -> in.seek(fieldEnd, end);
             }
@@ -228,8 +229,7 @@ public final class OnnxHeaderReader {
     }
 
     /** A tensor type: its element type, and whether it declares a shape (without one the rank is unknown). */
-    private record TypeInfo(ElementType type, boolean shaped) {
-    }
+    private record TypeInfo(ElementType type, boolean shaped) {}
 
     /** Reads a TypeProto into {@code dims}; only tensor types are described, anything else is UNDEFINED. */
     private static TypeInfo readType(ProtoReader in, long end, List<Dim> dims) throws IOException {

@@ -71,8 +71,8 @@ final class ProtoReader {
         long length = readVarint();
         // Compared as a remaining length: position() + length can overflow for a corrupt (huge) length prefix.
         if (length < 0 || length > limit - position()) {
-            throw new IOException("protobuf field of " + Long.toUnsignedString(length) + " bytes at byte "
-                    + position() + " runs past its enclosing message (ends at " + limit + ")");
+            throw new IOException("protobuf field of " + Long.toUnsignedString(length) + " bytes at byte " + position()
+                    + " runs past its enclosing message (ends at " + limit + ")");
         }
         return position() + length;
     }
@@ -81,7 +81,8 @@ final class ProtoReader {
     String readString(long end) throws IOException {
         long length = end - position();
         if (length < 0 || length > 1 << 20) {
-            throw new IOException("protobuf string of " + length + " bytes at byte " + position() + " is implausibly long");
+            throw new IOException(
+                    "protobuf string of " + length + " bytes at byte " + position() + " is implausibly long");
         }
         byte[] bytes = new byte[(int) length];
         for (int i = 0; i < bytes.length; i++) {

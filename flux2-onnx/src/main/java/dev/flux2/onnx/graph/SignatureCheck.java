@@ -40,8 +40,8 @@ public final class SignatureCheck {
     private SignatureCheck(ModelEntry entry, GraphSignature signature, boolean considerDeclaredInputs) {
         this.entry = entry;
         this.signature = signature;
-        this.declaredInputs = considerDeclaredInputs
-                && usable("input", entry.names().inputs(), signature.inputNames());
+        this.declaredInputs =
+                considerDeclaredInputs && usable("input", entry.names().inputs(), signature.inputNames());
         this.declaredOutputs = usable("output", entry.names().outputs(), signature.outputNames());
     }
 
@@ -71,8 +71,15 @@ public final class SignatureCheck {
         if (missing.isEmpty()) {
             return true;
         }
-        LOG.warn("graph {} ({}): models.{}.{}s lists {} that the graph does not have; using the graph's own {}s {}",
-                entry.key(), entry.file(), entry.key(), kind, missing, kind, actual);
+        LOG.warn(
+                "graph {} ({}): models.{}.{}s lists {} that the graph does not have; using the graph's own {}s {}",
+                entry.key(),
+                entry.file(),
+                entry.key(),
+                kind,
+                missing,
+                kind,
+                actual);
         return false;
     }
 
@@ -138,8 +145,8 @@ public final class SignatureCheck {
                 return alias;
             }
         }
-        throw error("no " + kind + " for '" + role + "' (expected one named " + String.join(" or ", aliases)
-                + "); the " + kind + "s are " + names);
+        throw error("no " + kind + " for '" + role + "' (expected one named " + String.join(" or ", aliases) + "); the "
+                + kind + "s are " + names);
     }
 
     /**
@@ -176,8 +183,10 @@ public final class SignatureCheck {
      * @return the input's signature
      */
     public TensorSignature input(String name, TensorRule rule) {
-        TensorSignature t = signature.input(name).orElseThrow(() -> error("input '" + name
-                + "' is missing; the graph's inputs are " + signature.inputNames()));
+        TensorSignature t = signature
+                .input(name)
+                .orElseThrow(() ->
+                        error("input '" + name + "' is missing; the graph's inputs are " + signature.inputNames()));
         return conform("input", t, rule);
     }
 
@@ -187,8 +196,10 @@ public final class SignatureCheck {
      * @return the output's signature
      */
     public TensorSignature output(String name, TensorRule rule) {
-        TensorSignature t = signature.output(name).orElseThrow(() -> error("output '" + name
-                + "' is missing; the graph's outputs are " + signature.outputNames()));
+        TensorSignature t = signature
+                .output(name)
+                .orElseThrow(() ->
+                        error("output '" + name + "' is missing; the graph's outputs are " + signature.outputNames()));
         return conform("output", t, rule);
     }
 

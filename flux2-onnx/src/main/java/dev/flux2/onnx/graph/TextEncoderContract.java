@@ -17,8 +17,7 @@ final class TextEncoderContract {
     private static final List<String> POSITIONS = List.of("position_ids");
     private static final List<String> CTX = List.of("ctx", "prompt_embeds", "encoder_hidden_states");
 
-    private TextEncoderContract() {
-    }
+    private TextEncoderContract() {}
 
     static TextEncoderIo resolve(SignatureCheck c, int textSeq, int contextDim) {
         String ids = c.findInput(IDS).orElseGet(() -> c.inputAt("input_ids", 0, 1));

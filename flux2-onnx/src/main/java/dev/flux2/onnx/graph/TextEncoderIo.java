@@ -11,8 +11,11 @@ import java.util.Optional;
  * @param positionIds position ids [1, text_seq] (0, 1, …), when the graph takes them
  * @param ctx the context output [1, text_seq, context_dim], of the float type the graph declares
  */
-public record TextEncoderIo(TensorSignature inputIds, Optional<TensorSignature> attentionMask,
-        Optional<TensorSignature> positionIds, TensorSignature ctx) {
+public record TextEncoderIo(
+        TensorSignature inputIds,
+        Optional<TensorSignature> attentionMask,
+        Optional<TensorSignature> positionIds,
+        TensorSignature ctx) {
     /** Checks for nulls. */
     public TextEncoderIo {
         Objects.requireNonNull(inputIds, "inputIds");

@@ -14,6 +14,7 @@ import java.util.Set;
 final class TransformerContract {
     /** Latent channels per token. */
     static final int CHANNELS = 128;
+
     private static final List<String> X = List.of("x", "hidden_states");
     private static final List<String> X_IDS = List.of("x_ids", "img_ids");
     private static final List<String> TIMESTEPS = List.of("timesteps", "timestep");
@@ -21,8 +22,7 @@ final class TransformerContract {
     private static final List<String> CTX_IDS = List.of("ctx_ids", "txt_ids");
     private static final List<String> PRED = List.of("pred", "noise_pred");
 
-    private TransformerContract() {
-    }
+    private TransformerContract() {}
 
     /**
      * @param c the check of a transformer-like graph
@@ -34,25 +34,32 @@ final class TransformerContract {
         return new TransformerInputs(
                 c.input(c.inputByAlias("x", X), TensorRule.of("latent tokens", TypeSets.FLOATS, 1, -1, CHANNELS)),
                 ids(c, c.inputByAlias("x_ids", X_IDS), "latent ids", -1),
-                c.input(c.inputByAlias("ctx", CTX), TensorRule.of("text context", TypeSets.FLOATS, 1, textSeq,
-                        contextDim)),
+                c.input(
+                        c.inputByAlias("ctx", CTX),
+                        TensorRule.of("text context", TypeSets.FLOATS, 1, textSeq, contextDim)),
                 ids(c, c.inputByAlias("ctx_ids", CTX_IDS), "text ids", textSeq));
     }
 
     /** Ids are [1, T, 4], or [T, 4] as newer diffusers exports declare them. */
     private static TensorSignature ids(SignatureCheck c, String name, String role, long length) {
         TensorRule withoutBatch = TensorRule.of(role, TypeSets.IDS, length, 4);
-        return c.signature().input(name).filter(withoutBatch::accepts)
+        return c.signature()
+                .input(name)
+                .filter(withoutBatch::accepts)
                 .orElseGet(() -> c.input(name, TensorRule.of(role, TypeSets.IDS, 1, length, 4)));
     }
 
     static TransformerIo resolve(SignatureCheck c, int textSeq, int contextDim) {
         TransformerInputs in = inputs(c, textSeq, contextDim);
-        TensorSignature timesteps = c.input(c.inputByAlias("timesteps", TIMESTEPS),
-                TensorRule.singleValue("sigma", TypeSets.FLOATS));
+        TensorSignature timesteps =
+                c.input(c.inputByAlias("timesteps", TIMESTEPS), TensorRule.singleValue("sigma", TypeSets.FLOATS));
         String predName = c.findOutput(PRED).orElseGet(() -> c.outputAt("pred", 0, 1));
         TensorSignature pred = c.output(predName, TensorRule.of("velocity", TypeSets.FLOATS, 1, -1, CHANNELS));
-        c.requireOnlyInputs(Set.of(in.x().name(), in.xIds().name(), timesteps.name(), in.ctx().name(),
+        c.requireOnlyInputs(Set.of(
+                in.x().name(),
+                in.xIds().name(),
+                timesteps.name(),
+                in.ctx().name(),
                 in.ctxIds().name()));
         return new TransformerIo(in, timesteps, pred);
     }

@@ -10,8 +10,7 @@ import java.util.Objects;
  * @param ctx the text context [1, text_seq, context_dim]
  * @param ctxIds the text ids [1, text_seq, 4]
  */
-public record TransformerInputs(TensorSignature x, TensorSignature xIds, TensorSignature ctx,
-        TensorSignature ctxIds) {
+public record TransformerInputs(TensorSignature x, TensorSignature xIds, TensorSignature ctx, TensorSignature ctxIds) {
 
     /** Checks for nulls. */
     public TransformerInputs {

@@ -8,14 +8,13 @@ import java.util.Set;
  */
 public final class TypeSets {
     /** Float activations (latents, context, σ, VAE tensors): fp16 in the seed bundle, fp32 in others. */
-    public static final Set<ElementType> FLOATS = Set.of(ElementType.FLOAT16, ElementType.FLOAT,
-            ElementType.BFLOAT16, ElementType.DOUBLE);
+    public static final Set<ElementType> FLOATS =
+            Set.of(ElementType.FLOAT16, ElementType.FLOAT, ElementType.BFLOAT16, ElementType.DOUBLE);
     /** Position ids: fp32 in the seed bundle, int64 in diffusers-style exports. */
-    public static final Set<ElementType> IDS = Set.of(ElementType.FLOAT, ElementType.FLOAT16, ElementType.DOUBLE,
-            ElementType.INT64, ElementType.INT32);
+    public static final Set<ElementType> IDS =
+            Set.of(ElementType.FLOAT, ElementType.FLOAT16, ElementType.DOUBLE, ElementType.INT64, ElementType.INT32);
     /** Token ids, attention mask and position ids of the text encoder. */
     public static final Set<ElementType> TOKENS = Set.of(ElementType.INT64, ElementType.INT32);
 
-    private TypeSets() {
-    }
+    private TypeSets() {}
 }

@@ -45,8 +45,7 @@ final class VaeDecoderContract {
     private static final Pattern ATTENTION_NAME = Pattern.compile("(?i)attn|attention|matmul");
     private static final List<String> CHUNK_INPUTS = List.of("q_chunk", "kt", "v");
 
-    private VaeDecoderContract() {
-    }
+    private VaeDecoderContract() {}
 
     /**
      * @param layout the decoder layout from the config
@@ -74,33 +73,40 @@ final class VaeDecoderContract {
         return TensorRule.of("image", TypeSets.FLOATS, 1, 3, -1, -1);
     }
 
-    private static VaeDecoderIo split(List<String> postKeys, Function<String, SignatureCheck> checks,
-            OptionalInt configHeadDim) {
+    private static VaeDecoderIo split(
+            List<String> postKeys, Function<String, SignatureCheck> checks, OptionalInt configHeadDim) {
         SignatureCheck pre = checks.apply(GraphKeys.VAE_DECODER_PRE);
         TensorSignature z = latentInput(pre);
         SignatureCheck first = checks.apply(postKeys.get(0));
         StageZeroInputs stageZero = stageZeroInputs(first, pre.outputNames());
         PreNames names = preOutputs(pre, stageZero.residual());
-        TensorSignature q = pre.output(names.q(), TensorRule.of("attention q", TypeSets.FLOATS, 1, 1, -1,
-                configHeadDim.orElse(-1)));
-        long hd = configHeadDim.isPresent() ? configHeadDim.getAsInt() : q.dimOrFree(3).value();
-        TensorSignature residual = pre.output(names.residual(), TensorRule.of("residual", TypeSets.FLOATS, 1, -1,
-                -1, -1));
-        TensorSignature kt = pre.output(names.kt(), TensorRule.of("attention k transposed", TypeSets.FLOATS, 1, 1,
-                hd, -1));
+        TensorSignature q = pre.output(
+                names.q(), TensorRule.of("attention q", TypeSets.FLOATS, 1, 1, -1, configHeadDim.orElse(-1)));
+        long hd = configHeadDim.isPresent()
+                ? configHeadDim.getAsInt()
+                : q.dimOrFree(3).value();
+        TensorSignature residual =
+                pre.output(names.residual(), TensorRule.of("residual", TypeSets.FLOATS, 1, -1, -1, -1));
+        TensorSignature kt =
+                pre.output(names.kt(), TensorRule.of("attention k transposed", TypeSets.FLOATS, 1, 1, hd, -1));
         TensorSignature v = pre.output(names.v(), TensorRule.of("attention v", TypeSets.FLOATS, 1, 1, -1, hd));
         VaeDecoderIo.Attention attention = attention(checks.apply(GraphKeys.VAE_DECODER_ATTN_CHUNK), hd);
-        ChainStart start = new ChainStart(stageZero, names.residual(),
+        ChainStart start = new ChainStart(
+                stageZero,
+                names.residual(),
                 new VaeDecoderIo.Source(VaeDecoderIo.SourceKind.RESIDUAL, -1, "", residual.elementType()),
-                new VaeDecoderIo.Source(VaeDecoderIo.SourceKind.ATTENTION, -1, "", attention.output()
-                        .elementType()), hd);
+                new VaeDecoderIo.Source(
+                        VaeDecoderIo.SourceKind.ATTENTION,
+                        -1,
+                        "",
+                        attention.output().elementType()),
+                hd);
         List<VaeDecoderIo.PostStage> post = postStages(postKeys, checks, start);
         return new VaeDecoderIo(pre.entry().key(), z, residual, q, kt, v, attention, post);
     }
 
     /** The names of post stage 0's residual and attention inputs. */
-    private record StageZeroInputs(String residual, String attention) {
-    }
+    private record StageZeroInputs(String residual, String attention) {}
 
     private static StageZeroInputs stageZeroInputs(SignatureCheck stage, List<String> preOutputs) {
         List<String> inputs = stage.inputNames();
@@ -108,7 +114,9 @@ final class VaeDecoderContract {
         Optional<String> attention = configured(stage, stage.entry().names().attentionInput(), "attn_input");
         if (residual.isEmpty() && attention.isEmpty()) {
             List<String> named = inputs.stream().filter(preOutputs::contains).toList();
-            List<String> attentionLike = inputs.stream().filter(n -> ATTENTION_NAME.matcher(n).find()).toList();
+            List<String> attentionLike = inputs.stream()
+                    .filter(n -> ATTENTION_NAME.matcher(n).find())
+                    .toList();
             if (named.size() == 1) {
                 residual = Optional.of(named.get(0));
             } else if (attentionLike.size() == 1) {
@@ -129,8 +137,13 @@ final class VaeDecoderContract {
     /** A {@code residual_input}/{@code attn_input} naming no input of the graph is stale: the graph wins. */
     private static Optional<String> configured(SignatureCheck stage, Optional<String> name, String field) {
         if (name.isPresent() && !stage.signature().inputNames().contains(name.get())) {
-            LOG.warn("graph {} ({}): models.{}.{} names '{}', which is not an input of the graph {}; ignoring it",
-                    stage.entry().key(), stage.entry().file(), stage.entry().key(), field, name.get(),
+            LOG.warn(
+                    "graph {} ({}): models.{}.{} names '{}', which is not an input of the graph {}; ignoring it",
+                    stage.entry().key(),
+                    stage.entry().file(),
+                    stage.entry().key(),
+                    field,
+                    name.get(),
                     stage.signature().inputNames());
             return Optional.empty();
         }
@@ -138,7 +151,8 @@ final class VaeDecoderContract {
     }
 
     private static String otherInput(SignatureCheck stage, String known, String role) {
-        List<String> others = stage.inputNames().stream().filter(n -> !n.equals(known)).toList();
+        List<String> others =
+                stage.inputNames().stream().filter(n -> !n.equals(known)).toList();
         if (others.size() != 1) {
             throw stage.error("the first post-attention graph takes the residual and the attention result, so it "
                     + "needs exactly two inputs; cannot tell which of " + others + " is the " + role
@@ -148,8 +162,7 @@ final class VaeDecoderContract {
     }
 
     /** The pre stage's output names by role. */
-    private record PreNames(String residual, String q, String kt, String v) {
-    }
+    private record PreNames(String residual, String q, String kt, String v) {}
 
     private static PreNames preOutputs(SignatureCheck pre, String residualInput) {
         List<String> outputs = pre.outputNames();
@@ -165,8 +178,8 @@ final class VaeDecoderContract {
         for (int i = 0; i < roles.length; i++) {
             if (roles[i] == null) {
                 if (!next.hasNext()) {
-                    throw pre.error("expected 4 outputs (residual, q, k transposed, v), found " + outputs.size()
-                            + ": " + outputs);
+                    throw pre.error("expected 4 outputs (residual, q, k transposed, v), found " + outputs.size() + ": "
+                            + outputs);
                 }
                 roles[i] = next.next();
             }
@@ -175,20 +188,26 @@ final class VaeDecoderContract {
     }
 
     private static String named(List<String> outputs, String suffix, String exact) {
-        return outputs.stream().filter(n -> n.endsWith(suffix) || n.equals(exact)).findFirst().orElse(null);
+        return outputs.stream()
+                .filter(n -> n.endsWith(suffix) || n.equals(exact))
+                .findFirst()
+                .orElse(null);
     }
 
     private static VaeDecoderIo.Attention attention(SignatureCheck attn, long hd) {
-        List<String> inputs = attn.inputNames().containsAll(CHUNK_INPUTS) ? CHUNK_INPUTS
+        List<String> inputs = attn.inputNames().containsAll(CHUNK_INPUTS)
+                ? CHUNK_INPUTS
                 : List.of(attn.inputAt("q_chunk", 0, 3), attn.inputAt("kt", 1, 3), attn.inputAt("v", 2, 3));
-        TensorSignature qChunk = attn.input(inputs.get(0), TensorRule.of("query rows", TypeSets.FLOATS, 1, 1, -1,
-                hd));
-        TensorSignature kt = attn.input(inputs.get(1), TensorRule.of("k transposed", TypeSets.FLOATS, 1, 1, hd,
-                -1));
+        TensorSignature qChunk = attn.input(inputs.get(0), TensorRule.of("query rows", TypeSets.FLOATS, 1, 1, -1, hd));
+        TensorSignature kt = attn.input(inputs.get(1), TensorRule.of("k transposed", TypeSets.FLOATS, 1, 1, hd, -1));
         TensorSignature v = attn.input(inputs.get(2), TensorRule.of("v", TypeSets.FLOATS, 1, 1, -1, hd));
         attn.requireOnlyInputs(new LinkedHashSet<>(inputs));
         String out = attn.findOutput(List.of("attn_chunk")).orElseGet(() -> attn.outputAt("attention", 0, 1));
-        return new VaeDecoderIo.Attention(attn.entry().key(), qChunk, kt, v,
+        return new VaeDecoderIo.Attention(
+                attn.entry().key(),
+                qChunk,
+                kt,
+                v,
                 attn.output(out, TensorRule.of("attention rows", TypeSets.FLOATS, 1, 1, -1, hd)));
     }
 
@@ -201,12 +220,15 @@ final class VaeDecoderContract {
      * @param attention the attention result's producer
      * @param headDim the attention head dim, or -1 when unknown
      */
-    private record ChainStart(StageZeroInputs stageZero, String preResidual, VaeDecoderIo.Source residual,
-            VaeDecoderIo.Source attention, long headDim) {
-    }
+    private record ChainStart(
+            StageZeroInputs stageZero,
+            String preResidual,
+            VaeDecoderIo.Source residual,
+            VaeDecoderIo.Source attention,
+            long headDim) {}
 
-    private static List<VaeDecoderIo.PostStage> postStages(List<String> keys,
-            Function<String, SignatureCheck> checks, ChainStart start) {
+    private static List<VaeDecoderIo.PostStage> postStages(
+            List<String> keys, Function<String, SignatureCheck> checks, ChainStart start) {
         StageZeroInputs stageZero = start.stageZero();
         VaeDecoderIo.Source residual = start.residual();
         VaeDecoderIo.Source attention = start.attention();
@@ -222,10 +244,14 @@ final class VaeDecoderContract {
             stages.add(stage);
             List<VaeDecoderIo.Feed> stageFeeds = new ArrayList<>();
             if (i == 0) {
-                stageFeeds.add(new VaeDecoderIo.Feed(stage.input(stageZero.residual(), TensorRule.of("residual",
-                        TypeSets.FLOATS, 1, -1, -1, -1)), residual));
-                stageFeeds.add(new VaeDecoderIo.Feed(stage.input(stageZero.attention(), TensorRule.of(
-                        "attention result", TypeSets.FLOATS, 1, 1, -1, start.headDim())), attention));
+                stageFeeds.add(new VaeDecoderIo.Feed(
+                        stage.input(stageZero.residual(), TensorRule.of("residual", TypeSets.FLOATS, 1, -1, -1, -1)),
+                        residual));
+                stageFeeds.add(new VaeDecoderIo.Feed(
+                        stage.input(
+                                stageZero.attention(),
+                                TensorRule.of("attention result", TypeSets.FLOATS, 1, 1, -1, start.headDim())),
+                        attention));
             } else {
                 stageFeeds = laterStageFeeds(stage, byName, stages.get(i - 1), i - 1);
             }
@@ -233,8 +259,7 @@ final class VaeDecoderContract {
             if (i < keys.size() - 1) {
                 for (String out : stage.signature().outputNames()) {
                     TensorSignature t = stage.signature().output(out).orElseThrow();
-                    byName.put(out, new VaeDecoderIo.Source(VaeDecoderIo.SourceKind.STAGE, i, out,
-                            t.elementType()));
+                    byName.put(out, new VaeDecoderIo.Source(VaeDecoderIo.SourceKind.STAGE, i, out, t.elementType()));
                 }
             }
         }
@@ -249,8 +274,7 @@ final class VaeDecoderContract {
                 for (String out : stage.signature().outputNames()) {
                     if (consumed(feeds, i, out)) {
                         TensorSignature t = stage.signature().output(out).orElseThrow();
-                        outputs.add(stage.output(out, TensorRule.anyShape("stage output", TypeSets.FLOATS,
-                                t.rank())));
+                        outputs.add(stage.output(out, TensorRule.anyShape("stage output", TypeSets.FLOATS, t.rank())));
                     }
                 }
                 if (outputs.isEmpty()) {
@@ -263,8 +287,8 @@ final class VaeDecoderContract {
         return post;
     }
 
-    private static List<VaeDecoderIo.Feed> laterStageFeeds(SignatureCheck stage,
-            Map<String, VaeDecoderIo.Source> byName, SignatureCheck previous, int previousIndex) {
+    private static List<VaeDecoderIo.Feed> laterStageFeeds(
+            SignatureCheck stage, Map<String, VaeDecoderIo.Source> byName, SignatureCheck previous, int previousIndex) {
         List<VaeDecoderIo.Feed> feeds = new ArrayList<>();
         List<String> unmatched = new ArrayList<>();
         for (String name : stage.signature().inputNames()) {
@@ -275,8 +299,9 @@ final class VaeDecoderContract {
                 feeds.add(feed(stage, name, source));
             }
         }
-        boolean previousConsumed = feeds.stream().anyMatch(f -> f.source().kind() == VaeDecoderIo.SourceKind.STAGE
-                && f.source().stage() == previousIndex);
+        boolean previousConsumed = feeds.stream()
+                .anyMatch(f -> f.source().kind() == VaeDecoderIo.SourceKind.STAGE
+                        && f.source().stage() == previousIndex);
         if (unmatched.size() > 1 || (unmatched.size() == 1 && previousConsumed)) {
             throw stage.error("input(s) " + unmatched + " match no tensor of the earlier decoder stages "
                     + byName.keySet() + ", and only one input can take the previous stage's output by position"
@@ -284,18 +309,22 @@ final class VaeDecoderContract {
         }
         if (unmatched.size() == 1) {
             String out = previous.outputAt("stage output", 0, 1);
-            TensorSignature t = previous.signature().output(out).orElseThrow(() -> previous.error("output '" + out
-                    + "' is missing; the graph's outputs are " + previous.signature().outputNames()));
-            feeds.add(feed(stage, unmatched.get(0), new VaeDecoderIo.Source(VaeDecoderIo.SourceKind.STAGE,
-                    previousIndex, out, t.elementType())));
+            TensorSignature t = previous.signature()
+                    .output(out)
+                    .orElseThrow(() -> previous.error("output '" + out + "' is missing; the graph's outputs are "
+                            + previous.signature().outputNames()));
+            feeds.add(feed(
+                    stage,
+                    unmatched.get(0),
+                    new VaeDecoderIo.Source(VaeDecoderIo.SourceKind.STAGE, previousIndex, out, t.elementType())));
         }
         return feeds;
     }
 
     private static VaeDecoderIo.Feed feed(SignatureCheck stage, String input, VaeDecoderIo.Source source) {
         TensorSignature t = stage.signature().input(input).orElseThrow();
-        return new VaeDecoderIo.Feed(stage.input(input, TensorRule.anyShape(describe(source), TypeSets.FLOATS,
-                t.rank())), source);
+        return new VaeDecoderIo.Feed(
+                stage.input(input, TensorRule.anyShape(describe(source), TypeSets.FLOATS, t.rank())), source);
     }
 
     private static String describe(VaeDecoderIo.Source source) {
@@ -309,7 +338,8 @@ final class VaeDecoderContract {
     private static boolean consumed(List<List<VaeDecoderIo.Feed>> feeds, int stage, String output) {
         for (List<VaeDecoderIo.Feed> stageFeeds : feeds) {
             for (VaeDecoderIo.Feed f : stageFeeds) {
-                if (f.source().kind() == VaeDecoderIo.SourceKind.STAGE && f.source().stage() == stage
+                if (f.source().kind() == VaeDecoderIo.SourceKind.STAGE
+                        && f.source().stage() == stage
                         && f.source().output().equals(output)) {
                     return true;
                 }

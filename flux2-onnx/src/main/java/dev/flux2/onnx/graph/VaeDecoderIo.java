@@ -18,8 +18,16 @@ import java.util.Objects;
  * @param attention the attention-chunk graph
  * @param post the post-attention stages, in run order; the last one outputs the image
  */
-public record VaeDecoderIo(String preKey, TensorSignature z, TensorSignature residual, TensorSignature q,
-        TensorSignature kt, TensorSignature v, Attention attention, List<PostStage> post) implements DecoderIo {
+public record VaeDecoderIo(
+        String preKey,
+        TensorSignature z,
+        TensorSignature residual,
+        TensorSignature q,
+        TensorSignature kt,
+        TensorSignature v,
+        Attention attention,
+        List<PostStage> post)
+        implements DecoderIo {
 
     /** Copies. */
     public VaeDecoderIo {
@@ -52,8 +60,8 @@ public record VaeDecoderIo(String preKey, TensorSignature z, TensorSignature res
      * @param v the value input [1, 1, S, d]
      * @param output the attention output [1, 1, C, d]
      */
-    public record Attention(String key, TensorSignature qChunk, TensorSignature kt, TensorSignature v,
-            TensorSignature output) {
+    public record Attention(
+            String key, TensorSignature qChunk, TensorSignature kt, TensorSignature v, TensorSignature output) {
         /** Checks for nulls. */
         public Attention {
             Objects.requireNonNull(key, "key");

@@ -64,7 +64,7 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
      */
     static void enable(OrtProvider provider, int deviceId, SessionOptions options) throws OrtException {
         switch (provider) {
-            case CPU -> { }
+            case CPU -> {}
             case CUDA -> options.addCUDA(deviceId);
             case TENSOR_RT -> options.addTensorrt(deviceId);
             case ROCM -> options.addROCM(deviceId);
@@ -77,8 +77,9 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
             case XNNPACK -> options.addXnnpack(Map.of());
             case QNN -> options.addQnn(Map.of());
             case WEBGPU -> options.addWebGPU(Map.of());
-            default -> throw new UnsupportedProviderException(provider.name()
-                    + " cannot be enabled through the ONNX Runtime Java API");
+            default ->
+                throw new UnsupportedProviderException(
+                        provider.name() + " cannot be enabled through the ONNX Runtime Java API");
         }
     }
 

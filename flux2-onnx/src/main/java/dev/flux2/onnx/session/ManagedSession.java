@@ -58,8 +58,8 @@ public final class ManagedSession implements AutoCloseable {
         lock.readLock().lock();
         try {
             if (closed.get()) {
-                throw new PipelineClosedException(call.where() + ": the " + spec.label()
-                        + " session has been closed (was the pipeline closed?)");
+                throw new PipelineClosedException(
+                        call.where() + ": the " + spec.label() + " session has been closed (was the pipeline closed?)");
             }
             try (TerminableRunOptions runOptions = new TerminableRunOptions(context)) {
                 long start = System.nanoTime();
@@ -72,8 +72,11 @@ public final class ManagedSession implements AutoCloseable {
                 if (context.isCancelled()) {
                     throw new GenerationCancelledException(call.where() + " was cancelled", e);
                 }
-                throw new InferenceException(call.where() + " failed in ONNX Runtime (" + e.getCode() + ", graph "
-                        + spec.label() + "): " + e.getMessage(), e.getCode().name(), e);
+                throw new InferenceException(
+                        call.where() + " failed in ONNX Runtime (" + e.getCode() + ", graph " + spec.label() + "): "
+                                + e.getMessage(),
+                        e.getCode().name(),
+                        e);
             }
         } finally {
             lock.readLock().unlock();

@@ -26,8 +26,7 @@ public final class NativeHeapTrim {
     private static final AtomicBoolean UNAVAILABLE = new AtomicBoolean();
     private static volatile Function trim;
 
-    private NativeHeapTrim() {
-    }
+    private NativeHeapTrim() {}
 
     /**
      * Calls {@code malloc_trim(0)} where glibc provides it.
@@ -41,7 +40,9 @@ public final class NativeHeapTrim {
         }
         long start = System.nanoTime();
         boolean released = f.invokeInt(new Object[] {0}) != 0;
-        LOG.debug("malloc_trim(0) {} in {} µs", released ? "returned memory" : "returned nothing",
+        LOG.debug(
+                "malloc_trim(0) {} in {} µs",
+                released ? "returned memory" : "returned nothing",
                 (System.nanoTime() - start) / 1000);
         return released;
     }
@@ -57,8 +58,10 @@ public final class NativeHeapTrim {
             return f;
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
             if (UNAVAILABLE.compareAndSet(false, true)) {
-                LOG.debug("malloc_trim is not available on this platform ({}); freed native memory stays with the C "
-                        + "allocator", e.toString());
+                LOG.debug(
+                        "malloc_trim is not available on this platform ({}); freed native memory stays with the C "
+                                + "allocator",
+                        e.toString());
             }
             return null;
         }

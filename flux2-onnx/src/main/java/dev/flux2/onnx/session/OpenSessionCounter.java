@@ -9,8 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class OpenSessionCounter {
     private static final AtomicInteger OPEN = new AtomicInteger();
 
-    private OpenSessionCounter() {
-    }
+    private OpenSessionCounter() {}
 
     /** @return the number of sessions opened and not yet closed */
     public static int current() {

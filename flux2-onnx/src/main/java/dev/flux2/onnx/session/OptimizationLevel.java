@@ -48,8 +48,9 @@ public enum OptimizationLevel {
             case "EXTENDED", "ENABLE_EXTENDED", "EXTENDED_OPT", "2" -> EXTENDED;
             case "LAYOUT", "ENABLE_LAYOUT", "LAYOUT_OPT", "3" -> LAYOUT;
             case "ALL", "ENABLE_ALL", "ALL_OPT", "99" -> ALL;
-            default -> throw new IllegalArgumentException("unknown graph optimization level '" + name
-                    + "', expected disabled, basic, extended, layout or all");
+            default ->
+                throw new IllegalArgumentException("unknown graph optimization level '" + name
+                        + "', expected disabled, basic, extended, layout or all");
         };
     }
 }

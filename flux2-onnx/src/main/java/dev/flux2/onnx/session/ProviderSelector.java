@@ -29,8 +29,7 @@ import org.slf4j.LoggerFactory;
 public final class ProviderSelector {
     private static final Logger LOG = LoggerFactory.getLogger(ProviderSelector.class);
 
-    private ProviderSelector() {
-    }
+    private ProviderSelector() {}
 
     /**
      * @param requested provider names in order of preference (case-insensitive; {@code cpu}, {@code cuda},
@@ -57,7 +56,9 @@ public final class ProviderSelector {
                         + "') is unavailable: " + problem.get() + ". Use providerFallback(WARN_AND_FALL_BACK) to "
                         + "continue without it");
             } else {
-                LOG.warn("execution provider {} is unavailable, falling back to the next one: {}", provider.name(),
+                LOG.warn(
+                        "execution provider {} is unavailable, falling back to the next one: {}",
+                        provider.name(),
                         problem.get());
             }
         }
@@ -77,7 +78,7 @@ public final class ProviderSelector {
             case "trt" -> key = "tensorrt";
             case "dml" -> key = "directml";
             case "onednn" -> key = "dnnl";
-            default -> { }
+            default -> {}
         }
         for (OrtProvider p : OrtProvider.values()) {
             if (normalise(p.name()).equals(key)) {
@@ -85,7 +86,8 @@ public final class ProviderSelector {
             }
         }
         throw new InvalidRequestException("unknown execution provider '" + name + "'; known providers: "
-                + EnumSet.allOf(OrtProvider.class).stream().map(p -> normalise(p.name()))
+                + EnumSet.allOf(OrtProvider.class).stream()
+                        .map(p -> normalise(p.name()))
                         .collect(Collectors.joining(", ")));
     }
 
@@ -97,8 +99,10 @@ public final class ProviderSelector {
         EnumSet<OrtProvider> available = OrtEnvironment.getAvailableProviders();
         if (!available.contains(provider)) {
             return Optional.of("not built into the ONNX Runtime natives on the classpath (available: "
-                    + available + ")" + (provider == OrtProvider.CUDA || provider == OrtProvider.TENSOR_RT
-                            ? "; CUDA needs the com.microsoft.onnxruntime:onnxruntime_gpu artifact" : ""));
+                    + available + ")"
+                    + (provider == OrtProvider.CUDA || provider == OrtProvider.TENSOR_RT
+                            ? "; CUDA needs the com.microsoft.onnxruntime:onnxruntime_gpu artifact"
+                            : ""));
         }
         SharedEnvironment.get();
         try (SessionOptions options = new SessionOptions()) {

@@ -18,8 +18,8 @@ import java.util.Set;
  * @param pinned outputs written into caller-owned tensors
  * @param where the stage and position, for example {@code "transformer step 2/4"}
  */
-public record RunCall(Map<String, OnnxTensorLike> inputs, Set<String> requested, Map<String, OnnxValue> pinned,
-        String where) {
+public record RunCall(
+        Map<String, OnnxTensorLike> inputs, Set<String> requested, Map<String, OnnxValue> pinned, String where) {
 
     /** Copies (keeping order). */
     public RunCall {

@@ -86,7 +86,10 @@ public final class SessionCache implements AutoCloseable {
             ManagedSession session = factory.open(spec);
             open.put(session, Boolean.TRUE);
             if (current != null) {
-                LOG.debug("replacing resident session {} {} by {}", spec.label(), current.session.spec().dimensions(),
+                LOG.debug(
+                        "replacing resident session {} {} by {}",
+                        spec.label(),
+                        current.session.spec().dimensions(),
                         spec.dimensions());
                 current.evicted = true;
                 closeIfUnused(current);

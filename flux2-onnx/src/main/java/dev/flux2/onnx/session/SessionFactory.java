@@ -55,8 +55,8 @@ public final class SessionFactory {
      * @param intraOpThreads threads per run, 0 for the runtime's default
      * @param configEntries extra {@code addConfigEntry} keys and values, applied in key order
      */
-    public SessionFactory(OrtEnvironment env, ExecutionProviders providers, int intraOpThreads,
-            Map<String, String> configEntries) {
+    public SessionFactory(
+            OrtEnvironment env, ExecutionProviders providers, int intraOpThreads, Map<String, String> configEntries) {
         this.env = Objects.requireNonNull(env, "env");
         this.providers = Objects.requireNonNull(providers, "providers");
         if (intraOpThreads < 0) {
@@ -95,13 +95,17 @@ public final class SessionFactory {
             } finally {
                 SessionLifecycleClock.created(System.nanoTime() - start);
             }
-            LOG.debug("opened session {} with dimensions {} in {} ms", spec.label(), spec.dimensions(),
+            LOG.debug(
+                    "opened session {} with dimensions {} in {} ms",
+                    spec.label(),
+                    spec.dimensions(),
                     (System.nanoTime() - start) / 1_000_000);
             return new ManagedSession(spec, session, options);
         } catch (OrtException e) {
             options.close();
-            throw new ModelLoadException("cannot open graph " + spec.label() + " with ONNX Runtime ("
-                    + e.getCode() + "): " + e.getMessage(), e);
+            throw new ModelLoadException(
+                    "cannot open graph " + spec.label() + " with ONNX Runtime (" + e.getCode() + "): " + e.getMessage(),
+                    e);
         } catch (RuntimeException e) {
             options.close();
             throw e;

@@ -12,8 +12,7 @@ public final class SessionLifecycleClock {
     private static final AtomicLong CREATE_NANOS = new AtomicLong();
     private static final AtomicLong CLOSE_NANOS = new AtomicLong();
 
-    private SessionLifecycleClock() {
-    }
+    private SessionLifecycleClock() {}
 
     /** @return nanoseconds spent inside session creation since the JVM started */
     public static long createNanos() {

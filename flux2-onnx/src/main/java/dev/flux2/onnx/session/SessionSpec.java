@@ -15,8 +15,8 @@ import java.util.TreeMap;
  * @param dimensions symbolic dimension values to pin ({@code setSymbolicDimensionValue}), sorted by name
  * @param optimizationLevel the graph optimization level for this graph
  */
-public record SessionSpec(String graphKey, Path file, Map<String, Long> dimensions,
-        OptimizationLevel optimizationLevel) {
+public record SessionSpec(
+        String graphKey, Path file, Map<String, Long> dimensions, OptimizationLevel optimizationLevel) {
 
     /** Copies. */
     public SessionSpec {

@@ -7,8 +7,7 @@ import ai.onnxruntime.OrtEnvironment;
  * closed (its {@code close()} is a no-op since 1.11). Thread-safe.
  */
 public final class SharedEnvironment {
-    private SharedEnvironment() {
-    }
+    private SharedEnvironment() {}
 
     /** @return the process-wide environment (created, and the natives loaded, on first use) */
     public static OrtEnvironment get() {

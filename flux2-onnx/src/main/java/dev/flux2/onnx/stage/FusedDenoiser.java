@@ -69,12 +69,12 @@ final class FusedDenoiser {
             return FusedSupport.unavailable(io.detail());
         }
         if (steps != io.steps()) {
-            return FusedSupport.unavailable("the fused graph runs exactly " + io.steps() + " steps, the schedule has "
-                    + steps);
+            return FusedSupport.unavailable(
+                    "the fused graph runs exactly " + io.steps() + " steps, the schedule has " + steps);
         }
         if (setup.referenceTokenCount() > 0) {
-            return FusedSupport.unavailable("the fused graph takes no reference tokens and this generation has "
-                    + setup.referenceTokenCount());
+            return FusedSupport.unavailable(
+                    "the fused graph takes no reference tokens and this generation has " + setup.referenceTokenCount());
         }
         Dim tokens = io.inputs().orElseThrow().x().dimOrFree(1);
         if (tokens.isFixed() && tokens.value() != setup.noiseTokens()) {
@@ -88,16 +88,16 @@ final class FusedDenoiser {
         int steps = sigmas.length - 1;
         FusedSupport support = support(steps);
         if (!support.available()) {
-            throw new IllegalStateException("denoiseFused called although the fused graph cannot run: "
-                    + support.reason());
+            throw new IllegalStateException(
+                    "denoiseFused called although the fused graph cannot run: " + support.reason());
         }
         if (sigmas[steps] != 0f) {
             throw new IllegalArgumentException("fused sigmas must end with 0, got " + Arrays.toString(sigmas));
         }
         int values = setup.noiseTokens() * CHANNELS;
         if (latentTokens.length != values) {
-            throw new IllegalArgumentException("expected " + values + " latent values (N·128), got "
-                    + latentTokens.length);
+            throw new IllegalArgumentException(
+                    "expected " + values + " latent values (N·128), got " + latentTokens.length);
         }
         FusedIo io = fused.orElseThrow();
         TransformerInputs in = io.inputs().orElseThrow();
@@ -107,34 +107,36 @@ final class FusedDenoiser {
         try (ResourceScope owned = new ResourceScope();
                 ContextFeed contextFeed = new ContextFeed(resources, in.ctx())) {
             Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
-            TensorBuffer x = owned.add(resources.allocate(in.x().elementType(), 1, tokens,
-                    CHANNELS));
+            TensorBuffer x = owned.add(resources.allocate(in.x().elementType(), 1, tokens, CHANNELS));
             x.writeFloats(latentTokens, 0, values, 0);
             inputs.put(in.x().name(), x.tensor());
-            TensorBuffer xIds = owned.add(resources.allocate(in.xIds().elementType(),
-                    Shapes.ids(in.xIds(), tokens)));
+            TensorBuffer xIds = owned.add(resources.allocate(in.xIds().elementType(), Shapes.ids(in.xIds(), tokens)));
             xIds.writeFloats(setup.positionIds(), 0, tokens * 4, 0);
             inputs.put(in.xIds().name(), xIds.tensor());
             inputs.put(in.ctx().name(), contextFeed.tensorFor(text));
-            TensorBuffer ctxIds = owned.add(resources.allocate(in.ctxIds().elementType(),
-                    Shapes.ids(in.ctxIds(), textLength)));
+            TensorBuffer ctxIds =
+                    owned.add(resources.allocate(in.ctxIds().elementType(), Shapes.ids(in.ctxIds(), textLength)));
             ctxIds.writeFloats(setup.textIds(), 0, setup.textIds().length, 0);
             inputs.put(in.ctxIds().name(), ctxIds.tensor());
             addSchedule(io, sigmas, inputs, owned);
-            TensorBuffer latent = owned.add(resources.allocate(latentOut.elementType(), 1,
-                    tokens, CHANNELS));
-            try (SessionLease lease = resources.sessions().acquire(resources.specs().forInputs(
-                    GraphKeys.TRANSFORMER_FUSED, Shapes.of(inputs)));
-                    OrtSession.Result ignored = lease.session().run(new RunCall(inputs, Set.of(),
-                            Map.of(latentOut.name(), latent.tensor()), "fused transformer (" + steps + " steps)"),
-                            context)) {
+            TensorBuffer latent = owned.add(resources.allocate(latentOut.elementType(), 1, tokens, CHANNELS));
+            try (SessionLease lease = resources
+                            .sessions()
+                            .acquire(resources.specs().forInputs(GraphKeys.TRANSFORMER_FUSED, Shapes.of(inputs)));
+                    OrtSession.Result ignored = lease.session()
+                            .run(
+                                    new RunCall(
+                                            inputs,
+                                            Set.of(),
+                                            Map.of(latentOut.name(), latent.tensor()),
+                                            "fused transformer (" + steps + " steps)"),
+                                    context)) {
                 latent.readFloats(0, latentTokens, 0, values);
             }
         }
     }
 
-    private void addSchedule(FusedIo io, float[] sigmas, Map<String, OnnxTensorLike> inputs,
-            ResourceScope owned) {
+    private void addSchedule(FusedIo io, float[] sigmas, Map<String, OnnxTensorLike> inputs, ResourceScope owned) {
         if (io.convention() == FusedConvention.ENGINE) {
             for (int i = 0; i < io.steps(); i++) {
                 TensorSignature t = io.timestepInputs().get(i);
@@ -152,8 +154,7 @@ final class FusedDenoiser {
     }
 
     private OnnxTensorLike scalar(TensorSignature t, float value, ResourceScope owned) {
-        TensorBuffer buffer = owned.add(resources.allocate(t.elementType(),
-                Shapes.singleValue(t)));
+        TensorBuffer buffer = owned.add(resources.allocate(t.elementType(), Shapes.singleValue(t)));
         buffer.writeFloat(0, value);
         return buffer.tensor();
     }

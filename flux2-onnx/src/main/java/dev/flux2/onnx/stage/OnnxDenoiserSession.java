@@ -28,8 +28,8 @@ public final class OnnxDenoiserSession implements DenoiserSession {
      * @param context the generation's context
      * @param fusedEnabled false when fused graphs are disabled by option
      */
-    public OnnxDenoiserSession(StageResources resources, DenoiserSetup setup, StageContext context,
-            boolean fusedEnabled) {
+    public OnnxDenoiserSession(
+            StageResources resources, DenoiserSetup setup, StageContext context, boolean fusedEnabled) {
         int textLength = resources.config().text().sequenceLength();
         if (setup.textIds().length != textLength * 4) {
             throw new IllegalArgumentException("text ids must hold text_seq_len·4 = " + (textLength * 4)

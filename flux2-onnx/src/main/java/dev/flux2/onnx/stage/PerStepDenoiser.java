@@ -51,13 +51,12 @@ final class PerStepDenoiser implements AutoCloseable {
         try {
             x = own(resources.allocate(io.inputs().x().elementType(), 1, tokens, CHANNELS));
             x.writeFloats(setup.referenceTokens(), 0, setup.referenceTokens().length, noiseValues);
-            xIds = own(resources.allocate(io.inputs().xIds().elementType(),
-                    Shapes.ids(io.inputs().xIds(), tokens)));
+            xIds = own(resources.allocate(
+                    io.inputs().xIds().elementType(), Shapes.ids(io.inputs().xIds(), tokens)));
             xIds.writeFloats(setup.positionIds(), 0, setup.positionIds().length, 0);
-            timesteps = own(resources.allocate(io.timesteps().elementType(),
-                    Shapes.singleValue(io.timesteps())));
-            ctxIds = own(resources.allocate(io.inputs().ctxIds().elementType(),
-                    Shapes.ids(io.inputs().ctxIds(), textLength)));
+            timesteps = own(resources.allocate(io.timesteps().elementType(), Shapes.singleValue(io.timesteps())));
+            ctxIds = own(resources.allocate(
+                    io.inputs().ctxIds().elementType(), Shapes.ids(io.inputs().ctxIds(), textLength)));
             ctxIds.writeFloats(setup.textIds(), 0, setup.textIds().length, 0);
             pred = own(resources.allocate(io.pred().elementType(), 1, tokens, CHANNELS));
             contextFeed = own(new ContextFeed(resources, io.inputs().ctx()));
@@ -89,11 +88,10 @@ final class PerStepDenoiser implements AutoCloseable {
             inputs.put(io.inputs().ctxIds().name(), ctxIds.tensor());
         }
         if (lease == null) {
-            lease = resources.sessions().acquire(resources.specs().forInputs(GraphKeys.TRANSFORMER,
-                    Shapes.of(inputs)));
+            lease = resources.sessions().acquire(resources.specs().forInputs(GraphKeys.TRANSFORMER, Shapes.of(inputs)));
         }
-        try (OrtSession.Result ignored = lease.session().run(new RunCall(inputs, Set.of(), pinned,
-                "transformer " + step.label()), context)) {
+        try (OrtSession.Result ignored =
+                lease.session().run(new RunCall(inputs, Set.of(), pinned, "transformer " + step.label()), context)) {
             pred.readFloats(0, velocityOut, 0, noiseValues);
         }
     }

@@ -38,8 +38,8 @@ public final class SessionSpecs {
      * @param pinDimensions whether to pin symbolic dimensions per call
      * @param levelOverride an optimization level for every graph, overriding the config's per-graph setting
      */
-    public SessionSpecs(BundleConfig config, BundleIo io, boolean pinDimensions,
-            Optional<OptimizationLevel> levelOverride) {
+    public SessionSpecs(
+            BundleConfig config, BundleIo io, boolean pinDimensions, Optional<OptimizationLevel> levelOverride) {
         this.config = Objects.requireNonNull(config, "config");
         this.io = Objects.requireNonNull(io, "io");
         this.pinDimensions = pinDimensions;
@@ -102,8 +102,8 @@ public final class SessionSpecs {
             }
             dims.keySet().removeAll(conflicting);
         }
-        OptimizationLevel level = levelOverride.orElseGet(() -> entry.settings().graphOptimizationLevel()
-                .orElse(OptimizationLevel.ALL));
+        OptimizationLevel level = levelOverride.orElseGet(
+                () -> entry.settings().graphOptimizationLevel().orElse(OptimizationLevel.ALL));
         return new SessionSpec(graphKey, config.directory().resolve(entry.file()), dims, level);
     }
 }

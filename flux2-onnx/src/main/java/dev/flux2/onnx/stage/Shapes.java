@@ -11,8 +11,7 @@ import java.util.Map;
  * graph chooses (ids with or without the batch dimension, σ as a scalar or a one-element vector). Stateless.
  */
 final class Shapes {
-    private Shapes() {
-    }
+    private Shapes() {}
 
     /**
      * @param inputs tensors by input name

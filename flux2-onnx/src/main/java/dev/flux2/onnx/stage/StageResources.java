@@ -21,8 +21,13 @@ import java.util.Objects;
  * @param specs builds session specs from fed shapes
  * @param buffers reuses the direct buffers of every tensor the stages allocate, across generations
  */
-public record StageResources(OrtEnvironment env, SessionCache sessions, BundleConfig config, BundleIo io,
-        SessionSpecs specs, DirectBufferPool buffers) {
+public record StageResources(
+        OrtEnvironment env,
+        SessionCache sessions,
+        BundleConfig config,
+        BundleIo io,
+        SessionSpecs specs,
+        DirectBufferPool buffers) {
 
     /** Checks for nulls. */
     public StageResources {
@@ -43,8 +48,8 @@ public record StageResources(OrtEnvironment env, SessionCache sessions, BundleCo
      * @param io the checked graph I/O
      * @param specs builds session specs from fed shapes
      */
-    public StageResources(OrtEnvironment env, SessionCache sessions, BundleConfig config, BundleIo io,
-            SessionSpecs specs) {
+    public StageResources(
+            OrtEnvironment env, SessionCache sessions, BundleConfig config, BundleIo io, SessionSpecs specs) {
         this(env, sessions, config, io, specs, new DirectBufferPool(DirectBufferPool.DEFAULT_MAX_POOLED_BYTES));
     }
 

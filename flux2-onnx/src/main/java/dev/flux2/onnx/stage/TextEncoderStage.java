@@ -43,17 +43,20 @@ public final class TextEncoderStage {
                     + "got " + tokens.inputIds().length);
         }
         TextEncoderIo io = resources.io().textEncoder();
-        TensorBuffer ctx = resources.allocate(io.ctx().elementType(), 1, length,
-                text.contextDim());
+        TensorBuffer ctx = resources.allocate(io.ctx().elementType(), 1, length, text.contextDim());
         try (ResourceScope scope = new ResourceScope()) {
             Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
             inputs.put(io.inputIds().name(), tokenTensor(scope, io.inputIds(), tokens.inputIds()));
             io.attentionMask().ifPresent(m -> inputs.put(m.name(), tokenTensor(scope, m, tokens.attentionMask())));
             io.positionIds().ifPresent(p -> inputs.put(p.name(), tokenTensor(scope, p, positions(length))));
-            try (SessionLease lease = resources.sessions().acquire(resources.specs().forInputs(
-                    GraphKeys.TEXT_ENCODER, Shapes.of(inputs)));
-                    OrtSession.Result ignored = lease.session().run(new RunCall(inputs, Set.of(),
-                            Map.of(io.ctx().name(), ctx.tensor()), "text encoder"), context)) {
+            try (SessionLease lease = resources
+                            .sessions()
+                            .acquire(resources.specs().forInputs(GraphKeys.TEXT_ENCODER, Shapes.of(inputs)));
+                    OrtSession.Result ignored = lease.session()
+                            .run(
+                                    new RunCall(
+                                            inputs, Set.of(), Map.of(io.ctx().name(), ctx.tensor()), "text encoder"),
+                                    context)) {
                 postProcess(ctx, tokens.attentionMask(), text);
             }
             return new OnnxTextEmbedding(tokens, ctx);

@@ -64,8 +64,11 @@ final class VaeAttention {
                 return;
             }
             int rows = plan.rows();
-            ByteBuffer qBytes = TensorTypes.of(q) == io.qChunk().elementType() ? OutputReader.bytes(q)
-                    : converted.add(resources.convertedCopy(q, io.qChunk().elementType())).bytes();
+            ByteBuffer qBytes = TensorTypes.of(q) == io.qChunk().elementType()
+                    ? OutputReader.bytes(q)
+                    : converted
+                            .add(resources.convertedCopy(q, io.qChunk().elementType()))
+                            .bytes();
             chunked(new Chunking(qBytes, ktIn, vIn, rows, d, s), out, context, chunks);
         }
     }
@@ -80,17 +83,18 @@ final class VaeAttention {
      * @param headDim d
      * @param length S
      */
-    private record Chunking(ByteBuffer q, OnnxTensorLike kt, OnnxTensorLike v, int rows, int headDim, int length) {
-    }
+    private record Chunking(ByteBuffer q, OnnxTensorLike kt, OnnxTensorLike v, int rows, int headDim, int length) {}
 
     private void chunked(Chunking c, TensorBuffer out, StageContext context, int chunks) {
         int rows = c.rows();
         int d = c.headDim();
         try (TensorBuffer qChunk = resources.allocate(io.qChunk().elementType(), 1, 1, rows, d);
-                TensorBuffer outChunk = resources.allocate(io.output().elementType(), 1, 1,
-                        rows, d);
-                SessionLease lease = resources.sessions().acquire(resources.specs().forInputs(io.key(),
-                        Shapes.of(inputs(qChunk.tensor(), c.kt(), c.v()))))) {
+                TensorBuffer outChunk = resources.allocate(io.output().elementType(), 1, 1, rows, d);
+                SessionLease lease = resources
+                        .sessions()
+                        .acquire(resources
+                                .specs()
+                                .forInputs(io.key(), Shapes.of(inputs(qChunk.tensor(), c.kt(), c.v()))))) {
             for (int k = 0; k < chunks; k++) {
                 String where = "vae decoder attention chunk " + (k + 1) + "/" + chunks;
                 context.throwIfCancelled(where);
@@ -100,8 +104,14 @@ final class VaeAttention {
                 if (valid < rows) {
                     qChunk.zero(valid * d, (rows - valid) * d);
                 }
-                try (OrtSession.Result ignored = lease.session().run(new RunCall(inputs(qChunk.tensor(), c.kt(),
-                        c.v()), Set.of(), Map.of(io.output().name(), outChunk.tensor()), where), context)) {
+                try (OrtSession.Result ignored = lease.session()
+                        .run(
+                                new RunCall(
+                                        inputs(qChunk.tensor(), c.kt(), c.v()),
+                                        Set.of(),
+                                        Map.of(io.output().name(), outChunk.tensor()),
+                                        where),
+                                context)) {
                     out.copyElements(outChunk.bytes(), 0, start * d, valid * d);
                 }
                 context.advance(Stage.VAE_DECODE, k + 1, chunks);
@@ -111,17 +121,25 @@ final class VaeAttention {
 
     /** @return the tensor itself when the graph takes its type, else a converted copy owned by {@code scope} */
     private OnnxTensorLike as(OnnxTensor tensor, TensorSignature input, ResourceScope scope) {
-        return TensorTypes.of(tensor) == input.elementType() ? tensor
-                : scope.add(resources.convertedCopy(tensor, input.elementType())).tensor();
+        return TensorTypes.of(tensor) == input.elementType()
+                ? tensor
+                : scope.add(resources.convertedCopy(tensor, input.elementType()))
+                        .tensor();
     }
 
-    private void runOnce(OnnxTensorLike q, OnnxTensorLike kt, OnnxTensorLike v, TensorBuffer out,
-            StageContext context) {
+    private void runOnce(
+            OnnxTensorLike q, OnnxTensorLike kt, OnnxTensorLike v, TensorBuffer out, StageContext context) {
         Map<String, OnnxTensorLike> inputs = inputs(q, kt, v);
-        try (SessionLease lease = resources.sessions().acquire(resources.specs().forInputs(io.key(),
-                Shapes.of(inputs)));
-                OrtSession.Result ignored = lease.session().run(new RunCall(inputs, Set.of(),
-                        Map.of(io.output().name(), out.tensor()), "vae decoder attention"), context)) {
+        try (SessionLease lease =
+                        resources.sessions().acquire(resources.specs().forInputs(io.key(), Shapes.of(inputs)));
+                OrtSession.Result ignored = lease.session()
+                        .run(
+                                new RunCall(
+                                        inputs,
+                                        Set.of(),
+                                        Map.of(io.output().name(), out.tensor()),
+                                        "vae decoder attention"),
+                                context)) {
             // The result was written into the pinned output.
         }
     }

@@ -60,8 +60,8 @@ public final class VaeDecoderChain {
      */
     public PixelTensor decode(LatentGrid latent, StageContext context) {
         if (latent.channels() != CHANNELS) {
-            throw new IllegalArgumentException("the VAE decoder takes a " + CHANNELS + "-channel latent, got "
-                    + latent.channels());
+            throw new IllegalArgumentException(
+                    "the VAE decoder takes a " + CHANNELS + "-channel latent, got " + latent.channels());
         }
         DecoderIo io = resources.io().decoder();
         if (io instanceof UnifiedDecoderIo unified) {
@@ -75,13 +75,18 @@ public final class VaeDecoderChain {
         int width = latent.width() * 16;
         try (ResourceScope scope = new ResourceScope()) {
             TensorBuffer z = scope.add(latentInput(io.z(), latent));
-            TensorBuffer image = scope.add(resources.allocate(io.image().elementType(), 1, 3,
-                    height, width));
+            TensorBuffer image = scope.add(resources.allocate(io.image().elementType(), 1, 3, height, width));
             Map<String, OnnxTensorLike> inputs = Map.of(io.z().name(), z.tensor());
-            SessionLease lease = scope.add(resources.sessions().acquire(resources.specs().forInputs(io.key(),
-                    Shapes.of(inputs))));
-            scope.add(lease.session().run(new RunCall(inputs, Set.of(), Map.of(io.image().name(), image.tensor()),
-                    "vae decoder " + io.key()), context));
+            SessionLease lease =
+                    scope.add(resources.sessions().acquire(resources.specs().forInputs(io.key(), Shapes.of(inputs))));
+            scope.add(lease.session()
+                    .run(
+                            new RunCall(
+                                    inputs,
+                                    Set.of(),
+                                    Map.of(io.image().name(), image.tensor()),
+                                    "vae decoder " + io.key()),
+                            context));
             float[] pixels = new float[3 * height * width];
             image.readFloats(0, pixels, 0, pixels.length);
             context.advance(Stage.VAE_DECODE, 1, 1);
@@ -96,30 +101,58 @@ public final class VaeDecoderChain {
             TensorBuffer z = scope.add(latentInput(io.z(), latent));
             Map<String, OnnxTensorLike> preInputs = Map.of(io.z().name(), z.tensor());
             String where = "vae decoder pre-attention";
-            SessionLease preLease = scope.add(resources.sessions().acquire(resources.specs().forInputs(io.preKey(),
-                    Shapes.of(preInputs))));
-            OrtSession.Result pre = scope.add(preLease.session().run(new RunCall(preInputs,
-                    new LinkedHashSet<>(List.of(io.residual().name(), io.q().name(), io.kt().name(),
-                            io.v().name())), Map.of(), where), context));
+            SessionLease preLease = scope.add(
+                    resources.sessions().acquire(resources.specs().forInputs(io.preKey(), Shapes.of(preInputs))));
+            OrtSession.Result pre = scope.add(preLease.session()
+                    .run(
+                            new RunCall(
+                                    preInputs,
+                                    new LinkedHashSet<>(List.of(
+                                            io.residual().name(),
+                                            io.q().name(),
+                                            io.kt().name(),
+                                            io.v().name())),
+                                    Map.of(),
+                                    where),
+                            context));
             scope.closeNow(z);
             OnnxTensor q = OutputReader.tensor(pre, io.q().name(), where);
             long[] qShape = q.getInfo().getShape();
-            TensorBuffer attn = scope.add(resources.allocate(io.attention().output().elementType(), 1, 1, qShape[2],
-                    qShape[3]));
-            new VaeAttention(resources, io.attention(), settings).run(q, OutputReader.tensor(pre, io.kt().name(),
-                    where), OutputReader.tensor(pre, io.v().name(), where), attn, context);
+            TensorBuffer attn =
+                    scope.add(resources.allocate(io.attention().output().elementType(), 1, 1, qShape[2], qShape[3]));
+            new VaeAttention(resources, io.attention(), settings)
+                    .run(
+                            q,
+                            OutputReader.tensor(pre, io.kt().name(), where),
+                            OutputReader.tensor(pre, io.v().name(), where),
+                            attn,
+                            context);
 
             Produced produced = new Produced(io.post(), scope);
-            produced.put(produced.group(pre, preLease), new VaeDecoderIo.Source(VaeDecoderIo.SourceKind.RESIDUAL,
-                    -1, "", io.residual().elementType()), OutputReader.tensor(pre, io.residual().name(), where));
-            produced.put(produced.group(attn), new VaeDecoderIo.Source(VaeDecoderIo.SourceKind.ATTENTION, -1, "",
-                    io.attention().output().elementType()), attn.tensor());
+            produced.put(
+                    produced.group(pre, preLease),
+                    new VaeDecoderIo.Source(
+                            VaeDecoderIo.SourceKind.RESIDUAL,
+                            -1,
+                            "",
+                            io.residual().elementType()),
+                    OutputReader.tensor(pre, io.residual().name(), where));
+            produced.put(
+                    produced.group(attn),
+                    new VaeDecoderIo.Source(
+                            VaeDecoderIo.SourceKind.ATTENTION,
+                            -1,
+                            "",
+                            io.attention().output().elementType()),
+                    attn.tensor());
             OnnxTensor image = null;
             for (int i = 0; i < io.post().size(); i++) {
                 image = runPostStage(io.post().get(i), i, produced, context);
             }
-            float[] pixels = OutputReader.floats(image, new long[] {1, 3, height, width}, "vae decoder "
-                    + io.post().get(io.post().size() - 1).key());
+            float[] pixels = OutputReader.floats(
+                    image,
+                    new long[] {1, 3, height, width},
+                    "vae decoder " + io.post().get(io.post().size() - 1).key());
             return new PixelTensor(pixels, width, height);
         }
     }
@@ -137,8 +170,7 @@ public final class VaeDecoderChain {
     }
 
     /** @return the stage's first output (the image, for the last stage) */
-    private OnnxTensor runPostStage(VaeDecoderIo.PostStage stage, int index, Produced produced,
-            StageContext context) {
+    private OnnxTensor runPostStage(VaeDecoderIo.PostStage stage, int index, Produced produced, StageContext context) {
         String where = "vae decoder " + stage.key();
         ResourceScope scope = produced.scope();
         Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
@@ -148,26 +180,28 @@ public final class VaeDecoderChain {
             if (TensorTypes.of(source) == feed.input().elementType()) {
                 inputs.put(feed.input().name(), source);
             } else {
-                TensorBuffer converted = scope.add(resources.convertedCopy(source,
-                        feed.input().elementType()));
+                TensorBuffer converted =
+                        scope.add(resources.convertedCopy(source, feed.input().elementType()));
                 conversions.add(converted);
                 inputs.put(feed.input().name(), converted.tensor());
             }
         }
-        SessionLease lease = scope.add(resources.sessions().acquire(resources.specs().forInputs(stage.key(),
-                Shapes.of(inputs))));
+        SessionLease lease =
+                scope.add(resources.sessions().acquire(resources.specs().forInputs(stage.key(), Shapes.of(inputs))));
         Set<String> requested = new LinkedHashSet<>();
         stage.outputs().forEach(o -> requested.add(o.name()));
-        OrtSession.Result result = scope.add(lease.session().run(new RunCall(inputs, requested, Map.of(), where),
-                context));
+        OrtSession.Result result =
+                scope.add(lease.session().run(new RunCall(inputs, requested, Map.of(), where), context));
         conversions.forEach(scope::closeNow);
         Produced.Group group = produced.group(result, lease);
         OnnxTensor first = null;
         for (TensorSignature output : stage.outputs()) {
             OnnxTensor out = OutputReader.tensor(result, output.name(), where);
             first = first == null ? out : first;
-            produced.put(group, new VaeDecoderIo.Source(VaeDecoderIo.SourceKind.STAGE, index, output.name(),
-                    output.elementType()), out);
+            produced.put(
+                    group,
+                    new VaeDecoderIo.Source(VaeDecoderIo.SourceKind.STAGE, index, output.name(), output.elementType()),
+                    out);
         }
         produced.releaseAfter(index);
         return first;

@@ -45,16 +45,21 @@ public final class VaeEncoderStage {
         }
         int h = image.height() / 16;
         int w = image.width() / 16;
-        try (TensorBuffer pixels = resources.allocate(io.image().elementType(), 1, 3,
-                image.height(), image.width());
+        try (TensorBuffer pixels = resources.allocate(io.image().elementType(), 1, 3, image.height(), image.width());
                 TensorBuffer z = resources.allocate(io.z().elementType(), 1, CHANNELS, h, w)) {
             pixels.writeFloats(image.data(), 0, image.data().length, 0);
             Map<String, OnnxTensorLike> inputs = Map.of(io.image().name(), pixels.tensor());
-            try (SessionLease lease = resources.sessions().acquire(resources.specs().forInputs(GraphKeys.VAE_ENCODER,
-                    Shapes.of(inputs)));
-                    OrtSession.Result ignored = lease.session().run(new RunCall(inputs, Set.of(),
-                            Map.of(io.z().name(), z.tensor()), "vae encoder " + image.width() + "x"
-                                    + image.height()), context)) {
+            try (SessionLease lease = resources
+                            .sessions()
+                            .acquire(resources.specs().forInputs(GraphKeys.VAE_ENCODER, Shapes.of(inputs)));
+                    OrtSession.Result ignored = lease.session()
+                            .run(
+                                    new RunCall(
+                                            inputs,
+                                            Set.of(),
+                                            Map.of(io.z().name(), z.tensor()),
+                                            "vae encoder " + image.width() + "x" + image.height()),
+                                    context)) {
                 float[] values = new float[CHANNELS * h * w];
                 z.readFloats(0, values, 0, values.length);
                 return new LatentGrid(values, CHANNELS, h, w);

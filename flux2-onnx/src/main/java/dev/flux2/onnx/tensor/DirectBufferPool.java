@@ -65,7 +65,7 @@ public final class DirectBufferPool {
     }
 
     private synchronized ByteBuffer take(int bytes) {
-        for (Iterator<ByteBuffer> it = free.iterator(); it.hasNext();) {
+        for (Iterator<ByteBuffer> it = free.iterator(); it.hasNext(); ) {
             ByteBuffer b = it.next();
             if (b.capacity() == bytes) {
                 it.remove();

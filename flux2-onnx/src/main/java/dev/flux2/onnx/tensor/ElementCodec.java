@@ -19,8 +19,7 @@ import java.nio.ShortBuffer;
  * the caller).
  */
 final class ElementCodec {
-    private ElementCodec() {
-    }
+    private ElementCodec() {}
 
     /**
      * @param type the element type
@@ -42,8 +41,8 @@ final class ElementCodec {
      * @param scratch reusable scratch for 16-bit types (any length ≥ 1)
      * @throws IllegalArgumentException for a non-integral value written into an integer type
      */
-    static void encode(ElementType type, float[] src, int srcOffset, int count, ByteBuffer dst, int dstIndex,
-            short[] scratch) {
+    static void encode(
+            ElementType type, float[] src, int srcOffset, int count, ByteBuffer dst, int dstIndex, short[] scratch) {
         ByteBuffer view = dst.duplicate().order(ByteOrder.nativeOrder());
         switch (type) {
             case FLOAT -> view.asFloatBuffer().put(dstIndex, src, srcOffset, count);
@@ -92,8 +91,8 @@ final class ElementCodec {
      * @param count number of values
      * @param scratch reusable scratch for 16-bit types (any length ≥ 1)
      */
-    static void decode(ElementType type, ByteBuffer src, int srcIndex, float[] dst, int dstOffset, int count,
-            short[] scratch) {
+    static void decode(
+            ElementType type, ByteBuffer src, int srcIndex, float[] dst, int dstOffset, int count, short[] scratch) {
         ByteBuffer view = src.duplicate().order(ByteOrder.nativeOrder());
         switch (type) {
             case FLOAT -> view.asFloatBuffer().get(srcIndex, dst, dstOffset, count);
@@ -104,8 +103,8 @@ final class ElementCodec {
                     int n = Math.min(scratch.length, count - done);
                     shorts.get(srcIndex + done, scratch, 0, n);
                     for (int i = 0; i < n; i++) {
-                        dst[dstOffset + done + i] = half ? Fp16.toFloat(scratch[i])
-                                : Fp16Conversions.bf16ToFloat(scratch[i]);
+                        dst[dstOffset + done + i] =
+                                half ? Fp16.toFloat(scratch[i]) : Fp16Conversions.bf16ToFloat(scratch[i]);
                     }
                 }
             }
@@ -134,8 +133,8 @@ final class ElementCodec {
     private static long integral(float value, ElementType type) {
         long v = (long) value;
         if (v != value || (type == ElementType.INT32 && (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE))) {
-            throw new IllegalArgumentException("cannot write " + value + " into a " + type
-                    + " tensor: not a whole number in range");
+            throw new IllegalArgumentException(
+                    "cannot write " + value + " into a " + type + " tensor: not a whole number in range");
         }
         return v;
     }

@@ -14,8 +14,7 @@ public final class Fp16 {
     /** The largest finite fp16 value. */
     public static final float MAX = 65504f;
 
-    private Fp16() {
-    }
+    private Fp16() {}
 
     /**
      * @param value a float

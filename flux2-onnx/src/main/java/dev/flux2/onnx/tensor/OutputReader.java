@@ -16,8 +16,7 @@ import java.util.Arrays;
  * outputs in 1.26 (java-notes §3). Stateless.
  */
 public final class OutputReader {
-    private OutputReader() {
-    }
+    private OutputReader() {}
 
     /**
      * @param result a run's result
@@ -26,11 +25,11 @@ public final class OutputReader {
      * @return the output as a tensor (still owned by the result)
      */
     public static OnnxTensor tensor(OrtSession.Result result, String name, String where) {
-        OnnxValue value = result.get(name).orElseThrow(() -> new InferenceException(where
-                + ": the graph returned no output '" + name + "'"));
+        OnnxValue value = result.get(name)
+                .orElseThrow(() -> new InferenceException(where + ": the graph returned no output '" + name + "'"));
         if (!(value instanceof OnnxTensor tensor)) {
-            throw new InferenceException(where + ": output '" + name + "' is a " + value.getType()
-                    + ", expected a tensor");
+            throw new InferenceException(
+                    where + ": output '" + name + "' is a " + value.getType() + ", expected a tensor");
         }
         return tensor;
     }

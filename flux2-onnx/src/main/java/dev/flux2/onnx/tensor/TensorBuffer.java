@@ -68,8 +68,7 @@ public final class TensorBuffer implements AutoCloseable {
      * @return the tensor; the caller closes it
      * @throws InferenceException when ONNX Runtime cannot create it
      */
-    public static TensorBuffer allocate(DirectBufferPool pool, OrtEnvironment env, ElementType type,
-            long... shape) {
+    public static TensorBuffer allocate(DirectBufferPool pool, OrtEnvironment env, ElementType type, long... shape) {
         long count = 1;
         for (long d : shape) {
             if (d < 0) {
@@ -83,8 +82,8 @@ public final class TensorBuffer implements AutoCloseable {
         }
         long byteCount = count * type.byteSize();
         if (byteCount > Integer.MAX_VALUE - 64) {
-            throw new IllegalArgumentException("cannot allocate a " + type + " tensor of shape "
-                    + Arrays.toString(shape) + " in one buffer");
+            throw new IllegalArgumentException(
+                    "cannot allocate a " + type + " tensor of shape " + Arrays.toString(shape) + " in one buffer");
         }
         ByteBuffer bytes = pool.acquire((int) byteCount);
         try {
@@ -92,8 +91,10 @@ public final class TensorBuffer implements AutoCloseable {
             return new TensorBuffer(type, shape.clone(), bytes, tensor, pool);
         } catch (OrtException e) {
             pool.release(bytes);
-            throw new InferenceException("cannot create a " + type + " tensor of shape " + Arrays.toString(shape)
-                    + ": " + e.getMessage(), e.getCode().name(), e);
+            throw new InferenceException(
+                    "cannot create a " + type + " tensor of shape " + Arrays.toString(shape) + ": " + e.getMessage(),
+                    e.getCode().name(),
+                    e);
         }
     }
 
@@ -117,8 +118,8 @@ public final class TensorBuffer implements AutoCloseable {
      * @param type the element type wanted
      * @return the converted copy; the caller closes it
      */
-    public static TensorBuffer convertedCopy(DirectBufferPool pool, OrtEnvironment env, OnnxTensor src,
-            ElementType type) {
+    public static TensorBuffer convertedCopy(
+            DirectBufferPool pool, OrtEnvironment env, OnnxTensor src, ElementType type) {
         ElementType from = TensorTypes.of(src);
         long[] shape = src.getInfo().getShape();
         TensorBuffer out = allocate(pool, env, type, shape);
@@ -149,8 +150,8 @@ public final class TensorBuffer implements AutoCloseable {
      * @param type the element type wanted
      * @return {@code src}'s values converted to {@code type}; the caller closes it
      */
-    public static TensorBuffer convertedCopy(DirectBufferPool pool, OrtEnvironment env, TensorBuffer src,
-            ElementType type) {
+    public static TensorBuffer convertedCopy(
+            DirectBufferPool pool, OrtEnvironment env, TensorBuffer src, ElementType type) {
         TensorBuffer out = allocate(pool, env, type, src.shape);
         try {
             out.convertFrom(src.bytes(), src.type);
@@ -250,8 +251,8 @@ public final class TensorBuffer implements AutoCloseable {
                 for (int i = 0; i < src.length; i++) {
                     long v = src[i];
                     if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
-                        throw new IllegalArgumentException("value " + v + " at index " + i
-                                + " does not fit an INT32 tensor");
+                        throw new IllegalArgumentException(
+                                "value " + v + " at index " + i + " does not fit an INT32 tensor");
                     }
                     ints.put(i, (int) v);
                 }
@@ -317,8 +318,8 @@ public final class TensorBuffer implements AutoCloseable {
 
     private void checkRange(int index, int count) {
         if (index < 0 || count < 0 || index + count > elements) {
-            throw new IndexOutOfBoundsException("elements [" + index + ", " + (index + count) + ") outside a "
-                    + type + " tensor of shape " + Arrays.toString(shape));
+            throw new IndexOutOfBoundsException("elements [" + index + ", " + (index + count) + ") outside a " + type
+                    + " tensor of shape " + Arrays.toString(shape));
         }
     }
 

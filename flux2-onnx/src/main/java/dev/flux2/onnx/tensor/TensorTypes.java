@@ -6,8 +6,7 @@ import dev.flux2.onnx.graph.ElementType;
 
 /** Maps between the graph's {@link ElementType} and ONNX Runtime's {@link OnnxJavaType}. Stateless. */
 public final class TensorTypes {
-    private TensorTypes() {
-    }
+    private TensorTypes() {}
 
     /**
      * @param type an element type this SDK feeds or reads

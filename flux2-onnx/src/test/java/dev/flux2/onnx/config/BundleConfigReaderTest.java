@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.onnx.session.OptimizationLevel;
 import dev.flux2.onnx.SharedFiles;
+import dev.flux2.onnx.session.OptimizationLevel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,7 +33,7 @@ class BundleConfigReaderTest {
 
     @Test
     void readsTheSeedConfig() {
-        BundleConfig c = read(n -> { });
+        BundleConfig c = read(n -> {});
         assertEquals(512, c.text().sequenceLength());
         assertEquals(7680, c.text().contextDim());
         assertEquals("tokenizer", c.text().tokenizerDir());
@@ -43,24 +43,46 @@ class BundleConfigReaderTest {
         assertEquals(4, c.defaults().numSteps());
         assertEquals(1.0f, c.defaults().guidance());
         assertEquals(256, c.defaults().width());
-        assertEquals(List.of("vae_decoder_post_stage_0", "vae_decoder_post_stage_1", "vae_decoder_post_stage_2",
-                "vae_decoder_post_stage_3"), c.decoder().postKeys());
+        assertEquals(
+                List.of(
+                        "vae_decoder_post_stage_0",
+                        "vae_decoder_post_stage_1",
+                        "vae_decoder_post_stage_2",
+                        "vae_decoder_post_stage_3"),
+                c.decoder().postKeys());
         assertFalse(c.decoder().unified());
-        assertEquals(List.of("text_encoder", "transformer", "transformer_fused_4step", "vae_decoder_pre",
-                "vae_decoder_attn_chunk", "vae_decoder_post_stage_0", "vae_decoder_post_stage_1",
-                "vae_decoder_post_stage_2", "vae_decoder_post_stage_3", "vae_encoder"), c.usedModelKeys());
+        assertEquals(
+                List.of(
+                        "text_encoder",
+                        "transformer",
+                        "transformer_fused_4step",
+                        "vae_decoder_pre",
+                        "vae_decoder_attn_chunk",
+                        "vae_decoder_post_stage_0",
+                        "vae_decoder_post_stage_1",
+                        "vae_decoder_post_stage_2",
+                        "vae_decoder_post_stage_3",
+                        "vae_encoder"),
+                c.usedModelKeys());
         assertEquals(List.of(), c.ignoredModelKeys());
         ModelEntry transformer = c.requiredModel(GraphKeys.TRANSFORMER);
         assertEquals("flux2-klein-4b-transformer-q4.onnx", transformer.file());
         assertEquals("transformer-q4-manifest.json", transformer.manifest().orElseThrow());
-        assertEquals(List.of("x", "x_ids", "timesteps", "ctx", "ctx_ids"), transformer.names().inputs());
-        assertEquals(new ShardInfo(2, 2543824896L, 2128121856L, -1), transformer.shards().orElseThrow());
-        assertEquals("float16-selective-fp32", transformer.settings().activationDtype().orElseThrow());
+        assertEquals(
+                List.of("x", "x_ids", "timesteps", "ctx", "ctx_ids"),
+                transformer.names().inputs());
+        assertEquals(
+                new ShardInfo(2, 2543824896L, 2128121856L, -1),
+                transformer.shards().orElseThrow());
+        assertEquals(
+                "float16-selective-fp32",
+                transformer.settings().activationDtype().orElseThrow());
         ModelEntry attn = c.requiredModel(GraphKeys.VAE_DECODER_ATTN_CHUNK);
         assertEquals(1024, attn.settings().chunkSize().orElseThrow());
         assertEquals(512, attn.settings().headDim().orElseThrow());
         assertEquals(480, attn.shards().orElseThrow().onnxBytes());
-        assertEquals(4, c.fusedTransformer().orElseThrow().settings().fusedSteps().orElseThrow());
+        assertEquals(
+                4, c.fusedTransformer().orElseThrow().settings().fusedSteps().orElseThrow());
         assertTrue(c.supportsImageInput());
     }
 
@@ -68,7 +90,9 @@ class BundleConfigReaderTest {
     void toleratesUnknownFields() {
         BundleConfig c = read(n -> {
             n.put("some_future_field", "x");
-            ((ObjectNode) n.get("models").get("transformer")).putObject("future_block").put("a", 1);
+            ((ObjectNode) n.get("models").get("transformer"))
+                    .putObject("future_block")
+                    .put("a", 1);
         });
         assertEquals(512, c.text().sequenceLength());
     }
@@ -103,8 +127,11 @@ class BundleConfigReaderTest {
     @Test
     void postStageKeyWithoutEntryIsAnError() {
         String msg = failure(n -> n.withArray("vae_decoder_post_stage_keys").add("vae_decoder_post_stage_9"));
-        assertTrue(msg.contains("'vae_decoder_post_stage_keys'") && msg.contains("[vae_decoder_post_stage_9]")
-                && msg.contains("models does not have"), msg);
+        assertTrue(
+                msg.contains("'vae_decoder_post_stage_keys'")
+                        && msg.contains("[vae_decoder_post_stage_9]")
+                        && msg.contains("models does not have"),
+                msg);
     }
 
     @Test
@@ -124,7 +151,9 @@ class BundleConfigReaderTest {
         // The graph's own external-data references are checked instead (ExternalDataCheck).
         BundleConfig c = read(n -> ((ObjectNode) n.get("models").get("text_encoder")).remove("manifest"));
         assertTrue(c.requiredModel(GraphKeys.TEXT_ENCODER).manifest().isEmpty());
-        assertEquals(2, c.requiredModel(GraphKeys.TEXT_ENCODER).shards().orElseThrow().count());
+        assertEquals(
+                2,
+                c.requiredModel(GraphKeys.TEXT_ENCODER).shards().orElseThrow().count());
     }
 
     @Test
@@ -140,14 +169,25 @@ class BundleConfigReaderTest {
             ((ObjectNode) n.get("models").get("transformer")).put("graph_optimization_level", "ORT_ENABLE_EXTENDED");
             ((ObjectNode) n.get("models").get("vae_decoder_pre")).put("graph_optimization_level", "disabled");
         });
-        assertEquals(OptimizationLevel.EXTENDED, c.requiredModel(GraphKeys.TRANSFORMER).settings()
-                .graphOptimizationLevel().orElseThrow());
-        assertEquals(OptimizationLevel.DISABLED, c.requiredModel(GraphKeys.VAE_DECODER_PRE).settings()
-                .graphOptimizationLevel().orElseThrow());
-        String msg = failure(n -> ((ObjectNode) n.get("models").get("transformer"))
-                .put("graph_optimization_level", "fastest"));
-        assertTrue(msg.contains("models.transformer.graph_optimization_level") && msg.contains("'fastest'")
-                && msg.contains("disabled, basic, extended, layout or all"), msg);
+        assertEquals(
+                OptimizationLevel.EXTENDED,
+                c.requiredModel(GraphKeys.TRANSFORMER)
+                        .settings()
+                        .graphOptimizationLevel()
+                        .orElseThrow());
+        assertEquals(
+                OptimizationLevel.DISABLED,
+                c.requiredModel(GraphKeys.VAE_DECODER_PRE)
+                        .settings()
+                        .graphOptimizationLevel()
+                        .orElseThrow());
+        String msg = failure(
+                n -> ((ObjectNode) n.get("models").get("transformer")).put("graph_optimization_level", "fastest"));
+        assertTrue(
+                msg.contains("models.transformer.graph_optimization_level")
+                        && msg.contains("'fastest'")
+                        && msg.contains("disabled, basic, extended, layout or all"),
+                msg);
     }
 
     @Test
@@ -172,7 +212,9 @@ class BundleConfigReaderTest {
 
     @Test
     void inputsMustBeStrings() {
-        String msg = failure(n -> ((ObjectNode) n.get("models").get("transformer")).putArray("inputs").add(3));
+        String msg = failure(n -> ((ObjectNode) n.get("models").get("transformer"))
+                .putArray("inputs")
+                .add(3));
         assertTrue(msg.contains("models.transformer.inputs"), msg);
     }
 
@@ -196,27 +238,35 @@ class BundleConfigReaderTest {
     @Test
     void supportsImg2imgFalseDisablesImageInput() {
         assertFalse(read(n -> n.put("supports_img2img", false)).supportsImageInput());
-        assertFalse(read(n -> ((ObjectNode) n.get("models")).remove("vae_encoder")).supportsImageInput());
+        assertFalse(
+                read(n -> ((ObjectNode) n.get("models")).remove("vae_encoder")).supportsImageInput());
     }
 
     @Test
     void invalidJsonNamesTheFileAndPosition() throws IOException {
         Path file = Files.writeString(dir.resolve(BundleConfigReader.FILE_NAME), "{\n  \"text_seq_len\": 512,,\n}");
-        String msg = assertThrows(ModelLoadException.class, () -> BundleConfigReader.read(file)).getMessage();
+        String msg = assertThrows(ModelLoadException.class, () -> BundleConfigReader.read(file))
+                .getMessage();
         assertTrue(msg.contains("not valid JSON") && msg.contains("line 2"), msg);
     }
 
     @Test
     void missingConfigFileIsNamed() {
         Path file = dir.resolve(BundleConfigReader.FILE_NAME);
-        String msg = assertThrows(ModelLoadException.class, () -> BundleConfigReader.read(file)).getMessage();
+        String msg = assertThrows(ModelLoadException.class, () -> BundleConfigReader.read(file))
+                .getMessage();
         assertTrue(msg.contains("flux2-config.json not found") && msg.contains(dir.toString()), msg);
     }
 
     private static void removeSplitDecoder(ObjectNode n) {
         ObjectNode models = (ObjectNode) n.get("models");
-        models.remove(List.of("vae_decoder_pre", "vae_decoder_attn_chunk", "vae_decoder_post_stage_0",
-                "vae_decoder_post_stage_1", "vae_decoder_post_stage_2", "vae_decoder_post_stage_3"));
+        models.remove(List.of(
+                "vae_decoder_pre",
+                "vae_decoder_attn_chunk",
+                "vae_decoder_post_stage_0",
+                "vae_decoder_post_stage_1",
+                "vae_decoder_post_stage_2",
+                "vae_decoder_post_stage_3"));
         n.remove("vae_decoder_post_stage_keys");
     }
 
@@ -228,15 +278,19 @@ class BundleConfigReaderTest {
         });
         assertTrue(c.decoder().unified());
         assertEquals(List.of("vae_decoder"), c.decoder().graphKeys());
-        assertTrue(c.usedModelKeys().contains("vae_decoder") && !c.usedModelKeys().contains("vae_decoder_pre"));
+        assertTrue(
+                c.usedModelKeys().contains("vae_decoder") && !c.usedModelKeys().contains("vae_decoder_pre"));
     }
 
     @Test
     void unifiedVaeDecoderWinsOverACompleteSplitChain() {
-        BundleConfig c = read(n -> ((ObjectNode) n.get("models")).putObject("vae_decoder").put("file", "v.onnx"));
+        BundleConfig c = read(
+                n -> ((ObjectNode) n.get("models")).putObject("vae_decoder").put("file", "v.onnx"));
         assertTrue(c.decoder().unified());
-        assertTrue(c.ignoredModelKeys().containsAll(List.of("vae_decoder_pre", "vae_decoder_attn_chunk",
-                "vae_decoder_post_stage_3")), c.ignoredModelKeys().toString());
+        assertTrue(
+                c.ignoredModelKeys()
+                        .containsAll(List.of("vae_decoder_pre", "vae_decoder_attn_chunk", "vae_decoder_post_stage_3")),
+                c.ignoredModelKeys().toString());
     }
 
     @Test
@@ -250,7 +304,8 @@ class BundleConfigReaderTest {
             models.putObject("vae_decoder_post").put("file", "post.onnx");
         });
         assertEquals(List.of("vae_decoder_post"), c.decoder().postKeys());
-        assertEquals(List.of("vae_decoder_pre", "vae_decoder_attn_chunk", "vae_decoder_post"),
+        assertEquals(
+                List.of("vae_decoder_pre", "vae_decoder_attn_chunk", "vae_decoder_post"),
                 c.decoder().graphKeys());
         // A stage list none of whose keys exist does not hide the single post graph (the engine's reading).
         BundleConfig listed = read(n -> {
@@ -266,13 +321,20 @@ class BundleConfigReaderTest {
     @Test
     void aConfigWithoutACompleteDecoderNamesWhatIsMissing() {
         String msg = failure(n -> ((ObjectNode) n.get("models")).remove("vae_decoder_pre"));
-        assertTrue(msg.contains("no complete VAE decoder") && msg.contains("models.vae_decoder ")
-                && msg.contains("models.vae_decoder_pre") && msg.contains(BundleConfigReader.FILE_NAME), msg);
+        assertTrue(
+                msg.contains("no complete VAE decoder")
+                        && msg.contains("models.vae_decoder ")
+                        && msg.contains("models.vae_decoder_pre")
+                        && msg.contains(BundleConfigReader.FILE_NAME),
+                msg);
         msg = failure(n -> {
             n.remove("vae_decoder_post_stage_keys");
             ((ObjectNode) n.get("models")).remove("vae_decoder_attn_chunk");
         });
-        assertTrue(msg.contains("models.vae_decoder_attn_chunk") && msg.contains("post-attention graphs")
-                && msg.contains("vae_decoder_post_stage_keys or models.vae_decoder_post"), msg);
+        assertTrue(
+                msg.contains("models.vae_decoder_attn_chunk")
+                        && msg.contains("post-attention graphs")
+                        && msg.contains("vae_decoder_post_stage_keys or models.vae_decoder_post"),
+                msg);
     }
 }

@@ -29,6 +29,7 @@ class BundleValidatorTest {
 
     @TempDir
     Path dir;
+
     private BundleConfig config;
 
     @BeforeEach
@@ -47,7 +48,9 @@ class BundleValidatorTest {
                 Files.writeString(dir.resolve(manifest), "[\n  \"" + a + "\",\n  \"" + b + "\"\n]\n");
                 Files.write(dir.resolve(a), new byte[BIG_SHARD]);
                 Files.write(dir.resolve(b), new byte[SMALL_SHARD]);
-                shards.put("count", 2).put("total_bytes", BIG_SHARD + SMALL_SHARD).put("largest_bytes", BIG_SHARD);
+                shards.put("count", 2)
+                        .put("total_bytes", BIG_SHARD + SMALL_SHARD)
+                        .put("largest_bytes", BIG_SHARD);
             } else {
                 shards.put("count", 0).put("total_bytes", 0).put("onnx_bytes", INLINE);
             }
@@ -59,7 +62,8 @@ class BundleValidatorTest {
     }
 
     private String problem() {
-        return assertThrows(ModelLoadException.class, () -> BundleValidator.validate(config)).getMessage();
+        return assertThrows(ModelLoadException.class, () -> BundleValidator.validate(config))
+                .getMessage();
     }
 
     @Test
@@ -77,8 +81,11 @@ class BundleValidatorTest {
             byte[] content = Files.readAllBytes(file);
             Files.delete(file);
             String msg = problem();
-            assertTrue(msg.contains(entry.file()) && msg.contains("models." + entry.key() + ".file")
-                    && msg.contains("missing"), msg);
+            assertTrue(
+                    msg.contains(entry.file())
+                            && msg.contains("models." + entry.key() + ".file")
+                            && msg.contains("missing"),
+                    msg);
             Files.write(file, content);
         }
     }
@@ -116,8 +123,10 @@ class BundleValidatorTest {
     void truncatedInlineGraphIsNamedWithSizes() throws IOException {
         Files.write(dir.resolve("flux2-klein-4b-vae-decoder-post-stage0-fp16.onnx"), new byte[60]);
         String msg = problem();
-        assertTrue(msg.contains("flux2-klein-4b-vae-decoder-post-stage0-fp16.onnx is 60 bytes, expected 100")
-                && msg.contains("onnx_bytes"), msg);
+        assertTrue(
+                msg.contains("flux2-klein-4b-vae-decoder-post-stage0-fp16.onnx is 60 bytes, expected 100")
+                        && msg.contains("onnx_bytes"),
+                msg);
     }
 
     @Test
@@ -156,10 +165,20 @@ class BundleValidatorTest {
     @Test
     void threeShardsAreListedWhenNoSingleShardCanBeBlamed() {
         ShardInfo info = new ShardInfo(3, 700, 300, -1);
-        String msg = ShardSizeCheck.check("transformer", "m.json", java.util.List.of("a", "b", "c"),
-                java.util.List.of(300L, 300L, 50L), info).orElseThrow();
+        String msg = ShardSizeCheck.check(
+                        "transformer",
+                        "m.json",
+                        java.util.List.of("a", "b", "c"),
+                        java.util.List.of(300L, 300L, 50L),
+                        info)
+                .orElseThrow();
         assertTrue(msg.contains("total 650 bytes, expected 700") && msg.contains("a=300 b=300 c=50"), msg);
-        assertTrue(ShardSizeCheck.check("transformer", "m.json", java.util.List.of("a", "b", "c"),
-                java.util.List.of(300L, 300L, 100L), info).isEmpty());
+        assertTrue(ShardSizeCheck.check(
+                        "transformer",
+                        "m.json",
+                        java.util.List.of("a", "b", "c"),
+                        java.util.List.of(300L, 300L, 100L),
+                        info)
+                .isEmpty());
     }
 }

@@ -74,52 +74,72 @@ class BundleVariantsTest {
         int gw = width / 16;
         float[] ctx = ExpectedImage.context(ref, bundle.tokenizerDirectory(), PROMPT);
         float[] sigmas = FlowMatchSchedule.forImage(gh * gw, 4).sigmas();
-        float[] latent = ref.fusedLatent(ExpectedImage.noiseTokens(seed, gh, gw), PositionIds.image(gh, gw), sigmas,
-                ctx);
+        float[] latent =
+                ref.fusedLatent(ExpectedImage.noiseTokens(seed, gh, gw), PositionIds.image(gh, gw), sigmas, ctx);
         return ExpectedImage.decode(ref, latent, gh, gw);
     }
 
     @Test
     void fp32BundleWithInt64IdsPerStepAndFused() {
-        SyntheticBundle b = write("fp32", SyntheticBundleSpec.builder().activationType(TensorElementType.FLOAT)
-                .idType(TensorElementType.INT64).fused(FusedConvention.ENGINE));
+        SyntheticBundle b = write(
+                "fp32",
+                SyntheticBundleSpec.builder()
+                        .activationType(TensorElementType.FLOAT)
+                        .idType(TensorElementType.INT64)
+                        .fused(FusedConvention.ENGINE));
         GenerationResult fused = generate(b, request(42, 48, 32));
         assertTrue(fused.first().metadata().fused(), "fp32 engine-convention fused graph");
-        ImageComparison.assertMatches(fused.first().image(), expectedFused(b, 42, 48, 32), "fp32 fused",
-                FP32_MEAN_LSB);
-        GenerationResult perStep = generate(b, GenerationRequest.builder(PROMPT).seed(43).size(32, 48)
-                .forcePerStep(true).build());
+        ImageComparison.assertMatches(fused.first().image(), expectedFused(b, 42, 48, 32), "fp32 fused", FP32_MEAN_LSB);
+        GenerationResult perStep = generate(
+                b,
+                GenerationRequest.builder(PROMPT)
+                        .seed(43)
+                        .size(32, 48)
+                        .forcePerStep(true)
+                        .build());
         assertFalse(perStep.first().metadata().fused());
-        ImageComparison.assertMatches(perStep.first().image(), expectedPerStep(b, 43, 32, 48), "fp32 per step",
-                FP32_MEAN_LSB);
+        ImageComparison.assertMatches(
+                perStep.first().image(), expectedPerStep(b, 43, 32, 48), "fp32 per step", FP32_MEAN_LSB);
     }
 
     @Test
     void mixedTypesConvertBetweenGraphsWithListedFusedGraph() {
-        SyntheticBundle b = write("mixed", SyntheticBundleSpec.builder().fused(FusedConvention.LISTED).vaeChunkSize(20)
-                .graphActivationType("text_encoder", TensorElementType.FLOAT)
-                .graphActivationType("transformer_fused_4step", TensorElementType.FLOAT)
-                .graphActivationType("vae_decoder_pre", TensorElementType.FLOAT)
-                .graphActivationType("vae_decoder_post_stage_0", TensorElementType.FLOAT)
-                .tokenType(TensorElementType.INT32));
+        SyntheticBundle b = write(
+                "mixed",
+                SyntheticBundleSpec.builder()
+                        .fused(FusedConvention.LISTED)
+                        .vaeChunkSize(20)
+                        .graphActivationType("text_encoder", TensorElementType.FLOAT)
+                        .graphActivationType("transformer_fused_4step", TensorElementType.FLOAT)
+                        .graphActivationType("vae_decoder_pre", TensorElementType.FLOAT)
+                        .graphActivationType("vae_decoder_post_stage_0", TensorElementType.FLOAT)
+                        .tokenType(TensorElementType.INT32));
         GenerationResult r = generate(b, request(7, 48, 48));
         assertTrue(r.first().metadata().fused(), "fp32 listed-convention fused graph");
-        ImageComparison.assertMatches(r.first().image(), expectedFused(b, 7, 48, 48),
+        ImageComparison.assertMatches(
+                r.first().image(),
+                expectedFused(b, 7, 48, 48),
                 "fp32 text encoder → fp32 fused → fp32 pre → fp16 attention → fp32 stage 0 → fp16");
-        GenerationResult perStep = generate(b, GenerationRequest.builder(PROMPT).seed(8).size(32, 32).steps(3)
-                .build());
+        GenerationResult perStep = generate(
+                b,
+                GenerationRequest.builder(PROMPT).seed(8).size(32, 32).steps(3).build());
         assertFalse(perStep.first().metadata().fused(), "3 steps: the 4-step graph cannot run");
         float[] ctx = ExpectedImage.context(b.reference(), b.tokenizerDirectory(), PROMPT);
         float[] x = ExpectedImage.noiseTokens(8, 2, 2);
         ExpectedImage.denoise(b.reference(), x, ctx, ExpectedImage.Loop.textToImage(32, 32, 3));
-        ImageComparison.assertMatches(perStep.first().image(), ExpectedImage.decode(b.reference(), x, 2, 2),
+        ImageComparison.assertMatches(
+                perStep.first().image(),
+                ExpectedImage.decode(b.reference(), x, 2, 2),
                 "fp32 context into the fp16 per-step transformer");
     }
 
     @Test
     void unifiedDecoderWithReversedManifestsAndMinimalShards() {
-        SyntheticBundle b = write("unified", SyntheticBundleSpec.builder().unifiedVaeDecoder(true)
-                .variant(BundleVariant.REVERSED_MANIFESTS, BundleVariant.MINIMAL_INLINE_SHARDS));
+        SyntheticBundle b = write(
+                "unified",
+                SyntheticBundleSpec.builder()
+                        .unifiedVaeDecoder(true)
+                        .variant(BundleVariant.REVERSED_MANIFESTS, BundleVariant.MINIMAL_INLINE_SHARDS));
         GenerationResult r = generate(b, request(3, 48, 32));
         ImageComparison.assertMatches(r.first().image(), expectedPerStep(b, 3, 48, 32), "unified decoder");
     }
@@ -127,64 +147,86 @@ class BundleVariantsTest {
     @Test
     void unifiedDecoderIsPreferredOverASplitChain() {
         // The unified graph is fp32 and the split chain fp16: the expected image follows the unified graph.
-        SyntheticBundle b = write("both", SyntheticBundleSpec.builder().vaeDecoderLayout(
-                VaeDecoderLayout.UNIFIED_AND_SPLIT).graphActivationType("vae_decoder", TensorElementType.FLOAT));
+        SyntheticBundle b = write(
+                "both",
+                SyntheticBundleSpec.builder()
+                        .vaeDecoderLayout(VaeDecoderLayout.UNIFIED_AND_SPLIT)
+                        .graphActivationType("vae_decoder", TensorElementType.FLOAT));
         ModelSummary summary = Flux2Models.inspect(b.directory());
         assertEquals("unified (models.vae_decoder)", summary.details().get("vae_decoder"));
-        assertTrue(summary.details().get("ignored_models").contains("vae_decoder_pre"), summary.details().toString());
+        assertTrue(
+                summary.details().get("ignored_models").contains("vae_decoder_pre"),
+                summary.details().toString());
         GenerationResult r = generate(b, request(4, 32, 32));
         ImageComparison.assertMatches(r.first().image(), expectedPerStep(b, 4, 32, 32), "unified beside split");
     }
 
     @Test
     void singlePostGraphWithReversedInputsAndNoConfigTensorNames() {
-        SyntheticBundle b = write("post", SyntheticBundleSpec.builder().singleVaePost(true).vaeChunkSize(16)
-                .variant(BundleVariant.REVERSED_STAGE_ZERO_INPUTS, BundleVariant.NO_CONFIG_TENSOR_NAMES));
+        SyntheticBundle b = write(
+                "post",
+                SyntheticBundleSpec.builder()
+                        .singleVaePost(true)
+                        .vaeChunkSize(16)
+                        .variant(BundleVariant.REVERSED_STAGE_ZERO_INPUTS, BundleVariant.NO_CONFIG_TENSOR_NAMES));
         GenerationResult r = generate(b, request(5, 32, 48));
-        ImageComparison.assertMatches(r.first().image(), expectedPerStep(b, 5, 32, 48),
-                "single post graph, residual found by name");
+        ImageComparison.assertMatches(
+                r.first().image(), expectedPerStep(b, 5, 32, 48), "single post graph, residual found by name");
     }
 
     @Test
     void zeroPaddedAndClippedContextFollowTheConfig() {
-        SyntheticBundle b = write("context", SyntheticBundleSpec.builder().zeroPaddedContext(true)
-                .contextClip(0.3f));
+        SyntheticBundle b = write(
+                "context", SyntheticBundleSpec.builder().zeroPaddedContext(true).contextClip(0.3f));
         GenerationResult r = generate(b, request(6, 32, 32));
         float[] expected = expectedPerStep(b, 6, 32, 32);
         ImageComparison.assertMatches(r.first().image(), expected, "zero_padded_context + context_clip");
         // Without the options the image is visibly different, so the comparison above proves they were applied.
-        SyntheticReference plain = new SyntheticReference(SyntheticBundleSpec.builder().build());
+        SyntheticReference plain =
+                new SyntheticReference(SyntheticBundleSpec.builder().build());
         float[] unconditioned = expectedPerStep(plain, b.tokenizerDirectory(), 6, 32, 32);
         int changed = 0;
         for (int i = 0; i < expected.length; i++) {
-            changed += Math.abs(ExpectedImage.toByte(expected[i]) - ExpectedImage.toByte(unconditioned[i])) > 1 ? 1
-                    : 0;
+            changed += Math.abs(ExpectedImage.toByte(expected[i]) - ExpectedImage.toByte(unconditioned[i])) > 1 ? 1 : 0;
         }
         assertTrue(changed > expected.length / 10, "only " + changed + " pixels depend on the context options");
     }
 
     @Test
     void staticShapesGenerateAtTheirSizeAndRejectOthers() {
-        SyntheticBundle b = write("static", SyntheticBundleSpec.builder().defaultSize(48, 32).vaeChunkSize(16)
-                .variant(BundleVariant.STATIC_SHAPES));
+        SyntheticBundle b = write(
+                "static",
+                SyntheticBundleSpec.builder()
+                        .defaultSize(48, 32)
+                        .vaeChunkSize(16)
+                        .variant(BundleVariant.STATIC_SHAPES));
         try (Flux2Pipeline p = Flux2Pipeline.builder().model(b.directory()).build()) {
             GenerationResult r = p.generate(request(9, 48, 32));
-            ImageComparison.assertMatches(r.first().image(), expectedPerStep(b, 9, 48, 32),
-                    "static graphs, fixed 16-row attention chunks");
+            ImageComparison.assertMatches(
+                    r.first().image(), expectedPerStep(b, 9, 48, 32), "static graphs, fixed 16-row attention chunks");
             String msg = assertThrows(InvalidRequestException.class, () -> p.generate(request(9, 32, 32)))
                     .getMessage();
-            assertTrue(msg.contains("graph transformer") && msg.contains("'x'") && msg.contains("[1, 6, 128]")
-                    && msg.contains("[1, 4, 128]"), msg);
+            assertTrue(
+                    msg.contains("graph transformer")
+                            && msg.contains("'x'")
+                            && msg.contains("[1, 6, 128]")
+                            && msg.contains("[1, 4, 128]"),
+                    msg);
         }
     }
 
     @Test
     void looserGraphSignatures() {
-        SyntheticBundle b = write("loose", SyntheticBundleSpec.builder().idType(TensorElementType.INT32)
-                .variant(BundleVariant.IDS_WITHOUT_BATCH, BundleVariant.SCALAR_TIMESTEP,
-                        BundleVariant.TEXT_POSITION_IDS));
+        SyntheticBundle b = write(
+                "loose",
+                SyntheticBundleSpec.builder()
+                        .idType(TensorElementType.INT32)
+                        .variant(
+                                BundleVariant.IDS_WITHOUT_BATCH,
+                                BundleVariant.SCALAR_TIMESTEP,
+                                BundleVariant.TEXT_POSITION_IDS));
         GenerationResult r = generate(b, request(10, 32, 32));
-        ImageComparison.assertMatches(r.first().image(), expectedPerStep(b, 10, 32, 32),
-                "[T, 4] int32 ids, scalar sigma, text position ids");
+        ImageComparison.assertMatches(
+                r.first().image(), expectedPerStep(b, 10, 32, 32), "[T, 4] int32 ids, scalar sigma, text position ids");
     }
 }

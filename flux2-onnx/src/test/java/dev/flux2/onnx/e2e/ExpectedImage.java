@@ -16,8 +16,7 @@ import java.nio.file.Path;
  * core math, the ids and mask from the tokenizer. None of the backend or engine code under test is used.
  */
 final class ExpectedImage {
-    private ExpectedImage() {
-    }
+    private ExpectedImage() {}
 
     /**
      * @param ref the synthetic graphs' math
@@ -27,8 +26,8 @@ final class ExpectedImage {
      *     zeroed and values clipped when the bundle's config asks for it
      */
     static float[] context(SyntheticReference ref, Path tokenizerDir, String prompt) {
-        try (Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(tokenizerDir,
-                ref.spec().textSequenceLength())) {
+        try (Qwen3PromptTokenizer tokenizer =
+                Qwen3PromptTokenizer.load(tokenizerDir, ref.spec().textSequenceLength())) {
             TokenizedPrompt t = tokenizer.tokenize(prompt);
             return ref.conditionedContext(t.inputIds(), t.attentionMask());
         }
@@ -133,8 +132,8 @@ final class ExpectedImage {
      * @return a smooth, colourful test image
      */
     static java.awt.image.BufferedImage testImage(int width, int height, int phase) {
-        java.awt.image.BufferedImage img = new java.awt.image.BufferedImage(width, height,
-                java.awt.image.BufferedImage.TYPE_INT_RGB);
+        java.awt.image.BufferedImage img =
+                new java.awt.image.BufferedImage(width, height, java.awt.image.BufferedImage.TYPE_INT_RGB);
         for (int y = 0; y < height; y++) {
             for (int x = 0; x < width; x++) {
                 int r = (int) (127.5 + 127.5 * Math.sin((x + phase) * 0.21));

@@ -22,8 +22,7 @@ final class ImageComparison {
     /** The largest allowed mean per-channel difference in 8-bit steps. */
     static final double MAX_MEAN_LSB = 0.02;
 
-    private ImageComparison() {
-    }
+    private ImageComparison() {}
 
     /**
      * @param image the generated image
@@ -66,8 +65,10 @@ final class ImageComparison {
         }
         double mean = sum / (3.0 * w * h);
         assertTrue(distinct > 10, what + ": the expected image is nearly flat, the comparison would prove little");
-        assertTrue(max <= MAX_LSB && mean <= maxMeanLsb, what + ": max difference " + max + " LSB, mean " + mean
-                + " LSB (allowed " + MAX_LSB + ", " + maxMeanLsb + ")");
+        assertTrue(
+                max <= MAX_LSB && mean <= maxMeanLsb,
+                what + ": max difference " + max + " LSB, mean " + mean + " LSB (allowed " + MAX_LSB + ", " + maxMeanLsb
+                        + ")");
     }
 
     /**

@@ -35,13 +35,14 @@ class ImageInputTest {
 
     @TempDir
     static Path root;
+
     private static SyntheticBundle bundle;
 
     @BeforeAll
     static void writeBundle() {
         // The fused graph is present on purpose: image inputs must never use it.
-        bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE).build(),
-                root.resolve("bundle"));
+        bundle = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE).build(), root.resolve("bundle"));
     }
 
     private static float[] encodedTokens(SyntheticReference ref, BufferedImage image) {
@@ -54,7 +55,11 @@ class ImageInputTest {
         BufferedImage init = ExpectedImage.testImage(64, 48, 0);
         GenerationResult r;
         try (Flux2Pipeline p = Flux2Pipeline.builder().model(bundle.directory()).build()) {
-            r = p.generate(GenerationRequest.builder(PROMPT).seed(9).initImage(init).strength(0.6).build());
+            r = p.generate(GenerationRequest.builder(PROMPT)
+                    .seed(9)
+                    .initImage(init)
+                    .strength(0.6)
+                    .build());
         }
         // pipeline-reference §8: init = min(n·s, n) = 2.4, t_start = (int) max(n − init, 0) = 1: three steps.
         int steps = 4;
@@ -84,8 +89,12 @@ class ImageInputTest {
         BufferedImage second = ExpectedImage.testImage(80, 64, 17);
         GenerationResult r;
         try (Flux2Pipeline p = Flux2Pipeline.builder().model(bundle.directory()).build()) {
-            r = p.generate(GenerationRequest.builder(PROMPT).seed(4).size(48, 32).addReferenceImage(first)
-                    .addReferenceImage(second).build());
+            r = p.generate(GenerationRequest.builder(PROMPT)
+                    .seed(4)
+                    .size(48, 32)
+                    .addReferenceImage(first)
+                    .addReferenceImage(second)
+                    .build());
         }
         assertEquals(2, r.first().metadata().referenceCount());
         assertFalse(r.first().metadata().fused(), "reference tokens rule the fused graph out");
@@ -108,16 +117,24 @@ class ImageInputTest {
 
     @Test
     void bundleWithoutVaeEncoderRejectsImagesClearly(@TempDir Path dir) {
-        SyntheticBundle noEncoder = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().vaeEncoder(false)
-                .build(), dir);
-        try (Flux2Pipeline p = Flux2Pipeline.builder().model(noEncoder.directory()).build()) {
+        SyntheticBundle noEncoder = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder().vaeEncoder(false).build(), dir);
+        try (Flux2Pipeline p =
+                Flux2Pipeline.builder().model(noEncoder.directory()).build()) {
             assertFalse(p.modelInfo().supportsImageInput());
-            Flux2Exception e = assertThrows(Flux2Exception.class, () -> p.generate(GenerationRequest.builder(PROMPT)
-                    .seed(1).initImage(ExpectedImage.testImage(64, 64, 0)).build()));
-            assertTrue(e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("encoder")
-                    || e.getMessage().contains("image"), e.getMessage());
+            Flux2Exception e = assertThrows(
+                    Flux2Exception.class,
+                    () -> p.generate(GenerationRequest.builder(PROMPT)
+                            .seed(1)
+                            .initImage(ExpectedImage.testImage(64, 64, 0))
+                            .build()));
+            assertTrue(
+                    e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("encoder")
+                            || e.getMessage().contains("image"),
+                    e.getMessage());
             // Text-to-image still works without the encoder.
-            GenerationResult r = p.generate(GenerationRequest.builder(PROMPT).seed(1).size(32, 32).build());
+            GenerationResult r = p.generate(
+                    GenerationRequest.builder(PROMPT).seed(1).size(32, 32).build());
             assertEquals(32, r.first().image().getWidth());
         }
     }

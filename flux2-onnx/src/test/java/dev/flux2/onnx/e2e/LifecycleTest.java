@@ -38,6 +38,7 @@ class LifecycleTest {
 
     @TempDir
     static Path root;
+
     private static SyntheticBundle bundle;
     private int baseline;
 
@@ -68,15 +69,22 @@ class LifecycleTest {
 
     @Test
     void residentKeepsSessionsAcrossGenerationsAndCloseReleasesThem() {
-        Flux2Pipeline p = Flux2Pipeline.builder().model(bundle.directory()).memoryPolicy(MemoryPolicy.RESIDENT)
+        Flux2Pipeline p = Flux2Pipeline.builder()
+                .model(bundle.directory())
+                .memoryPolicy(MemoryPolicy.RESIDENT)
                 .build();
         try {
             GenerationResult first = p.generate(request(1).build());
             assertEquals(baseline + GRAPHS_OF_A_TEXT_TO_IMAGE_RUN, OpenSessionCounter.current());
             GenerationResult again = p.generate(request(1).build());
-            assertEquals(baseline + GRAPHS_OF_A_TEXT_TO_IMAGE_RUN, OpenSessionCounter.current(),
+            assertEquals(
+                    baseline + GRAPHS_OF_A_TEXT_TO_IMAGE_RUN,
+                    OpenSessionCounter.current(),
                     "the second generation reuses the sessions");
-            assertEquals(0, ImageComparison.maxDifference(first.first().image(), again.first().image()));
+            assertEquals(
+                    0,
+                    ImageComparison.maxDifference(
+                            first.first().image(), again.first().image()));
             // Another resolution replaces the per-resolution sessions instead of adding to them.
             p.generate(request(3).size(64, 32).build());
             assertEquals(baseline + GRAPHS_OF_A_TEXT_TO_IMAGE_RUN, OpenSessionCounter.current());
@@ -91,19 +99,29 @@ class LifecycleTest {
         for (MemoryPolicy policy : MemoryPolicy.values()) {
             CancellationToken token = new CancellationToken();
             List<ProgressEvent> events = new ArrayList<>();
-            try (Flux2Pipeline p = Flux2Pipeline.builder().model(bundle.directory()).memoryPolicy(policy).build()) {
-                GenerationCancelledException e = assertThrows(GenerationCancelledException.class,
-                        () -> p.generate(request(5).cancellation(token).progressListener(event -> {
-                            events.add(event);
-                            if (event.stage() == Stage.DENOISE && event.kind() == ProgressEvent.Kind.ADVANCED
-                                    && event.completed() == 2) {
-                                token.cancel();
-                            }
-                        }).build()));
+            try (Flux2Pipeline p = Flux2Pipeline.builder()
+                    .model(bundle.directory())
+                    .memoryPolicy(policy)
+                    .build()) {
+                GenerationCancelledException e = assertThrows(
+                        GenerationCancelledException.class,
+                        () -> p.generate(request(5)
+                                .cancellation(token)
+                                .progressListener(event -> {
+                                    events.add(event);
+                                    if (event.stage() == Stage.DENOISE
+                                            && event.kind() == ProgressEvent.Kind.ADVANCED
+                                            && event.completed() == 2) {
+                                        token.cancel();
+                                    }
+                                })
+                                .build()));
                 assertTrue(e.getMessage() != null && !e.getMessage().isBlank());
-                assertTrue(events.stream().noneMatch(ev -> ev.stage() == Stage.VAE_DECODE),
+                assertTrue(
+                        events.stream().noneMatch(ev -> ev.stage() == Stage.VAE_DECODE),
                         policy + ": decoding must not start after the cancellation");
-                assertTrue(events.stream().noneMatch(ev -> ev.stage() == Stage.DENOISE && ev.completed() > 2),
+                assertTrue(
+                        events.stream().noneMatch(ev -> ev.stage() == Stage.DENOISE && ev.completed() > 2),
                         policy + ": no step after step 2");
                 if (policy == MemoryPolicy.SEQUENTIAL) {
                     assertEquals(baseline, OpenSessionCounter.current(), "a cancelled generation leaks nothing");
@@ -133,14 +151,21 @@ class LifecycleTest {
         }
         for (MemoryPolicy policy : MemoryPolicy.values()) {
             ExecutorService pool = Executors.newFixedThreadPool(2);
-            try (Flux2Pipeline p = Flux2Pipeline.builder().model(bundle.directory()).memoryPolicy(policy).build()) {
+            try (Flux2Pipeline p = Flux2Pipeline.builder()
+                    .model(bundle.directory())
+                    .memoryPolicy(policy)
+                    .build()) {
                 List<Future<GenerationResult>> results = new ArrayList<>();
                 for (int i = 0; i < 3; i++) {
                     results.add(pool.submit(() -> p.generate(request(8).build())));
                 }
                 for (Future<GenerationResult> f : results) {
-                    assertEquals(0, ImageComparison.maxDifference(reference.first().image(),
-                            f.get(60, TimeUnit.SECONDS).first().image()), policy.toString());
+                    assertEquals(
+                            0,
+                            ImageComparison.maxDifference(
+                                    reference.first().image(),
+                                    f.get(60, TimeUnit.SECONDS).first().image()),
+                            policy.toString());
                 }
             } finally {
                 pool.shutdownNow();
@@ -152,13 +177,24 @@ class LifecycleTest {
     @Test
     void unavailableCudaFailsOrFallsBackAsRequested() {
         // Decided before building: with a usable CUDA the FAIL build would succeed (and leak its pipeline).
-        org.junit.jupiter.api.Assumptions.assumeFalse(ai.onnxruntime.OrtEnvironment.getAvailableProviders()
-                .contains(ai.onnxruntime.OrtProvider.CUDA), "this test needs the CPU-only ONNX Runtime jar");
-        String msg = assertThrows(ModelLoadException.class, () -> Flux2Pipeline.builder().model(bundle.directory())
-                .executionProvider("cuda").providerFallback(ProviderFallback.FAIL).build()).getMessage();
+        org.junit.jupiter.api.Assumptions.assumeFalse(
+                ai.onnxruntime.OrtEnvironment.getAvailableProviders().contains(ai.onnxruntime.OrtProvider.CUDA),
+                "this test needs the CPU-only ONNX Runtime jar");
+        String msg = assertThrows(
+                        ModelLoadException.class,
+                        () -> Flux2Pipeline.builder()
+                                .model(bundle.directory())
+                                .executionProvider("cuda")
+                                .providerFallback(ProviderFallback.FAIL)
+                                .build())
+                .getMessage();
         assertTrue(msg.contains("CUDA") && msg.contains("unavailable:"), msg);
-        try (Flux2Pipeline p = Flux2Pipeline.builder().model(bundle.directory()).executionProvider("cuda")
-                .providerFallback(ProviderFallback.WARN_AND_FALL_BACK).intraOpThreads(1).build()) {
+        try (Flux2Pipeline p = Flux2Pipeline.builder()
+                .model(bundle.directory())
+                .executionProvider("cuda")
+                .providerFallback(ProviderFallback.WARN_AND_FALL_BACK)
+                .intraOpThreads(1)
+                .build()) {
             assertEquals(48, p.generate(request(1).build()).first().image().getHeight());
         }
     }

@@ -44,13 +44,14 @@ class LoadFailureTest {
 
     @TempDir
     static Path root;
+
     private static SyntheticBundle bundle;
     private int sessionsBefore;
 
     @BeforeAll
     static void writeBundle() {
-        bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE).build(),
-                root.resolve("bundle"));
+        bundle = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE).build(), root.resolve("bundle"));
     }
 
     @BeforeEach
@@ -64,7 +65,9 @@ class LoadFailureTest {
     }
 
     private static String buildFailure(Path dir) {
-        return assertThrows(ModelLoadException.class, () -> Flux2Pipeline.builder().model(dir).build().close())
+        return assertThrows(
+                        ModelLoadException.class,
+                        () -> Flux2Pipeline.builder().model(dir).build().close())
                 .getMessage();
     }
 
@@ -91,9 +94,16 @@ class LoadFailureTest {
         Path aside = bundle.configFile().resolveSibling("config.aside");
         Files.move(bundle.configFile(), aside);
         try {
-            msg = assertThrows(ModelLoadException.class, () -> Flux2Pipeline.builder().model(bundle.directory())
-                    .backend("onnx").build()).getMessage();
-            assertTrue(msg.contains("flux2-config.json not found") && msg.contains(bundle.directory().toString()),
+            msg = assertThrows(
+                            ModelLoadException.class,
+                            () -> Flux2Pipeline.builder()
+                                    .model(bundle.directory())
+                                    .backend("onnx")
+                                    .build())
+                    .getMessage();
+            assertTrue(
+                    msg.contains("flux2-config.json not found")
+                            && msg.contains(bundle.directory().toString()),
                     msg);
         } finally {
             Files.move(aside, bundle.configFile());
@@ -102,16 +112,19 @@ class LoadFailureTest {
 
     @Test
     void eachMissingRequiredGraphIsNamed() throws IOException {
-        List<String> keys = new ArrayList<>(List.of("text_encoder", "transformer", "vae_decoder_pre",
-                "vae_decoder_attn_chunk"));
+        List<String> keys =
+                new ArrayList<>(List.of("text_encoder", "transformer", "vae_decoder_pre", "vae_decoder_attn_chunk"));
         for (int i = 0; i < 4; i++) {
             keys.add("vae_decoder_post_stage_" + i);
         }
         for (String key : keys) {
             Path file = bundle.graphFile(key);
             String msg = withoutFile(file);
-            assertTrue(msg.contains(file.getFileName().toString()) && msg.contains("models." + key + ".file")
-                    && msg.contains("missing"), key + ": " + msg);
+            assertTrue(
+                    msg.contains(file.getFileName().toString())
+                            && msg.contains("models." + key + ".file")
+                            && msg.contains("missing"),
+                    key + ": " + msg);
         }
     }
 
@@ -126,22 +139,31 @@ class LoadFailureTest {
             Files.move(file, file.resolveSibling(file.getFileName() + ".aside"));
         }
         try {
-            try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(bundle.directory()).build()) {
+            try (Flux2Pipeline pipeline =
+                    Flux2Pipeline.builder().model(bundle.directory()).build()) {
                 assertEquals(0, pipeline.modelInfo().fusedSteps());
                 assertFalse(pipeline.modelInfo().supportsImageInput());
-                GenerationResult result = pipeline.generate(GenerationRequest.builder("a fox").size(64, 64).seed(3)
-                        .build());
+                GenerationResult result = pipeline.generate(
+                        GenerationRequest.builder("a fox").size(64, 64).seed(3).build());
                 assertFalse(result.first().metadata().fused());
                 assertEquals(4, result.first().metadata().stepsRun());
                 BufferedImage init = new BufferedImage(64, 64, BufferedImage.TYPE_INT_RGB);
-                String msg = assertThrows(InvalidRequestException.class, () -> pipeline.generate(
-                        GenerationRequest.builder("a fox").initImage(init).build())).getMessage();
+                String msg = assertThrows(
+                                InvalidRequestException.class,
+                                () -> pipeline.generate(GenerationRequest.builder("a fox")
+                                        .initImage(init)
+                                        .build()))
+                        .getMessage();
                 assertTrue(msg.contains("no VAE encoder"), msg);
             }
             ModelSummary summary = Flux2Models.inspect(bundle.directory());
-            assertTrue(summary.files().stream().allMatch(ModelSummary.FileEntry::ok), summary.files().toString());
-            assertEquals("transformer_fused_4step (" + optional.get(0).getFileName() + "), vae_encoder ("
-                    + optional.get(1).getFileName() + ")", summary.details().get("absent_optional_graphs"));
+            assertTrue(
+                    summary.files().stream().allMatch(ModelSummary.FileEntry::ok),
+                    summary.files().toString());
+            assertEquals(
+                    "transformer_fused_4step (" + optional.get(0).getFileName() + "), vae_encoder ("
+                            + optional.get(1).getFileName() + ")",
+                    summary.details().get("absent_optional_graphs"));
             assertEquals("none", summary.details().get("problems"));
             assertEquals("none", summary.fusedConvention());
         } finally {
@@ -179,8 +201,10 @@ class LoadFailureTest {
         }
         try {
             String msg = buildFailure(bundle.directory());
-            assertTrue(msg.contains("shard " + shard.getFileName() + " is " + (original.length - 100)
-                    + " bytes, expected " + original.length), msg);
+            assertTrue(
+                    msg.contains("shard " + shard.getFileName() + " is " + (original.length - 100) + " bytes, expected "
+                            + original.length),
+                    msg);
         } finally {
             Files.write(shard, original);
         }
@@ -188,19 +212,29 @@ class LoadFailureTest {
 
     @Test
     void wrongInputNameNamesGraphTensorExpectedAndFound(@TempDir Path dir) {
-        SyntheticBundleWriter.write(SyntheticBundleSpec.builder().renameInput("transformer", "x", "x_in").build(), dir);
+        SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder()
+                        .renameInput("transformer", "x", "x_in")
+                        .build(),
+                dir);
         String msg = buildFailure(dir);
         assertTrue(msg.contains("graph transformer") && msg.contains("'x'") && msg.contains("x_in"), msg);
     }
 
     @Test
     void wrongDtypeNamesGraphTensorExpectedAndFound(@TempDir Path dir) {
-        SyntheticBundleWriter.write(SyntheticBundleSpec.builder()
-                .inputElementType("vae_decoder_pre", "z", TensorElementType.INT8).build(), dir);
+        SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder()
+                        .inputElementType("vae_decoder_pre", "z", TensorElementType.INT8)
+                        .build(),
+                dir);
         String msg = buildFailure(dir);
-        assertTrue(msg.contains("graph vae_decoder_pre") && msg.contains("'z'")
-                && msg.contains("must be BFLOAT16 or DOUBLE or FLOAT or FLOAT16 of rank 4")
-                && msg.contains("found INT8"), msg);
+        assertTrue(
+                msg.contains("graph vae_decoder_pre")
+                        && msg.contains("'z'")
+                        && msg.contains("must be BFLOAT16 or DOUBLE or FLOAT or FLOAT16 of rank 4")
+                        && msg.contains("found INT8"),
+                msg);
     }
 
     private static String withConfig(Consumer<ObjectNode> edit) throws IOException {
@@ -224,14 +258,23 @@ class LoadFailureTest {
         assertTrue(msg.contains("'models.transformer'") && msg.contains("missing"), msg);
         // The graphs fix context_dim (32), so a config that disagrees is caught from the graph headers.
         msg = withConfig(n -> n.put("context_dim", 16));
-        assertTrue(msg.contains("graph text_encoder") && msg.contains("'ctx'") && msg.contains("[1, 64, 16]")
-                && msg.contains("32]"), msg);
+        assertTrue(
+                msg.contains("graph text_encoder")
+                        && msg.contains("'ctx'")
+                        && msg.contains("[1, 64, 16]")
+                        && msg.contains("32]"),
+                msg);
     }
 
     @Test
     void unknownOptionListsTheKnownOnes() {
-        String msg = assertThrows(InvalidRequestException.class, () -> Flux2Pipeline.builder()
-                .model(bundle.directory()).option("graph_opt", "all").build()).getMessage();
+        String msg = assertThrows(
+                        InvalidRequestException.class,
+                        () -> Flux2Pipeline.builder()
+                                .model(bundle.directory())
+                                .option("graph_opt", "all")
+                                .build())
+                .getMessage();
         assertTrue(msg.contains("'graph_opt'") && msg.contains("graph_optimization_level"), msg);
     }
 
@@ -269,16 +312,21 @@ class LoadFailureTest {
                 throw new java.io.UncheckedIOException(e);
             }
         });
-        assertTrue(msg.contains("graph text_encoder") && msg.contains(shard.getFileName().toString())
-                && msg.contains("missing"), msg);
+        assertTrue(
+                msg.contains("graph text_encoder")
+                        && msg.contains(shard.getFileName().toString())
+                        && msg.contains("missing"),
+                msg);
         byte[] original = Files.readAllBytes(shard);
         try (RandomAccessFile f = new RandomAccessFile(shard.toFile(), "rw")) {
             f.setLength(original.length - 64);
         }
         try {
             msg = withEditedConfig(noManifest, () -> buildFailure(bundle.directory()));
-            assertTrue(msg.contains("shard " + shard.getFileName() + " is " + (original.length - 64) + " bytes")
-                    && msg.contains("graph text_encoder") && msg.contains("reads up to byte " + original.length),
+            assertTrue(
+                    msg.contains("shard " + shard.getFileName() + " is " + (original.length - 64) + " bytes")
+                            && msg.contains("graph text_encoder")
+                            && msg.contains("reads up to byte " + original.length),
                     msg);
         } finally {
             Files.write(shard, original);
@@ -287,15 +335,18 @@ class LoadFailureTest {
 
     @Test
     void unusedModelEntriesAreNeitherValidatedNorRead() throws IOException {
-        withEditedConfig(n -> {
-            ObjectNode models = (ObjectNode) n.get("models");
-            models.putObject("transformer_custom_lowbit").put("file", "custom/missing.bin").put("manifest",
-                    "custom/manifest.json");
-            models.putObject("runtime_notes").put("text", "no file at all");
-        }, () -> {
-            Flux2Pipeline.builder().model(bundle.directory()).build().close();
-            return null;
-        });
+        withEditedConfig(
+                n -> {
+                    ObjectNode models = (ObjectNode) n.get("models");
+                    models.putObject("transformer_custom_lowbit")
+                            .put("file", "custom/missing.bin")
+                            .put("manifest", "custom/manifest.json");
+                    models.putObject("runtime_notes").put("text", "no file at all");
+                },
+                () -> {
+                    Flux2Pipeline.builder().model(bundle.directory()).build().close();
+                    return null;
+                });
     }
 
     @Test
@@ -304,7 +355,10 @@ class LoadFailureTest {
             ObjectNode models = (ObjectNode) n.get("models");
             models.remove("vae_decoder_attn_chunk");
         });
-        assertTrue(msg.contains("no complete VAE decoder") && msg.contains("models.vae_decoder_attn_chunk")
-                && msg.contains("flux2-config.json"), msg);
+        assertTrue(
+                msg.contains("no complete VAE decoder")
+                        && msg.contains("models.vae_decoder_attn_chunk")
+                        && msg.contains("flux2-config.json"),
+                msg);
     }
 }

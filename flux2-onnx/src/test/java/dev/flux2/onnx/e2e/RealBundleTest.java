@@ -56,23 +56,29 @@ class RealBundleTest {
             g.outputs().forEach(t -> System.out.println("  out " + t));
         }
         System.out.println("fused convention: " + summary.fusedConvention() + "; details " + summary.details());
-        assertTrue(summary.files().stream().allMatch(ModelSummary.FileEntry::ok), summary.files().toString());
+        assertTrue(
+                summary.files().stream().allMatch(ModelSummary.FileEntry::ok),
+                summary.files().toString());
     }
 
     @Test
     void generatesAndTheFusedGraphAgreesWithPerStep() throws IOException {
         int baseline = OpenSessionCounter.current();
         try (Flux2Pipeline p = Flux2Pipeline.builder().model(model).build()) {
-            GenerationRequest request = GenerationRequest.builder("a red fox in the snow").seed(42).size(256, 256)
+            GenerationRequest request = GenerationRequest.builder("a red fox in the snow")
+                    .seed(42)
+                    .size(256, 256)
                     .build();
-            GenerationResult perStep = p.generate(request.toBuilder().forcePerStep(true).build());
+            GenerationResult perStep =
+                    p.generate(request.toBuilder().forcePerStep(true).build());
             save(perStep.first().image(), "fox-per-step.png");
             System.out.println("per step: " + perStep.first().metadata());
             if (p.modelInfo().fusedSteps() == 4) {
                 GenerationResult fused = p.generate(request);
                 save(fused.first().image(), "fox-fused.png");
                 assertTrue(fused.first().metadata().fused());
-                int diff = ImageComparison.maxDifference(perStep.first().image(), fused.first().image());
+                int diff = ImageComparison.maxDifference(
+                        perStep.first().image(), fused.first().image());
                 System.out.println("fused vs per step: max difference " + diff + " LSB");
                 // Both keep x in fp16 for the graph; they differ in where the Euler sum is rounded (host fp32 vs
                 // in-graph), which fp16 activations amplify through the transformer; a few LSB are expected.

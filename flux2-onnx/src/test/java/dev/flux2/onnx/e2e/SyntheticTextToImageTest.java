@@ -30,6 +30,7 @@ class SyntheticTextToImageTest {
 
     @TempDir
     static Path root;
+
     private static SyntheticBundle plain;
     private static SyntheticBundle engine;
     private static SyntheticBundle listed;
@@ -37,12 +38,12 @@ class SyntheticTextToImageTest {
     @BeforeAll
     static void writeBundles() {
         // chunk_size 20 makes every attention length below a multiple of nothing useful: 48 = 20 + 20 + 8.
-        plain = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().vaeChunkSize(20).build(),
-                root.resolve("plain"));
-        engine = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE).build(),
-                root.resolve("engine"));
-        listed = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().fused(FusedConvention.LISTED).build(),
-                root.resolve("listed"));
+        plain = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder().vaeChunkSize(20).build(), root.resolve("plain"));
+        engine = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder().fused(FusedConvention.ENGINE).build(), root.resolve("engine"));
+        listed = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder().fused(FusedConvention.LISTED).build(), root.resolve("listed"));
     }
 
     private static float[] expectedPerStep(SyntheticBundle bundle, long seed, int width, int height) {
@@ -59,13 +60,14 @@ class SyntheticTextToImageTest {
         int gw = width / 16;
         float[] ctx = ExpectedImage.context(ref, bundle.tokenizerDirectory(), PROMPT);
         float[] sigmas = FlowMatchSchedule.forImage(gh * gw, 4).sigmas();
-        float[] latent = ref.fusedLatent(ExpectedImage.noiseTokens(seed, gh, gw), PositionIds.image(gh, gw), sigmas,
-                ctx);
+        float[] latent =
+                ref.fusedLatent(ExpectedImage.noiseTokens(seed, gh, gw), PositionIds.image(gh, gw), sigmas, ctx);
         return ExpectedImage.decode(ref, latent, gh, gw);
     }
 
     private static GenerationResult generate(Flux2Pipeline pipeline, long seed, int width, int height) {
-        return pipeline.generate(GenerationRequest.builder(PROMPT).seed(seed).size(width, height).build());
+        return pipeline.generate(
+                GenerationRequest.builder(PROMPT).seed(seed).size(width, height).build());
     }
 
     @Test
@@ -81,12 +83,16 @@ class SyntheticTextToImageTest {
     @Test
     void perStepNonSquareWithAttentionLengthNotAMultipleOfTheChunk() {
         // 80x48: S = (48/8)(80/8) = 60 = 20·3 is a multiple, so use 48x80 → S = 60 too; 64x48 → S = 48 = 2·20 + 8.
-        try (Flux2Pipeline p = Flux2Pipeline.builder().model(plain.directory())
-                .vaeAttention(VaeAttentionMode.CHUNKED).build()) {
+        try (Flux2Pipeline p = Flux2Pipeline.builder()
+                .model(plain.directory())
+                .vaeAttention(VaeAttentionMode.CHUNKED)
+                .build()) {
             GenerationResult r = generate(p, 7, 64, 48);
             assertEquals(64, r.first().image().getWidth());
             assertEquals(48, r.first().image().getHeight());
-            ImageComparison.assertMatches(r.first().image(), expectedPerStep(plain, 7, 64, 48),
+            ImageComparison.assertMatches(
+                    r.first().image(),
+                    expectedPerStep(plain, 7, 64, 48),
                     "64x48, 3 attention chunks, the last zero-padded");
         }
     }
@@ -103,17 +109,24 @@ class SyntheticTextToImageTest {
     void chunkedAndWholeAttentionAgree() {
         GenerationResult chunked;
         GenerationResult whole;
-        try (Flux2Pipeline p = Flux2Pipeline.builder().model(plain.directory())
-                .vaeAttention(VaeAttentionMode.CHUNKED).vaeChunkSize(16).build()) {
+        try (Flux2Pipeline p = Flux2Pipeline.builder()
+                .model(plain.directory())
+                .vaeAttention(VaeAttentionMode.CHUNKED)
+                .vaeChunkSize(16)
+                .build()) {
             chunked = generate(p, 11, 80, 64); // S = 80 = 5 chunks of 16
         }
-        try (Flux2Pipeline p = Flux2Pipeline.builder().model(plain.directory())
-                .vaeAttention(VaeAttentionMode.WHOLE).build()) {
+        try (Flux2Pipeline p = Flux2Pipeline.builder()
+                .model(plain.directory())
+                .vaeAttention(VaeAttentionMode.WHOLE)
+                .build()) {
             whole = generate(p, 11, 80, 64);
         }
         // Query rows are independent, so chunking changes nothing but ONNX Runtime's summation blocking: the two
         // fp16 results differ by at most one fp16 rounding flip, which is at most 1 LSB after the post stages.
-        assertTrue(ImageComparison.maxDifference(chunked.first().image(), whole.first().image()) <= 1);
+        assertTrue(ImageComparison.maxDifference(
+                        chunked.first().image(), whole.first().image())
+                <= 1);
         float[] expected = expectedPerStep(plain, 11, 80, 64);
         ImageComparison.assertMatches(chunked.first().image(), expected, "chunked");
         ImageComparison.assertMatches(whole.first().image(), expected, "whole");
@@ -142,12 +155,18 @@ class SyntheticTextToImageTest {
     @Test
     void forcePerStepAndFusedOffRunPerStep() {
         try (Flux2Pipeline p = Flux2Pipeline.builder().model(engine.directory()).build()) {
-            GenerationResult r = p.generate(GenerationRequest.builder(PROMPT).seed(5).size(64, 64)
-                    .forcePerStep(true).build());
+            GenerationResult r = p.generate(GenerationRequest.builder(PROMPT)
+                    .seed(5)
+                    .size(64, 64)
+                    .forcePerStep(true)
+                    .build());
             assertFalse(r.first().metadata().fused());
             ImageComparison.assertMatches(r.first().image(), expectedPerStep(engine, 5, 64, 64), "forced per step");
         }
-        try (Flux2Pipeline p = Flux2Pipeline.builder().model(engine.directory()).option("fused", "off").build()) {
+        try (Flux2Pipeline p = Flux2Pipeline.builder()
+                .model(engine.directory())
+                .option("fused", "off")
+                .build()) {
             GenerationResult r = generate(p, 5, 64, 64);
             assertFalse(r.first().metadata().fused());
             ImageComparison.assertMatches(r.first().image(), expectedPerStep(engine, 5, 64, 64), "fused=off");
@@ -157,7 +176,11 @@ class SyntheticTextToImageTest {
     @Test
     void fusedGraphIsNotUsedForOtherStepCounts() {
         try (Flux2Pipeline p = Flux2Pipeline.builder().model(engine.directory()).build()) {
-            GenerationResult r = p.generate(GenerationRequest.builder(PROMPT).seed(1).size(32, 32).steps(2).build());
+            GenerationResult r = p.generate(GenerationRequest.builder(PROMPT)
+                    .seed(1)
+                    .size(32, 32)
+                    .steps(2)
+                    .build());
             assertFalse(r.first().metadata().fused());
             assertEquals(2, r.first().metadata().stepsRun());
         }
@@ -166,7 +189,10 @@ class SyntheticTextToImageTest {
     @Test
     void numImagesUsesConsecutiveSeeds() {
         try (Flux2Pipeline p = Flux2Pipeline.builder().model(plain.directory()).build()) {
-            GenerationResult r = p.generate(GenerationRequest.builder(PROMPT).seed(100).size(48, 32).numImages(2)
+            GenerationResult r = p.generate(GenerationRequest.builder(PROMPT)
+                    .seed(100)
+                    .size(48, 32)
+                    .numImages(2)
                     .build());
             assertEquals(2, r.images().size());
             assertEquals(101, r.images().get(1).metadata().seed().orElseThrow());

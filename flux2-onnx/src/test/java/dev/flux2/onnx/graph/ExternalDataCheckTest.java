@@ -18,8 +18,8 @@ class ExternalDataCheckTest {
     Path dir;
 
     private List<String> problems(Map<String, Long> references) {
-        return ExternalDataCheck.problems("transformer", new GraphSignature(dir.resolve("t.onnx"), List.of(),
-                List.of(), references));
+        return ExternalDataCheck.problems(
+                "transformer", new GraphSignature(dir.resolve("t.onnx"), List.of(), List.of(), references));
     }
 
     @Test
@@ -39,10 +39,14 @@ class ExternalDataCheckTest {
         List<String> problems = problems(refs);
         assertEquals(4, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains("gone.data") && problems.get(0).contains("missing"), problems.get(0));
-        assertTrue(problems.get(1).contains("short.data is 10 bytes") && problems.get(1).contains("byte 11"),
+        assertTrue(
+                problems.get(1).contains("short.data is 10 bytes")
+                        && problems.get(1).contains("byte 11"),
                 problems.get(1));
         assertTrue(problems.get(2).contains("outside its folder"), problems.get(2));
-        assertTrue(problems.get(3).contains("not a valid file name") && problems.get(3).contains("graph transformer"),
+        assertTrue(
+                problems.get(3).contains("not a valid file name")
+                        && problems.get(3).contains("graph transformer"),
                 problems.get(3));
     }
 }

@@ -38,32 +38,48 @@ class OnnxHeaderReaderTest {
             }
             shape.addDim(dim);
         }
-        return OnnxMl.ValueInfoProto.newBuilder().setName(name).setType(OnnxMl.TypeProto.newBuilder()
-                .setTensorType(OnnxMl.TypeProto.Tensor.newBuilder().setElemType(type.getNumber()).setShape(shape)))
+        return OnnxMl.ValueInfoProto.newBuilder()
+                .setName(name)
+                .setType(OnnxMl.TypeProto.newBuilder()
+                        .setTensorType(OnnxMl.TypeProto.Tensor.newBuilder()
+                                .setElemType(type.getNumber())
+                                .setShape(shape)))
                 .build();
     }
 
     /** x (fp16 [1, image_seq, 4]) + w (an initializer that older exporters also list as an input) → y. */
     private Path writeModel(int weightBytes) throws IOException {
-        OnnxMl.TensorProto weight = OnnxMl.TensorProto.newBuilder().setName("w")
-                .setDataType(OnnxMl.TensorProto.DataType.FLOAT16.getNumber()).addDims(weightBytes / 2)
-                .setRawData(ByteString.copyFrom(new byte[weightBytes])).build();
-        OnnxMl.GraphProto graph = OnnxMl.GraphProto.newBuilder().setName("g")
-                .addNode(OnnxMl.NodeProto.newBuilder().setOpType("Identity").addInput("x").addOutput("y"))
+        OnnxMl.TensorProto weight = OnnxMl.TensorProto.newBuilder()
+                .setName("w")
+                .setDataType(OnnxMl.TensorProto.DataType.FLOAT16.getNumber())
+                .addDims(weightBytes / 2)
+                .setRawData(ByteString.copyFrom(new byte[weightBytes]))
+                .build();
+        OnnxMl.GraphProto graph = OnnxMl.GraphProto.newBuilder()
+                .setName("g")
+                .addNode(OnnxMl.NodeProto.newBuilder()
+                        .setOpType("Identity")
+                        .addInput("x")
+                        .addOutput("y"))
                 .addInitializer(weight)
                 .addInput(value("x", OnnxMl.TensorProto.DataType.FLOAT16, 1, "image_seq", 4))
                 .addInput(value("w", OnnxMl.TensorProto.DataType.FLOAT16, weightBytes / 2))
                 .addInput(value("ids", OnnxMl.TensorProto.DataType.INT64, "batch", 512))
-                .addInput(OnnxMl.ValueInfoProto.newBuilder().setName("free").setType(OnnxMl.TypeProto.newBuilder()
-                        .setTensorType(OnnxMl.TypeProto.Tensor.newBuilder()
-                                .setElemType(OnnxMl.TensorProto.DataType.FLOAT.getNumber()))))
+                .addInput(OnnxMl.ValueInfoProto.newBuilder()
+                        .setName("free")
+                        .setType(OnnxMl.TypeProto.newBuilder()
+                                .setTensorType(OnnxMl.TypeProto.Tensor.newBuilder()
+                                        .setElemType(OnnxMl.TensorProto.DataType.FLOAT.getNumber()))))
                 .addInput(value("scalar", OnnxMl.TensorProto.DataType.FLOAT))
                 .addOutput(value("y", OnnxMl.TensorProto.DataType.FLOAT16, 1, "image_seq", 4))
                 .build();
-        OnnxMl.ModelProto model = OnnxMl.ModelProto.newBuilder().setIrVersion(8).setProducerName("test")
+        OnnxMl.ModelProto model = OnnxMl.ModelProto.newBuilder()
+                .setIrVersion(8)
+                .setProducerName("test")
                 .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setVersion(17))
                 .setDocString("x".repeat(70_000)) // bigger than the reader's buffer, before the graph
-                .setGraph(graph).build();
+                .setGraph(graph)
+                .build();
         Path file = dir.resolve("m.onnx");
         Files.write(file, model.toByteArray());
         return file;
@@ -125,14 +141,23 @@ class OnnxHeaderReaderTest {
     }
 
     private Path identityModel(String name, long middleDim) throws IOException {
-        OnnxMl.GraphProto graph = OnnxMl.GraphProto.newBuilder().setName("g")
-                .addNode(OnnxMl.NodeProto.newBuilder().setOpType("Identity").addInput("x").addOutput("y"))
+        OnnxMl.GraphProto graph = OnnxMl.GraphProto.newBuilder()
+                .setName("g")
+                .addNode(OnnxMl.NodeProto.newBuilder()
+                        .setOpType("Identity")
+                        .addInput("x")
+                        .addOutput("y"))
                 .addInput(value("x", OnnxMl.TensorProto.DataType.FLOAT, 1, middleDim, 4))
                 .addOutput(value("y", OnnxMl.TensorProto.DataType.FLOAT, 1, middleDim, 4))
                 .build();
-        return Files.write(dir.resolve(name), OnnxMl.ModelProto.newBuilder().setIrVersion(8)
-                .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setVersion(17)).setGraph(graph).build()
-                .toByteArray());
+        return Files.write(
+                dir.resolve(name),
+                OnnxMl.ModelProto.newBuilder()
+                        .setIrVersion(8)
+                        .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setVersion(17))
+                        .setGraph(graph)
+                        .build()
+                        .toByteArray());
     }
 
     @Test
@@ -143,17 +168,21 @@ class OnnxHeaderReaderTest {
         try (OrtSession.SessionOptions options = new OrtSession.SessionOptions();
                 OrtSession session = OrtEnvironment.getEnvironment().createSession(minusOne.toString(), options)) {
             TensorInfo info = (TensorInfo) session.getInputInfo().get("x").getInfo();
-            assertArrayEquals(info.getShape(), x.dims().stream().mapToLong(Dim::value).toArray());
+            assertArrayEquals(
+                    info.getShape(), x.dims().stream().mapToLong(Dim::value).toArray());
         }
         // Any other negative value is read the same way instead of failing with an IllegalArgumentException.
-        TensorSignature other = OnnxHeaderReader.read(identityModel("minus-three.onnx", -3)).input("x").orElseThrow();
+        TensorSignature other = OnnxHeaderReader.read(identityModel("minus-three.onnx", -3))
+                .input("x")
+                .orElseThrow();
         assertEquals(Dim.symbolic(""), other.dim(1));
     }
 
     @Test
     void aCorruptLengthPrefixIsAnIoErrorNamingTheFile() throws IOException {
-        byte[] huge = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF,
-            (byte) 0xFF, 0x7F};
+        byte[] huge = {
+            (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F
+        };
         // ModelProto.graph (field 7) whose length prefix is close to 2^63
         byte[] graph = concat(new byte[] {0x3A}, huge, new byte[] {0x0A, 0x00});
         // a well-formed graph holding an input (field 11) whose name (field 1) has such a length
@@ -163,8 +192,7 @@ class OnnxHeaderReaderTest {
         for (byte[] bytes : List.of(graph, nested)) {
             Path file = Files.write(dir.resolve("corrupt.onnx"), bytes);
             IOException e = assertThrows(IOException.class, () -> OnnxHeaderReader.read(file));
-            assertTrue(e.getMessage().contains("corrupt.onnx") && e.getMessage().contains("runs past"),
-                    e.getMessage());
+            assertTrue(e.getMessage().contains("corrupt.onnx") && e.getMessage().contains("runs past"), e.getMessage());
         }
     }
 

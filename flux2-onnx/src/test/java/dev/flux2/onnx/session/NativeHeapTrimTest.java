@@ -37,9 +37,11 @@ class NativeHeapTrimTest {
         long trimmed = rss();
         tail.close();
         assertTrue(released, "malloc_trim reported nothing released");
-        assertTrue(freed - trimmed >= 48 * MIB, "trim returned only " + (freed - trimmed) / MIB + " MiB (VmRSS "
-                + before / MIB + " MiB with the blocks, " + freed / MIB + " after free, " + trimmed / MIB
-                + " after trim)");
+        assertTrue(
+                freed - trimmed >= 48 * MIB,
+                "trim returned only " + (freed - trimmed) / MIB + " MiB (VmRSS "
+                        + before / MIB + " MiB with the blocks, " + freed / MIB + " after free, " + trimmed / MIB
+                        + " after trim)");
     }
 
     private static boolean isGlibc() {

@@ -26,31 +26,44 @@ class ProviderSelectorTest {
 
     @Test
     void unknownNameFailsEvenWithFallback() {
-        String msg = assertThrows(InvalidRequestException.class, () -> ProviderSelector.select(List.of("cudaa"),
-                ProviderFallback.WARN_AND_FALL_BACK, 0)).getMessage();
+        String msg = assertThrows(
+                        InvalidRequestException.class,
+                        () -> ProviderSelector.select(List.of("cudaa"), ProviderFallback.WARN_AND_FALL_BACK, 0))
+                .getMessage();
         assertTrue(msg.contains("'cudaa'") && msg.contains("cuda") && msg.contains("coreml"), msg);
     }
 
     @Test
     void cpuOnlyNeedsNothing() {
-        assertEquals(List.of(), ProviderSelector.select(List.of("cpu"), ProviderFallback.FAIL, 0).providers());
-        assertEquals(List.of(), ProviderSelector.select(List.of(), ProviderFallback.FAIL, 0).providers());
+        assertEquals(
+                List.of(),
+                ProviderSelector.select(List.of("cpu"), ProviderFallback.FAIL, 0)
+                        .providers());
+        assertEquals(
+                List.of(),
+                ProviderSelector.select(List.of(), ProviderFallback.FAIL, 0).providers());
     }
 
     @Test
     void unavailableCudaFailsNamingItAndTheReason() {
-        Assumptions.assumeFalse(OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA),
+        Assumptions.assumeFalse(
+                OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA),
                 "this test needs the CPU-only ONNX Runtime jar");
-        String msg = assertThrows(ModelLoadException.class, () -> ProviderSelector.select(List.of("cuda"),
-                ProviderFallback.FAIL, 0)).getMessage();
+        String msg = assertThrows(
+                        ModelLoadException.class,
+                        () -> ProviderSelector.select(List.of("cuda"), ProviderFallback.FAIL, 0))
+                .getMessage();
         assertTrue(msg.contains("CUDA") && msg.contains("unavailable") && msg.contains("not built into"), msg);
     }
 
     @Test
     void unavailableCudaFallsBackToCpuWithWarning() {
-        Assumptions.assumeFalse(OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA),
+        Assumptions.assumeFalse(
+                OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA),
                 "this test needs the CPU-only ONNX Runtime jar");
-        assertEquals(List.of(), ProviderSelector.select(List.of("cuda", "cpu"), ProviderFallback.WARN_AND_FALL_BACK,
-                0).providers());
+        assertEquals(
+                List.of(),
+                ProviderSelector.select(List.of("cuda", "cpu"), ProviderFallback.WARN_AND_FALL_BACK, 0)
+                        .providers());
     }
 }

@@ -29,6 +29,7 @@ class SessionCacheTest {
 
     @TempDir
     Path dir;
+
     private Path doubler;
     private int baseline;
 
@@ -48,8 +49,8 @@ class SessionCacheTest {
 
     private static float[] run(ManagedSession session, float[] x, TestStageContext context) throws Exception {
         try (OnnxTensor in = OnnxTensor.createTensor(ENV, FloatBuffer.wrap(x), new long[] {1, x.length});
-                OrtSession.Result r = session.run(new RunCall(Map.of("x", in), Set.of("y"), Map.of(), "doubler"),
-                        context)) {
+                OrtSession.Result r =
+                        session.run(new RunCall(Map.of("x", in), Set.of("y"), Map.of(), "doubler"), context)) {
             float[] y = new float[x.length];
             ((OnnxTensor) r.get(0)).getFloatBuffer().get(y);
             return y;
@@ -60,7 +61,8 @@ class SessionCacheTest {
     void sequentialOpensPerLeaseAndClosesOnRelease() throws Exception {
         try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL)) {
             TestStageContext context = new TestStageContext();
-            try (SessionLease a = cache.acquire(spec(3)); SessionLease b = cache.acquire(spec(3))) {
+            try (SessionLease a = cache.acquire(spec(3));
+                    SessionLease b = cache.acquire(spec(3))) {
                 assertNotSame(a.session(), b.session());
                 assertEquals(baseline + 2, OpenSessionCounter.current());
                 assertArrayEquals(new float[] {2, 4, 6}, run(a.session(), new float[] {1, 2, 3}, context));
@@ -101,8 +103,8 @@ class SessionCacheTest {
         SessionLease lease = cache.acquire(spec(2));
         cache.close();
         assertEquals(baseline, OpenSessionCounter.current());
-        PipelineClosedException e = assertThrows(PipelineClosedException.class,
-                () -> run(lease.session(), new float[] {1, 2}, new TestStageContext()));
+        PipelineClosedException e = assertThrows(
+                PipelineClosedException.class, () -> run(lease.session(), new float[] {1, 2}, new TestStageContext()));
         assertTrue(e.getMessage().contains("doubler") && e.getMessage().contains("closed"), e.getMessage());
         lease.close();
         assertEquals(baseline, OpenSessionCounter.current());
@@ -110,10 +112,11 @@ class SessionCacheTest {
 
     @Test
     void runtimeErrorsNameTheCallAndKeepTheErrorCode() {
-        try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL); SessionLease lease = cache.acquire(spec(3))) {
+        try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL);
+                SessionLease lease = cache.acquire(spec(3))) {
             // Pinned to n = 3, the session rejects 2 values.
-            InferenceException e = assertThrows(InferenceException.class,
-                    () -> run(lease.session(), new float[] {1, 2}, new TestStageContext()));
+            InferenceException e = assertThrows(
+                    InferenceException.class, () -> run(lease.session(), new float[] {1, 2}, new TestStageContext()));
             assertTrue(e.getMessage().startsWith("doubler failed in ONNX Runtime"), e.getMessage());
             assertTrue(e.backendErrorCode().isPresent(), "the OrtErrorCode is kept");
         }
@@ -123,7 +126,8 @@ class SessionCacheTest {
     void missingGraphFileFailsToOpenNamingIt() {
         SessionSpec bad = new SessionSpec("vae_encoder", dir.resolve("absent.onnx"), Map.of(), OptimizationLevel.ALL);
         try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL)) {
-            String msg = assertThrows(dev.flux2.api.ModelLoadException.class, () -> cache.acquire(bad)).getMessage();
+            String msg = assertThrows(dev.flux2.api.ModelLoadException.class, () -> cache.acquire(bad))
+                    .getMessage();
             assertTrue(msg.contains("vae_encoder (absent.onnx)"), msg);
         }
         assertEquals(baseline, OpenSessionCounter.current());
@@ -135,7 +139,8 @@ class SessionCacheTest {
         SessionSpec spec = new SessionSpec("chain", chain, Map.of(), OptimizationLevel.DISABLED);
         float[] x = new float[256 * 256];
         java.util.Arrays.fill(x, 0.5f);
-        try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL); SessionLease lease = cache.acquire(spec);
+        try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL);
+                SessionLease lease = cache.acquire(spec);
                 OnnxTensor in = OnnxTensor.createTensor(ENV, FloatBuffer.wrap(x), new long[] {256, 256})) {
             RunCall call = new RunCall(Map.of("x", in), Set.of("y"), Map.of(), "chain");
             TestStageContext uncancelled = new TestStageContext();
@@ -154,14 +159,16 @@ class SessionCacheTest {
             });
             canceller.start();
             start = System.nanoTime();
-            GenerationCancelledException e = assertThrows(GenerationCancelledException.class,
+            GenerationCancelledException e = assertThrows(
+                    GenerationCancelledException.class,
                     () -> lease.session().run(call, context).close());
             long cancelled = System.nanoTime() - start;
             canceller.join();
             assertTrue(e.getMessage().contains("chain was cancelled"), e.getMessage());
             assertTrue(e.getCause() instanceof ai.onnxruntime.OrtException, "aborted inside the runtime call");
-            assertTrue(cancelled < full, "terminated after " + cancelled / 1_000_000 + " ms, a full run takes "
-                    + full / 1_000_000 + " ms");
+            assertTrue(
+                    cancelled < full,
+                    "terminated after " + cancelled / 1_000_000 + " ms, a full run takes " + full / 1_000_000 + " ms");
             // The terminate flag is per call: the session keeps working.
             lease.session().run(call, new TestStageContext()).close();
         }

@@ -11,8 +11,7 @@ import java.nio.file.Path;
 
 /** Tiny ONNX graphs written with the official protobuf classes, for session-level tests. */
 final class TestGraphs {
-    private TestGraphs() {
-    }
+    private TestGraphs() {}
 
     private static OnnxMl.ValueInfoProto floatValue(String name, Object... dims) {
         OnnxMl.TensorShapeProto.Builder shape = OnnxMl.TensorShapeProto.newBuilder();
@@ -25,14 +24,22 @@ final class TestGraphs {
             }
             shape.addDim(dim);
         }
-        return OnnxMl.ValueInfoProto.newBuilder().setName(name).setType(OnnxMl.TypeProto.newBuilder()
-                .setTensorType(OnnxMl.TypeProto.Tensor.newBuilder()
-                        .setElemType(OnnxMl.TensorProto.DataType.FLOAT.getNumber()).setShape(shape))).build();
+        return OnnxMl.ValueInfoProto.newBuilder()
+                .setName(name)
+                .setType(OnnxMl.TypeProto.newBuilder()
+                        .setTensorType(OnnxMl.TypeProto.Tensor.newBuilder()
+                                .setElemType(OnnxMl.TensorProto.DataType.FLOAT.getNumber())
+                                .setShape(shape)))
+                .build();
     }
 
     private static Path write(OnnxMl.GraphProto graph, Path file) {
-        OnnxMl.ModelProto model = OnnxMl.ModelProto.newBuilder().setIrVersion(8).setProducerName("flux2-test")
-                .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setVersion(17)).setGraph(graph).build();
+        OnnxMl.ModelProto model = OnnxMl.ModelProto.newBuilder()
+                .setIrVersion(8)
+                .setProducerName("flux2-test")
+                .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setVersion(17))
+                .setGraph(graph)
+                .build();
         try {
             return Files.write(file, model.toByteArray());
         } catch (IOException e) {
@@ -42,9 +49,18 @@ final class TestGraphs {
 
     /** @return y = x + x over x [1, n] with n symbolic */
     static Path doubler(Path file) {
-        return write(OnnxMl.GraphProto.newBuilder().setName("doubler")
-                .addNode(OnnxMl.NodeProto.newBuilder().setOpType("Add").addInput("x").addInput("x").addOutput("y"))
-                .addInput(floatValue("x", 1, "n")).addOutput(floatValue("y", 1, "n")).build(), file);
+        return write(
+                OnnxMl.GraphProto.newBuilder()
+                        .setName("doubler")
+                        .addNode(OnnxMl.NodeProto.newBuilder()
+                                .setOpType("Add")
+                                .addInput("x")
+                                .addInput("x")
+                                .addOutput("y"))
+                        .addInput(floatValue("x", 1, "n"))
+                        .addOutput(floatValue("y", 1, "n"))
+                        .build(),
+                file);
     }
 
     /**
@@ -57,15 +73,23 @@ final class TestGraphs {
         for (int i = 0; i < size * size; i++) {
             w.putFloat(((i * 31) % 17 - 8) / (8f * size));
         }
-        OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("chain")
-                .addInitializer(OnnxMl.TensorProto.newBuilder().setName("w").addDims(size).addDims(size)
+        OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder()
+                .setName("chain")
+                .addInitializer(OnnxMl.TensorProto.newBuilder()
+                        .setName("w")
+                        .addDims(size)
+                        .addDims(size)
                         .setDataType(OnnxMl.TensorProto.DataType.FLOAT.getNumber())
                         .setRawData(ByteString.copyFrom(w.array())))
-                .addInput(floatValue("x", size, size)).addOutput(floatValue("y", size, size));
+                .addInput(floatValue("x", size, size))
+                .addOutput(floatValue("y", size, size));
         String previous = "x";
         for (int i = 0; i < depth; i++) {
             String out = i == depth - 1 ? "y" : "h" + i;
-            g.addNode(OnnxMl.NodeProto.newBuilder().setOpType("MatMul").addInput(previous).addInput("w")
+            g.addNode(OnnxMl.NodeProto.newBuilder()
+                    .setOpType("MatMul")
+                    .addInput(previous)
+                    .addInput("w")
                     .addOutput(out));
             previous = out;
         }

@@ -39,10 +39,10 @@ class AttentionPlanTest {
     void fixedChunkGraphDictatesTheRows() {
         assertEquals(new AttentionPlan(64, false), AttentionPlan.choose(VaeAttentionMode.AUTO, 1024, 64, 100));
         assertEquals(new AttentionPlan(64, true), AttentionPlan.choose(VaeAttentionMode.AUTO, 1024, 64, 64));
-        assertThrows(ModelLoadException.class,
-                () -> AttentionPlan.checkCompatible(VaeAttentionMode.WHOLE, 0, 64));
-        String msg = assertThrows(ModelLoadException.class,
-                () -> AttentionPlan.checkCompatible(VaeAttentionMode.CHUNKED, 32, 64)).getMessage();
+        assertThrows(ModelLoadException.class, () -> AttentionPlan.checkCompatible(VaeAttentionMode.WHOLE, 0, 64));
+        String msg = assertThrows(
+                        ModelLoadException.class, () -> AttentionPlan.checkCompatible(VaeAttentionMode.CHUNKED, 32, 64))
+                .getMessage();
         assertTrue(msg.contains("32") && msg.contains("64"), msg);
         AttentionPlan.checkCompatible(VaeAttentionMode.CHUNKED, 64, 64);
         AttentionPlan.checkCompatible(VaeAttentionMode.WHOLE, 0, -1);

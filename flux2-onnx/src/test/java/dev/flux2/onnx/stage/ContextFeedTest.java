@@ -40,16 +40,22 @@ class ContextFeedTest {
 
     @Test
     void thePromptAndTheNegativePromptAreEachConvertedOnceAndReused() {
-        BundleConfig config = BundleConfigReader.read(SharedFiles.write(SharedFiles.seedConfig(),
-                dir.resolve(BundleConfigReader.FILE_NAME)));
+        BundleConfig config = BundleConfigReader.read(
+                SharedFiles.write(SharedFiles.seedConfig(), dir.resolve(BundleConfigReader.FILE_NAME)));
         BundleIo io = GraphContracts.check(config, GraphContractsTest.documented());
         TensorSignature ctxInput = io.transformer().inputs().ctx();
         assertEquals(ElementType.FLOAT16, ctxInput.elementType(), "the seed transformer takes an fp16 context");
         DirectBufferPool pool = new DirectBufferPool(1 << 20);
-        try (SessionCache sessions = new SessionCache(new SessionFactory(SharedEnvironment.get(),
-                ExecutionProviders.cpuOnly(), 0), MemoryPolicy.SEQUENTIAL)) {
-            StageResources resources = new StageResources(SharedEnvironment.get(), sessions, config, io,
-                    new SessionSpecs(config, io, true, Optional.empty()), pool);
+        try (SessionCache sessions = new SessionCache(
+                new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(), 0),
+                MemoryPolicy.SEQUENTIAL)) {
+            StageResources resources = new StageResources(
+                    SharedEnvironment.get(),
+                    sessions,
+                    config,
+                    io,
+                    new SessionSpecs(config, io, true, Optional.empty()),
+                    pool);
             float[] promptValues = {0.1f, -2.5f, 3.0f, 70000f};
             float[] negativeValues = {1f, 2f, -3f, 4.75f};
             try (OnnxTextEmbedding prompt = embedding(resources, promptValues);
@@ -65,13 +71,16 @@ class ContextFeedTest {
                         assertSame(promptCtx, feed.tensorFor(prompt), "step " + step + ": prompt");
                         assertSame(negativeCtx, feed.tensorFor(negative), "step " + step + ": negative prompt");
                     }
-                    assertEquals(2, pool.allocatedCount() + pool.reusedCount() - acquiredBefore,
+                    assertEquals(
+                            2,
+                            pool.allocatedCount() + pool.reusedCount() - acquiredBefore,
                             "one conversion per text, not one per step");
                     // fp16 values, saturated at 65504 as the engine feeds them
-                    assertArrayEquals(new float[] {0.099975586f, -2.5f, 3.0f, 65504f},
+                    assertArrayEquals(
+                            new float[] {0.099975586f, -2.5f, 3.0f, 65504f},
                             OutputReader.floats(promptCtx, new long[] {1, 2, 2}, "prompt ctx"));
-                    assertArrayEquals(negativeValues, OutputReader.floats(negativeCtx, new long[] {1, 2, 2},
-                            "negative ctx"));
+                    assertArrayEquals(
+                            negativeValues, OutputReader.floats(negativeCtx, new long[] {1, 2, 2}, "negative ctx"));
                 }
                 long pooledBeforeEmbeddingsClose = pool.pooledBytes();
                 assertEquals(2L * 4 * 2, pooledBeforeEmbeddingsClose, "both fp16 conversions given back on close");

@@ -101,8 +101,10 @@ class TensorBufferTest {
         assertThrows(IllegalStateException.class, () -> t.readFloats(0, new float[1], 0, 1));
         // A closed buffer may already back another tensor (DirectBufferPool): writing it must fail too.
         assertThrows(IllegalStateException.class, () -> t.zero(0, 1));
-        assertThrows(IllegalStateException.class, () -> t.copyElements(java.nio.ByteBuffer.allocateDirect(4)
-                .order(java.nio.ByteOrder.nativeOrder()), 0, 0, 1));
+        assertThrows(
+                IllegalStateException.class,
+                () -> t.copyElements(
+                        java.nio.ByteBuffer.allocateDirect(4).order(java.nio.ByteOrder.nativeOrder()), 0, 0, 1));
         assertThrows(IndexOutOfBoundsException.class, () -> {
             try (TensorBuffer u = TensorBuffer.allocate(ENV, ElementType.FLOAT, 2)) {
                 u.writeFloats(new float[3], 0, 3, 0);
@@ -114,8 +116,9 @@ class TensorBufferTest {
     void bfloat16AndDoubleTensorsAreWhatOnnxRuntimeReads() {
         // bf16 keeps the top 16 bits of the fp32 pattern, rounding the rest to nearest even (1 + 2^-8 is a tie).
         float[] values = {1f, 1f + 0x1p-8f, 1f + 3 * 0x1p-8f, -3.1415927f, 1e30f};
-        float[] bf16 = {1f, 1f, 1f + 0x1p-6f, -3.140625f, Float.intBitsToFloat(Float.floatToIntBits(1e30f)
-                + 0x8000 & 0xffff0000)};
+        float[] bf16 = {
+            1f, 1f, 1f + 0x1p-6f, -3.140625f, Float.intBitsToFloat(Float.floatToIntBits(1e30f) + 0x8000 & 0xffff0000)
+        };
         try (TensorBuffer t = TensorBuffer.allocate(ENV, ElementType.BFLOAT16, values.length)) {
             assertEquals(OnnxJavaType.BFLOAT16, t.tensor().getInfo().type);
             t.writeFloats(values, 0, values.length, 0);
@@ -142,8 +145,8 @@ class TensorBufferTest {
             long[] back = new long[3];
             t.tensor().getLongBuffer().get(back);
             assertArrayEquals(new long[] {0, 12, 511}, back);
-            String msg = assertThrows(IllegalArgumentException.class, () -> t.writeFloats(new float[] {0.5f}, 0, 1,
-                    0)).getMessage();
+            String msg = assertThrows(IllegalArgumentException.class, () -> t.writeFloats(new float[] {0.5f}, 0, 1, 0))
+                    .getMessage();
             assertTrue(msg.contains("0.5") && msg.contains("INT64"), msg);
         }
         try (TensorBuffer t = TensorBuffer.allocate(ENV, ElementType.INT32, 2)) {
@@ -157,8 +160,9 @@ class TensorBufferTest {
             t.readFloats(0, f, 0, 2);
             assertArrayEquals(new float[] {3, 4}, f);
         }
-        String msg = assertThrows(IllegalArgumentException.class, () -> TensorBuffer.allocate(ENV,
-                ElementType.STRING, 1)).getMessage();
+        String msg = assertThrows(
+                        IllegalArgumentException.class, () -> TensorBuffer.allocate(ENV, ElementType.STRING, 1))
+                .getMessage();
         assertTrue(msg.contains("STRING") && msg.contains("FLOAT16"), msg);
     }
 

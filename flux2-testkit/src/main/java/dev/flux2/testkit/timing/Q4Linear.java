@@ -61,10 +61,15 @@ record Q4Linear(String name, int k, int n, ExternalRef codes, ExternalRef scales
         int blocks = k / BLOCK;
         String codesName = b.external(name + ".qweight", TensorElementType.UINT8, codes, n, blocks, BLOCK / 2);
         String scalesName = b.external(name + ".scales", TensorElementType.FLOAT16, scales, (long) n * blocks);
-        String zpName = b.external(name + ".qzeros", TensorElementType.UINT8, zeroPoints,
-                (long) n * zeroPointBytesPerColumn(blocks));
-        return b.msOp("MatMulNBits", List.of(input, codesName, scalesName, zpName), GraphBuilder.attrInt("K", k),
-                GraphBuilder.attrInt("N", n), GraphBuilder.attrInt("bits", 4), GraphBuilder.attrInt("block_size", BLOCK),
+        String zpName = b.external(
+                name + ".qzeros", TensorElementType.UINT8, zeroPoints, (long) n * zeroPointBytesPerColumn(blocks));
+        return b.msOp(
+                "MatMulNBits",
+                List.of(input, codesName, scalesName, zpName),
+                GraphBuilder.attrInt("K", k),
+                GraphBuilder.attrInt("N", n),
+                GraphBuilder.attrInt("bits", 4),
+                GraphBuilder.attrInt("block_size", BLOCK),
                 GraphBuilder.attrInt("accuracy_level", accuracyLevel));
     }
 

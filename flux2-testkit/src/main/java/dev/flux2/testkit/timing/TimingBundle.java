@@ -9,5 +9,4 @@ import java.nio.file.Path;
  * @param spec what was written
  * @param transformer the timing transformer's files
  */
-public record TimingBundle(Path directory, TimingBundleSpec spec, TimingTransformerFiles transformer) {
-}
+public record TimingBundle(Path directory, TimingBundleSpec spec, TimingTransformerFiles transformer) {}

@@ -69,15 +69,15 @@ public final class TimingBundleSpec {
 
     /** Mutable builder; {@link #build()} validates. */
     public static final class Builder {
-        private TimingTransformerSpec transformer = TimingTransformerSpec.builder().build();
+        private TimingTransformerSpec transformer =
+                TimingTransformerSpec.builder().build();
         private int width = 512;
         private int height = 512;
         private int textSequenceLength = 512;
         private int vaeChunkSize = 1024;
         private Path tokenizerSource;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** @param value the transformer [klein width, 1 double + 1 single block] @return this */
         public Builder transformer(TimingTransformerSpec value) {
@@ -120,12 +120,12 @@ public final class TimingBundleSpec {
          */
         public TimingBundleSpec build() {
             if (width < 16 || width % 16 != 0 || height < 16 || height % 16 != 0) {
-                throw new IllegalArgumentException("TimingBundleSpec.defaultSize must be multiples of 16, was "
-                        + width + "x" + height);
+                throw new IllegalArgumentException(
+                        "TimingBundleSpec.defaultSize must be multiples of 16, was " + width + "x" + height);
             }
             if (textSequenceLength < 1) {
-                throw new IllegalArgumentException("TimingBundleSpec.textSequenceLength must be >= 1, was "
-                        + textSequenceLength);
+                throw new IllegalArgumentException(
+                        "TimingBundleSpec.textSequenceLength must be >= 1, was " + textSequenceLength);
             }
             if (vaeChunkSize < 1) {
                 throw new IllegalArgumentException("TimingBundleSpec.vaeChunkSize must be >= 1, was " + vaeChunkSize);

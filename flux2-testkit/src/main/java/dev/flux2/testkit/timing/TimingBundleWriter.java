@@ -24,8 +24,7 @@ import java.util.Objects;
 public final class TimingBundleWriter {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private TimingBundleWriter() {
-    }
+    private TimingBundleWriter() {}
 
     /**
      * @param spec what to write
@@ -37,8 +36,10 @@ public final class TimingBundleWriter {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(directory, "directory");
         SyntheticBundleSpec.Builder synthetic = SyntheticBundleSpec.builder()
-                .textSequenceLength(spec.textSequenceLength()).contextDim(spec.transformer().contextDim())
-                .defaultSize(spec.width(), spec.height()).vaeChunkSize(spec.vaeChunkSize());
+                .textSequenceLength(spec.textSequenceLength())
+                .contextDim(spec.transformer().contextDim())
+                .defaultSize(spec.width(), spec.height())
+                .vaeChunkSize(spec.vaeChunkSize());
         spec.tokenizerSource().ifPresent(synthetic::tokenizerSource);
         SyntheticBundle bundle = SyntheticBundleWriter.write(synthetic.build(), directory);
         TimingTransformerFiles transformer = TimingTransformerWriter.write(spec.transformer(), directory);
@@ -73,10 +74,14 @@ public final class TimingBundleWriter {
             shards.put("count", files.shardBytes().size());
             shards.put("total_bytes", files.totalShardBytes());
             shards.put("largest_bytes", files.largestShardBytes());
-            root.put("notes", "Timing bundle written by flux2-testkit: the transformer is a realistic-width FLUX.2"
-                    + " [klein] graph with random weights and " + files.spec().doubleBlocks() + " double-stream + "
-                    + files.spec().singleBlocks() + " single-stream blocks (" + files.spec() + "); the text encoder"
-                    + " and VAE are synthetic miniatures. For speed measurements only; not a model.");
+            root.put(
+                    "notes",
+                    "Timing bundle written by flux2-testkit: the transformer is a realistic-width FLUX.2"
+                            + " [klein] graph with random weights and "
+                            + files.spec().doubleBlocks() + " double-stream + "
+                            + files.spec().singleBlocks() + " single-stream blocks (" + files.spec()
+                            + "); the text encoder"
+                            + " and VAE are synthetic miniatures. For speed measurements only; not a model.");
             MAPPER.writerWithDefaultPrettyPrinter().writeValue(configFile.toFile(), root);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot update " + configFile + " for the timing transformer", e);

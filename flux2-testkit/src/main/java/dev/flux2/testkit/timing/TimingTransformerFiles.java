@@ -13,8 +13,13 @@ import java.util.List;
  * @param weightBytes bytes of all MatMulNBits initializers (codes, scales, zero points; without alignment)
  * @param spec what was written
  */
-public record TimingTransformerFiles(Path graphFile, List<Path> shardFiles, List<Long> shardBytes,
-        int matMulNBitsNodes, long weightBytes, TimingTransformerSpec spec) {
+public record TimingTransformerFiles(
+        Path graphFile,
+        List<Path> shardFiles,
+        List<Long> shardBytes,
+        int matMulNBitsNodes,
+        long weightBytes,
+        TimingTransformerSpec spec) {
     /** Copies the lists. */
     public TimingTransformerFiles {
         shardFiles = List.copyOf(shardFiles);

@@ -86,7 +86,9 @@ final class TimingTransformerGraph {
         // AdaLayerNormContinuous: scale first, then shift.
         String y = modulate(layerNorm(imageTokens), normOut[1], normOut[0]);
         String pred = linear("proj_out", y);
-        b.output(pred, GraphSignatures.outputs(BundleGraph.TRANSFORMER, signature).get(0));
+        b.output(
+                pred,
+                GraphSignatures.outputs(BundleGraph.TRANSFORMER, signature).get(0));
         return b.build();
     }
 
@@ -120,7 +122,8 @@ final class TimingTransformerGraph {
             freqs[j] = (float) Math.pow(ROPE_THETA, -(double) j / perAxis);
         }
         // [1,T,4,1] · [16] → [1,T,4,16] → [1,T,64]: element-wise, so the only float MatMuls stay the attention ones.
-        String perId = b.op("Mul", b.op("Unsqueeze", ids, b.constLong(new long[] {3}, 1)), b.constFloat(freqs, perAxis));
+        String perId =
+                b.op("Mul", b.op("Unsqueeze", ids, b.constLong(new long[] {3}, 1)), b.constFloat(freqs, perAxis));
         String angles = b.op("Reshape", perId, b.constLong(new long[] {0, 0, ROPE_AXES * perAxis}, 3));
         String axes = b.constLong(new long[] {1, 4}, 2);
         cos = b.op("Unsqueeze", b.op("Cos", angles), axes);
@@ -139,8 +142,7 @@ final class TimingTransformerGraph {
         String[] prefixes = {p + "img.", p + "txt."};
         String[] streams = {img, txt};
         String[][] mods = {modImg, modTxt};
-        String[] attnParts = {sliceAxis1(attn, textLength, constant(END)),
-                sliceAxis1(attn, constant(0), textLength)};
+        String[] attnParts = {sliceAxis1(attn, textLength, constant(END)), sliceAxis1(attn, constant(0), textLength)};
         for (int s = 0; s < 2; s++) {
             String[] mod = mods[s];
             String h = b.op("Add", streams[s], b.op("Mul", mod[2], linear(prefixes[s] + "out", attnParts[s])));
@@ -183,13 +185,14 @@ final class TimingTransformerGraph {
         List<String> outputs = new ArrayList<>();
         for (int g = 0; g < spec.headGroups(); g++) {
             String qg = slice(qs, g * group, (g + 1) * group, 1);
-            String kt = b.op("Transpose", List.of(slice(ks, g * group, (g + 1) * group, 1)),
+            String kt = b.op(
+                    "Transpose",
+                    List.of(slice(ks, g * group, (g + 1) * group, 1)),
                     GraphBuilder.attrInts("perm", 0, 1, 3, 2));
             String probs = b.op("Softmax", List.of(b.op("MatMul", qg, kt)), GraphBuilder.attrInt("axis", -1));
             outputs.add(b.op("MatMul", b.cast(probs, FLOAT16), slice(v, g * group, (g + 1) * group, 1)));
         }
-        String all = outputs.size() == 1 ? outputs.get(0)
-                : b.op("Concat", outputs, GraphBuilder.attrInt("axis", 1));
+        String all = outputs.size() == 1 ? outputs.get(0) : b.op("Concat", outputs, GraphBuilder.attrInt("axis", 1));
         String tokens = b.op("Transpose", List.of(all), GraphBuilder.attrInts("perm", 0, 2, 1, 3));
         return b.op("Reshape", tokens, b.constLong(new long[] {0, 0, d}, 3));
     }
@@ -207,17 +210,22 @@ final class TimingTransformerGraph {
 
     /** fp16 [1,L,hidden] → [1,H,L,128]. */
     private String heads(String x) {
-        String split = b.op("Reshape", x, b.constLong(new long[] {0, 0, spec.heads(), TimingTransformerSpec.HEAD_DIM}, 4));
+        String split =
+                b.op("Reshape", x, b.constLong(new long[] {0, 0, spec.heads(), TimingTransformerSpec.HEAD_DIM}, 4));
         return b.op("Transpose", List.of(split), GraphBuilder.attrInts("perm", 0, 2, 1, 3));
     }
 
     /** Per-head RMSNorm with a learned weight, in fp32 (returns fp32). */
     private String rmsNorm(String x16) {
         String x = b.cast(x16, FLOAT);
-        String meanSquare = b.op("ReduceMean", List.of(b.op("Mul", x, x)), GraphBuilder.attrInts("axes", -1),
+        String meanSquare = b.op(
+                "ReduceMean",
+                List.of(b.op("Mul", x, x)),
+                GraphBuilder.attrInts("axes", -1),
                 GraphBuilder.attrInt("keepdims", 1));
         String normed = b.op("Div", x, b.op("Sqrt", b.op("Add", meanSquare, b.scalar(RMS_EPS))));
-        return b.op("Mul", normed, b.constFloat(nearOne(TimingTransformerSpec.HEAD_DIM), TimingTransformerSpec.HEAD_DIM));
+        return b.op(
+                "Mul", normed, b.constFloat(nearOne(TimingTransformerSpec.HEAD_DIM), TimingTransformerSpec.HEAD_DIM));
     }
 
     /** LayerNorm over the last axis without affine parameters (scale fixed to 1), fp16. */

@@ -124,7 +124,8 @@ public final class TimingTransformerSpec {
         long sum = 0;
         for (TimingWeights.LayerShape s : TimingWeights.shapes(this)) {
             int blocks = s.k() / Q4Linear.BLOCK;
-            sum += (long) s.n() * s.k() / 2 + 2L * s.n() * blocks
+            sum += (long) s.n() * s.k() / 2
+                    + 2L * s.n() * blocks
                     + (long) s.n() * Q4Linear.zeroPointBytesPerColumn(blocks);
         }
         return sum;
@@ -136,8 +137,15 @@ public final class TimingTransformerSpec {
      * @return this spec with other block counts
      */
     public TimingTransformerSpec withBlocks(int doubleStream, int singleStream) {
-        return builder().heads(heads).mlpRatio(mlpRatio).contextDim(contextDim).blocks(doubleStream, singleStream)
-                .headGroups(headGroups).accuracyLevel(accuracyLevel).seed(seed).build();
+        return builder()
+                .heads(heads)
+                .mlpRatio(mlpRatio)
+                .contextDim(contextDim)
+                .blocks(doubleStream, singleStream)
+                .headGroups(headGroups)
+                .accuracyLevel(accuracyLevel)
+                .seed(seed)
+                .build();
     }
 
     @Override
@@ -158,8 +166,7 @@ public final class TimingTransformerSpec {
         private int accuracyLevel = 4;
         private long seed = 0x71A1_0001L;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** @param value attention heads of 128 channels [24] @return this */
         public Builder heads(int value) {
@@ -218,7 +225,10 @@ public final class TimingTransformerSpec {
             require(contextDim >= 16 && contextDim % 16 == 0, "contextDim", contextDim, "a multiple of 16, >= 16");
             require(doubleBlocks >= 0 && doubleBlocks <= 64, "doubleBlocks", doubleBlocks, "0..64");
             require(singleBlocks >= 1 && singleBlocks <= 64, "singleBlocks", singleBlocks, "1..64");
-            require(headGroups >= 1 && heads % headGroups == 0, "headGroups", headGroups,
+            require(
+                    headGroups >= 1 && heads % headGroups == 0,
+                    "headGroups",
+                    headGroups,
                     "a divisor of heads (" + heads + ")");
             require(accuracyLevel >= 0 && accuracyLevel <= 4, "accuracyLevel", accuracyLevel, "0..4");
             return new TimingTransformerSpec(this);
@@ -226,8 +236,8 @@ public final class TimingTransformerSpec {
 
         private static void require(boolean ok, String field, long value, String expected) {
             if (!ok) {
-                throw new IllegalArgumentException("TimingTransformerSpec." + field + " must be " + expected
-                        + ", was " + value);
+                throw new IllegalArgumentException(
+                        "TimingTransformerSpec." + field + " must be " + expected + ", was " + value);
             }
         }
     }

@@ -24,8 +24,7 @@ import org.slf4j.LoggerFactory;
 public final class TimingTransformerWriter {
     private static final Logger LOG = LoggerFactory.getLogger(TimingTransformerWriter.class);
 
-    private TimingTransformerWriter() {
-    }
+    private TimingTransformerWriter() {}
 
     /**
      * @param spec the graph's width and block counts
@@ -44,7 +43,8 @@ public final class TimingTransformerWriter {
             throw new UncheckedIOException("cannot create directory " + directory, e);
         }
         // Only the context width of the signature matters here; the rest of the synthetic spec is unused.
-        SyntheticBundleSpec signature = SyntheticBundleSpec.builder().contextDim(spec.contextDim()).build();
+        SyntheticBundleSpec signature =
+                SyntheticBundleSpec.builder().contextDim(spec.contextDim()).build();
         TimingWeights weights;
         long[] sizes;
         try (ExternalDataWriter ext = new ExternalDataWriter(directory, g.shardNames())) {
@@ -64,10 +64,15 @@ public final class TimingTransformerWriter {
             shards.add(directory.resolve(g.shardNames().get(i)));
             shardBytes.add(sizes[i]);
         }
-        TimingTransformerFiles files = new TimingTransformerFiles(file, shards, shardBytes, weights.count(),
-                weights.bytes(), spec);
-        LOG.info("wrote timing transformer {} ({} linear layers, {} MiB of weights) to {} in {} ms", spec,
-                weights.count(), weights.bytes() >> 20, directory, (System.nanoTime() - start) / 1_000_000);
+        TimingTransformerFiles files =
+                new TimingTransformerFiles(file, shards, shardBytes, weights.count(), weights.bytes(), spec);
+        LOG.info(
+                "wrote timing transformer {} ({} linear layers, {} MiB of weights) to {} in {} ms",
+                spec,
+                weights.count(),
+                weights.bytes() >> 20,
+                directory,
+                (System.nanoTime() - start) / 1_000_000);
         return files;
     }
 }

@@ -94,6 +94,5 @@ final class TimingWeights {
      * @param k input features
      * @param n output features
      */
-    record LayerShape(String name, int k, int n) {
-    }
+    record LayerShape(String name, int k, int n) {}
 }
