@@ -92,8 +92,7 @@ class BenchmarkSmokeIT {
     }
 
     private static String forkedJvmArgs() {
-        return "-Xmx1g -Dflux2.shared.dir=" + System.getProperty("flux2.shared.dir", "../shared")
-                + " -Dai.djl.offline=true -DOPT_OUT_TRACKING=true -DRUST_FLAVOR=cpu";
+        return "-Xmx1g -Dai.djl.offline=true -DOPT_OUT_TRACKING=true -DRUST_FLAVOR=cpu";
     }
 
     private static String run(List<String> command, long timeoutSeconds) throws IOException, InterruptedException {

@@ -4,25 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flux2.testsupport.Goldens;
 import java.io.IOException;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /** Pins the test-side reference math to the golden vectors, so engine tests compare against trusted values. */
 class ReferenceMathTest {
 
-    static Path sharedDir() {
-        String configured = System.getProperty("flux2.shared.dir");
-        if (configured != null) {
-            return Path.of(configured);
-        }
-        return Path.of("").toAbsolutePath().getParent().resolve("../shared").normalize();
-    }
-
-    private static JsonNode golden(String file) throws IOException {
-        return new ObjectMapper()
-                .readTree(sharedDir().resolve("reference").resolve(file).toFile());
+    private static JsonNode golden(String file) {
+        return Goldens.load(file);
     }
 
     private static float[] floats(JsonNode array) {

@@ -3,70 +3,37 @@ package dev.flux2.testsupport;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Reads the shared golden vectors ({@code shared/reference/*.json}) for tests.
- *
- * <p>The shared directory comes from the system property {@code flux2.shared.dir} (set by surefire); without it,
- * the nearest ancestor of the working directory that has a {@code shared/reference} child is used, which finds
- * {@code ../shared} next to the project root. A missing directory fails loudly: the goldens are acceptance data,
- * never optional.
+ * Reads the golden vectors of the reference implementation ({@code src/test/resources/reference/*.json}; provenance
+ * in the README beside them) for tests. A missing file fails loudly: the goldens are acceptance data, never optional.
  */
 public final class Goldens {
-    /** The system property naming the shared directory. */
-    public static final String SHARED_DIR_PROPERTY = "flux2.shared.dir";
-
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Map<String, JsonNode> CACHE = new ConcurrentHashMap<>();
 
     private Goldens() {}
 
-    /** @return the shared directory (contains {@code reference/}, {@code docs/}, {@code fixtures/}) */
-    public static Path sharedDir() {
-        String property = System.getProperty(SHARED_DIR_PROPERTY);
-        if (property != null && !property.isBlank()) {
-            Path dir = Paths.get(property).toAbsolutePath().normalize();
-            if (!Files.isDirectory(dir.resolve("reference"))) {
-                throw new IllegalStateException(SHARED_DIR_PROPERTY + " = " + dir
-                        + " has no reference/ directory; point it at the shared folder");
-            }
-            return dir;
-        }
-        Path start = Paths.get("").toAbsolutePath();
-        for (Path p = start; p != null; p = p.getParent()) {
-            Path candidate = p.resolve("shared");
-            if (Files.isDirectory(candidate.resolve("reference"))) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("cannot find the shared directory: set -D" + SHARED_DIR_PROPERTY
-                + " or keep shared/ beside the project root (searched upwards from " + start + ")");
-    }
-
-    /** @return {@code sharedDir()/reference} */
-    public static Path referenceDir() {
-        return sharedDir().resolve("reference");
-    }
-
     /**
      * Parses (once per file) a golden file.
      *
-     * @param fileName a file in {@code shared/reference}, e.g. {@code schedule.json}
+     * @param fileName a file in {@code src/test/resources/reference}, e.g. {@code schedule.json}
      * @return its JSON tree
      */
     public static JsonNode load(String fileName) {
         return CACHE.computeIfAbsent(fileName, name -> {
-            Path file = referenceDir().resolve(name);
-            try {
-                return MAPPER.readTree(file.toFile());
+            String resource = "/reference/" + name;
+            try (InputStream in = Goldens.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IOException("test resource " + resource + " is missing");
+                }
+                return MAPPER.readTree(in);
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read golden file " + file, e);
+                throw new UncheckedIOException("cannot read golden file " + resource, e);
             }
         });
     }

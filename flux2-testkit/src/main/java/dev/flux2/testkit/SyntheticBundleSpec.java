@@ -1,6 +1,5 @@
 package dev.flux2.testkit;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -55,7 +54,7 @@ public final class SyntheticBundleSpec {
         this.fused = b.fused;
         this.vaeEncoder = b.vaeEncoder;
         this.distilled = b.distilled;
-        this.tokenizerSource = b.tokenizerSource != null ? b.tokenizerSource : defaultTokenizerSource();
+        this.tokenizerSource = b.tokenizerSource != null ? b.tokenizerSource : TokenizerFixture.directory();
         this.transformerPaddingBytes = b.transformerPaddingBytes;
         this.seed = b.seed;
         this.renames = freeze(b.renames);
@@ -289,23 +288,6 @@ public final class SyntheticBundleSpec {
         return Collections.unmodifiableMap(copy);
     }
 
-    private static Path defaultTokenizerSource() {
-        String shared = System.getProperty("flux2.shared.dir");
-        Path sharedDir;
-        if (shared != null && !shared.isBlank()) {
-            sharedDir = Path.of(shared);
-        } else {
-            // Surefire runs in the module directory; the project root is its parent and ../shared sits beside it.
-            Path fromModule = Path.of("..", "..", "shared");
-            sharedDir = Files.isDirectory(fromModule) ? fromModule : Path.of("..", "shared");
-        }
-        return sharedDir
-                .resolve("fixtures")
-                .resolve("qwen3-tokenizer")
-                .toAbsolutePath()
-                .normalize();
-    }
-
     @Override
     public String toString() {
         return "SyntheticBundleSpec[text " + textSequenceLength + "x" + contextDim + ", " + defaultWidth + "x"
@@ -516,7 +498,7 @@ public final class SyntheticBundleSpec {
         }
 
         /**
-         * @param value tokenizer directory to copy [{@code <flux2.shared.dir or ../shared>/fixtures/qwen3-tokenizer}]
+         * @param value tokenizer directory to copy [the fixture shipped by flux2-testkit, {@link TokenizerFixture#directory()}]
          * @return this
          */
         public Builder tokenizerSource(Path value) {

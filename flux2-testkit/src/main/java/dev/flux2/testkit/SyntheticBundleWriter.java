@@ -129,8 +129,10 @@ public final class SyntheticBundleWriter {
 
     private static void copyTokenizer(Path source, Path target) {
         if (!Files.isDirectory(source)) {
-            throw new UncheckedIOException(new IOException("tokenizer source " + source
-                    + " is not a directory (set SyntheticBundleSpec.Builder.tokenizerSource or flux2.shared.dir)"));
+            throw new UncheckedIOException(
+                    new IOException(
+                            "tokenizer source " + source
+                                    + " is not a directory (set SyntheticBundleSpec.Builder.tokenizerSource, or leave it unset for the shipped fixture)"));
         }
         try {
             Files.createDirectories(target);

@@ -1,17 +1,14 @@
 package dev.flux2.tokenizer;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import dev.flux2.testkit.TokenizerFixture;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Test access to {@code ../shared}: the reference goldens {@code reference/tokenizer.json} and the Qwen3 tokenizer
- * fixture. Also holds one shared 512-token tokenizer, loaded once per test JVM (the 11 MB {@code tokenizer.json}
+ * Test access to the reference token ids and the Qwen3 tokenizer fixture, both shipped by flux2-testkit
+ * ({@link TokenizerFixture}). Also holds one shared 512-token tokenizer, loaded once per test JVM (the 11 MB {@code tokenizer.json}
  * takes about half a second to parse) and never closed: it lives as long as the JVM.
  */
 final class Goldens {
@@ -47,18 +44,9 @@ final class Goldens {
 
     private Goldens() {}
 
-    /** {@return ../shared, from the system property surefire sets, else beside the module's parent folder} */
-    static Path sharedDir() {
-        String configured = System.getProperty("flux2.shared.dir");
-        Path dir = configured != null
-                ? Path.of(configured)
-                : Path.of("").toAbsolutePath().getParent().resolve("../shared");
-        return dir.normalize();
-    }
-
     /** {@return the real Qwen3 tokenizer folder of the test fixture} */
     static Path fixtureTokenizerDir() {
-        return sharedDir().resolve("fixtures/qwen3-tokenizer");
+        return TokenizerFixture.directory();
     }
 
     /** {@return the tokenizer of the fixture at 512 tokens, shared by the tests of this JVM} */
@@ -125,11 +113,6 @@ final class Goldens {
     }
 
     private static JsonNode readGoldens() {
-        Path file = sharedDir().resolve("reference/tokenizer.json");
-        try {
-            return new ObjectMapper().readTree(Files.readString(file));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read golden file " + file, e);
-        }
+        return TokenizerFixture.goldens();
     }
 }

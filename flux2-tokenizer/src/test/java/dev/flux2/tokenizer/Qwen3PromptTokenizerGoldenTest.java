@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every case of {@code ../shared/reference/tokenizer.json} (diffusers klein + transformers 5.17 / tokenizers 0.23.2
+ * Every case of the reference tokenization ({@code TokenizerFixture.goldens()}) (diffusers klein + transformers 5.17 / tokenizers 0.23.2
  * on the same Qwen3 tokenizer files), reproduced through {@link Qwen3PromptTokenizer} at klein's 512 tokens.
  * Expected values come only from the golden file; the last tests build new cases by combining golden ids.
  */

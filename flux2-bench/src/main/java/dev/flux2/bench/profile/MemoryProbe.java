@@ -4,7 +4,6 @@ import ai.onnxruntime.OrtEnvironment;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.flux2.bench.support.BenchProperties;
 import dev.flux2.onnx.OnnxBundle;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.ManagedSession;
@@ -109,7 +108,6 @@ public final class MemoryProbe {
         SyntheticBundleSpec spec = SyntheticBundleSpec.builder()
                 .defaultSize(512, 512)
                 .transformerPaddingBytes(padding)
-                .tokenizerSource(BenchProperties.tokenizerFixture())
                 .build();
         SyntheticBundleWriter.write(spec, dir);
         System.out.println("wrote " + spec + " to " + dir);

@@ -37,8 +37,7 @@ public final class BenchBundle implements AutoCloseable {
      * @return that synthetic bundle, written now
      */
     public static BenchBundle synthetic(SyntheticBundleSpec.Builder builder) {
-        SyntheticBundleSpec spec =
-                builder.tokenizerSource(BenchProperties.tokenizerFixture()).build();
+        SyntheticBundleSpec spec = builder.build();
         TempDirectory dir = TempDirectory.create("flux2-bench-synthetic");
         try {
             SyntheticBundleWriter.write(spec, dir.path());
@@ -60,7 +59,6 @@ public final class BenchBundle implements AutoCloseable {
             TimingBundleSpec spec = TimingBundleSpec.builder()
                     .transformer(transformer)
                     .defaultSize(size, size)
-                    .tokenizerSource(BenchProperties.tokenizerFixture())
                     .build();
             TimingBundleWriter.write(spec, dir.path());
             return new BenchBundle(dir.path(), Optional.of(dir), "timing " + spec);

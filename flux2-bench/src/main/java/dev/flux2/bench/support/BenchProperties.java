@@ -10,8 +10,6 @@ import java.util.Optional;
 public final class BenchProperties {
     /** A real bundle directory; when set, benchmarks run on it instead of a synthetic bundle. */
     public static final String MODEL = "flux2.model";
-    /** The shared directory holding {@code fixtures/qwen3-tokenizer} (default {@code ../shared}). */
-    public static final String SHARED_DIR = "flux2.shared.dir";
 
     private BenchProperties() {}
 
@@ -26,23 +24,5 @@ public final class BenchProperties {
             throw new IllegalStateException("-D" + MODEL + "=" + value + " is not a directory");
         }
         return Optional.of(dir);
-    }
-
-    /**
-     * @return the directory of the Qwen3 tokenizer fixture
-     * @throws IllegalStateException when neither {@code -Dflux2.shared.dir} nor {@code ../shared} holds it
-     */
-    public static Path tokenizerFixture() {
-        String shared = System.getProperty(SHARED_DIR);
-        Path base = shared != null && !shared.isBlank() ? Path.of(shared) : Path.of("..", "shared");
-        Path dir = base.resolve("fixtures")
-                .resolve("qwen3-tokenizer")
-                .toAbsolutePath()
-                .normalize();
-        if (!Files.isRegularFile(dir.resolve("tokenizer.json"))) {
-            throw new IllegalStateException("tokenizer fixture not found at " + dir + "; pass -D" + SHARED_DIR
-                    + "=<dir containing fixtures/qwen3-tokenizer> (to forked JVMs: -jvmArgsAppend)");
-        }
-        return dir;
     }
 }

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.Stage;
-import dev.flux2.bench.support.BenchProperties;
 import dev.flux2.testkit.BundleGraph;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;
@@ -30,11 +29,7 @@ class ProfileRunTest {
     @BeforeAll
     static void writeBundle() {
         SyntheticBundleWriter.write(
-                SyntheticBundleSpec.builder()
-                        .transformerPaddingBytes(1 << 20)
-                        .tokenizerSource(BenchProperties.tokenizerFixture())
-                        .build(),
-                bundle);
+                SyntheticBundleSpec.builder().transformerPaddingBytes(1 << 20).build(), bundle);
     }
 
     @Test

@@ -14,8 +14,8 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.TensorInfo;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.testkit.Fp16;
+import dev.flux2.testkit.SeedConfig;
 import dev.flux2.testkit.timing.TimingTransformerFiles;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
 import dev.flux2.testkit.timing.TimingTransformerWriter;
@@ -166,10 +166,8 @@ class TimingTransformerGraphTest {
         assertArrayEquals(shape, t.getShape(), info.getName());
     }
 
-    private static JsonNode seedConfig() throws Exception {
-        String shared = System.getProperty("flux2.shared.dir", "../../shared");
-        return new ObjectMapper()
-                .readTree(Path.of(shared, "seeds", "flux2-config.json").toFile());
+    private static JsonNode seedConfig() {
+        return SeedConfig.markShark2();
     }
 
     /** One set of transformer inputs (copied on change). */

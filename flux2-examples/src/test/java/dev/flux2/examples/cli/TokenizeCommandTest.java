@@ -5,29 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flux2.testkit.TokenizerFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code flux2 tokenize} against the reference token ids (../shared/reference/tokenizer.json). */
+/** {@code flux2 tokenize} against the reference token ids ({@code TokenizerFixture.goldens()}). */
 class TokenizeCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path bundle;
 
-    static Path sharedDir() {
-        String prop = System.getProperty("flux2.shared.dir");
-        return prop != null ? Path.of(prop) : Path.of("..", "..", "shared");
-    }
-
     private void writeBundle(int textSeqLen) throws IOException {
         Path tok = Files.createDirectories(bundle.resolve("tok"));
-        Path fixture = sharedDir().resolve("fixtures/qwen3-tokenizer");
-        Files.copy(fixture.resolve("tokenizer.json"), tok.resolve("tokenizer.json"));
-        Files.copy(fixture.resolve("tokenizer_config.json"), tok.resolve("tokenizer_config.json"));
+        TokenizerFixture.copyTo(tok);
         Files.writeString(
                 bundle.resolve("flux2-config.json"),
                 "{\"model_variant\": \"t\", \"num_steps\": 4,"
@@ -38,8 +32,7 @@ class TokenizeCommandTest {
     @Test
     void printsIdsAndMaskOfTheConfiguredLengthMatchingTheReference() throws IOException {
         writeBundle(512);
-        JsonNode golden =
-                JSON.readTree(sharedDir().resolve("reference/tokenizer.json").toFile());
+        JsonNode golden = TokenizerFixture.goldens();
         long padId = golden.get("pad_token_id").asLong();
         for (int c : new int[] {0, 4, 5}) {
             JsonNode expected = golden.get("cases").get(c);
@@ -68,10 +61,7 @@ class TokenizeCommandTest {
     @Test
     void aShortSequenceLengthTruncatesAndReportsTheCutTokens() throws IOException {
         writeBundle(16);
-        JsonNode expected = JSON.readTree(
-                        sharedDir().resolve("reference/tokenizer.json").toFile())
-                .get("cases")
-                .get(0);
+        JsonNode expected = TokenizerFixture.goldens().get("cases").get(0);
         CliHarness.Run run = CliHarness.run(
                 "tokenize",
                 "--model",

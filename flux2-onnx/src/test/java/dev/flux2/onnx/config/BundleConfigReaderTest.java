@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.onnx.SharedFiles;
+import dev.flux2.onnx.SeedConfigFiles;
 import dev.flux2.onnx.session.OptimizationLevel;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,9 +22,9 @@ class BundleConfigReaderTest {
     Path dir;
 
     private BundleConfig read(Consumer<ObjectNode> edit) {
-        ObjectNode config = SharedFiles.seedConfig();
+        ObjectNode config = SeedConfigFiles.seedConfig();
         edit.accept(config);
-        return BundleConfigReader.read(SharedFiles.write(config, dir.resolve(BundleConfigReader.FILE_NAME)));
+        return BundleConfigReader.read(SeedConfigFiles.write(config, dir.resolve(BundleConfigReader.FILE_NAME)));
     }
 
     private String failure(Consumer<ObjectNode> edit) {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.onnx.SharedFiles;
+import dev.flux2.onnx.SeedConfigFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +34,7 @@ class BundleValidatorTest {
 
     @BeforeEach
     void writeBundle() throws IOException {
-        ObjectNode root = SharedFiles.seedConfig();
+        ObjectNode root = SeedConfigFiles.seedConfig();
         Iterator<Map.Entry<String, JsonNode>> models = root.get("models").fields();
         while (models.hasNext()) {
             ObjectNode entry = (ObjectNode) models.next().getValue();
@@ -58,7 +58,7 @@ class BundleValidatorTest {
         Path tok = Files.createDirectories(dir.resolve("tokenizer"));
         Files.writeString(tok.resolve("tokenizer.json"), "{}");
         Files.writeString(tok.resolve("tokenizer_config.json"), "{}");
-        config = BundleConfigReader.read(SharedFiles.write(root, dir.resolve(BundleConfigReader.FILE_NAME)));
+        config = BundleConfigReader.read(SeedConfigFiles.write(root, dir.resolve(BundleConfigReader.FILE_NAME)));
     }
 
     private String problem() {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.onnx.SharedFiles;
+import dev.flux2.onnx.SeedConfigFiles;
 import dev.flux2.onnx.config.BundleConfig;
 import dev.flux2.onnx.config.BundleConfigReader;
 import java.nio.file.Path;
@@ -31,9 +31,9 @@ public class GraphContractsTest {
     Path dir;
 
     private BundleConfig config(Consumer<ObjectNode> edit) {
-        ObjectNode n = SharedFiles.seedConfig();
+        ObjectNode n = SeedConfigFiles.seedConfig();
         edit.accept(n);
-        return BundleConfigReader.read(SharedFiles.write(n, dir.resolve(BundleConfigReader.FILE_NAME)));
+        return BundleConfigReader.read(SeedConfigFiles.write(n, dir.resolve(BundleConfigReader.FILE_NAME)));
     }
 
     private static TensorSignature t(String name, ElementType type, Object... dims) {

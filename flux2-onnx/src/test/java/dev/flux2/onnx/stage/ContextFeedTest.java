@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import ai.onnxruntime.OnnxTensor;
 import dev.flux2.api.MemoryPolicy;
-import dev.flux2.onnx.SharedFiles;
+import dev.flux2.onnx.SeedConfigFiles;
 import dev.flux2.onnx.config.BundleConfig;
 import dev.flux2.onnx.config.BundleConfigReader;
 import dev.flux2.onnx.graph.BundleIo;
@@ -41,7 +41,7 @@ class ContextFeedTest {
     @Test
     void thePromptAndTheNegativePromptAreEachConvertedOnceAndReused() {
         BundleConfig config = BundleConfigReader.read(
-                SharedFiles.write(SharedFiles.seedConfig(), dir.resolve(BundleConfigReader.FILE_NAME)));
+                SeedConfigFiles.write(SeedConfigFiles.seedConfig(), dir.resolve(BundleConfigReader.FILE_NAME)));
         BundleIo io = GraphContracts.check(config, GraphContractsTest.documented());
         TensorSignature ctxInput = io.transformer().inputs().ctx();
         assertEquals(ElementType.FLOAT16, ctxInput.elementType(), "the seed transformer takes an fp16 context");

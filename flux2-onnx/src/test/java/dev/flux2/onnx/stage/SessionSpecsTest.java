@@ -3,7 +3,7 @@ package dev.flux2.onnx.stage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.flux2.onnx.SharedFiles;
+import dev.flux2.onnx.SeedConfigFiles;
 import dev.flux2.onnx.config.BundleConfig;
 import dev.flux2.onnx.config.BundleConfigReader;
 import dev.flux2.onnx.graph.BundleIo;
@@ -27,9 +27,9 @@ class SessionSpecsTest {
 
     @BeforeEach
     void load() {
-        ObjectNode n = SharedFiles.seedConfig();
+        ObjectNode n = SeedConfigFiles.seedConfig();
         ((ObjectNode) n.get("models").get("vae_decoder_pre")).put("graph_optimization_level", "disabled");
-        config = BundleConfigReader.read(SharedFiles.write(n, dir.resolve(BundleConfigReader.FILE_NAME)));
+        config = BundleConfigReader.read(SeedConfigFiles.write(n, dir.resolve(BundleConfigReader.FILE_NAME)));
         io = GraphContracts.check(config, GraphContractsTest.documented());
     }
 
