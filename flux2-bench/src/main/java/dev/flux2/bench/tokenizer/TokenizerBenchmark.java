@@ -2,6 +2,7 @@ package dev.flux2.bench.tokenizer;
 
 import dev.flux2.bench.support.BenchProperties;
 import dev.flux2.spi.TokenizedPrompt;
+import dev.flux2.testkit.TokenizerFixture;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -40,9 +41,7 @@ public class TokenizerBenchmark {
     /** Loads the tokenizer. */
     @Setup(Level.Trial)
     public void setUp() {
-        Path dir = BenchProperties.realModel()
-                .map(m -> m.resolve("tokenizer"))
-                .orElseGet(BenchProperties::tokenizerFixture);
+        Path dir = BenchProperties.realModel().map(m -> m.resolve("tokenizer")).orElseGet(TokenizerFixture::directory);
         tokenizer = Qwen3PromptTokenizer.load(dir, 512);
         text = "short".equals(prompt)
                 ? "a red fox in the snow, golden hour, 35 mm photograph"
