@@ -119,15 +119,6 @@ final class JsonFields {
         return has(name) ? stringList(name, node.get(name)) : List.of();
     }
 
-    /** @param name a required, non-empty array-of-strings field @return its values */
-    List<String> requiredStringList(String name) {
-        List<String> values = stringList(name, require(name));
-        if (values.isEmpty()) {
-            throw invalid(name, "a non-empty array of strings", node.get(name));
-        }
-        return values;
-    }
-
     /** @param name an optional object field @return its accessor */
     Optional<JsonFields> optionalObject(String name) {
         if (!has(name)) {

@@ -17,9 +17,4 @@ public record ShardInfo(int count, long totalBytes, long largestBytes, long onnx
                     + totalBytes + " largest=" + largestBytes + " onnx=" + onnxBytes);
         }
     }
-
-    /** @return whether the config promises the size of the {@code .onnx} file */
-    public boolean hasOnnxBytes() {
-        return onnxBytes >= 0;
-    }
 }

@@ -3,12 +3,10 @@ package dev.flux2.onnx.graph;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -60,18 +58,5 @@ public record GraphSignature(
     /** @return the output names in declaration order */
     public List<String> outputNames() {
         return outputs.stream().map(TensorSignature::name).collect(Collectors.toList());
-    }
-
-    /** @return every symbolic dimension name used by the inputs (what free-dimension overrides can pin) */
-    public Set<String> inputSymbols() {
-        Set<String> symbols = new LinkedHashSet<>();
-        for (TensorSignature t : inputs) {
-            for (Dim d : t.dims()) {
-                if (!d.isFixed() && !d.symbol().isEmpty()) {
-                    symbols.add(d.symbol());
-                }
-            }
-        }
-        return symbols;
     }
 }

@@ -130,15 +130,6 @@ public final class SignatureCheck {
         return byAlias("input", role, aliases, inputNames());
     }
 
-    /**
-     * @param role the role, for messages
-     * @param aliases names the role goes by in known exports
-     * @return the output name
-     */
-    public String outputByAlias(String role, List<String> aliases) {
-        return byAlias("output", role, aliases, outputNames());
-    }
-
     private String byAlias(String kind, String role, List<String> aliases, List<String> names) {
         for (String alias : aliases) {
             if (names.contains(alias)) {
