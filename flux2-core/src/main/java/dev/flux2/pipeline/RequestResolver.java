@@ -5,6 +5,7 @@ import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.math.FlowMatchSchedule;
 import dev.flux2.math.Img2ImgNoising;
+import dev.flux2.spi.LatentGrid;
 import java.awt.image.BufferedImage;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -104,8 +105,8 @@ final class RequestResolver {
             float[] noise = explicit.get();
             if (noise.length != size.latentValues()) {
                 throw new InvalidRequestException("explicit noise has " + noise.length + " values, but the working"
-                        + " size " + size + " needs 128·(H/16)·(W/16) = 128·" + size.gridHeight() + "·"
-                        + size.gridWidth() + " = " + size.latentValues());
+                        + " size " + size + " needs " + LatentGrid.CHANNELS + "·(W/16)·(H/16) = " + LatentGrid.CHANNELS
+                        + "·" + size.gridWidth() + "·" + size.gridHeight() + " = " + size.latentValues());
             }
             return LatentNoise.explicit(noise);
         }

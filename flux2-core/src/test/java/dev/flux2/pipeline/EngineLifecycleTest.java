@@ -151,8 +151,8 @@ class EngineLifecycleTest {
         }
 
         @Override
-        public dev.flux2.math.LatentGrid encodeImage(
-                dev.flux2.image.PixelTensor image, dev.flux2.spi.StageContext context) {
+        public dev.flux2.spi.LatentGrid encodeImage(
+                dev.flux2.spi.PixelTensor image, dev.flux2.spi.StageContext context) {
             return delegate.encodeImage(image, context);
         }
 
@@ -163,8 +163,8 @@ class EngineLifecycleTest {
         }
 
         @Override
-        public dev.flux2.image.PixelTensor decodeLatent(
-                dev.flux2.math.LatentGrid latent, dev.flux2.spi.StageContext context) {
+        public dev.flux2.spi.PixelTensor decodeLatent(
+                dev.flux2.spi.LatentGrid latent, dev.flux2.spi.StageContext context) {
             return delegate.decodeLatent(latent, context);
         }
 

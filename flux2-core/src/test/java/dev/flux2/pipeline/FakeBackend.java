@@ -3,13 +3,13 @@ package dev.flux2.pipeline;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.Stage;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSession;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.FusedSupport;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
 import dev.flux2.spi.TokenizedPrompt;
@@ -102,7 +102,7 @@ public final class FakeBackend implements Flux2Backend {
             calls.add("encodeImage");
             encodedPixels.add(new PixelTensor(image.data().clone(), image.width(), image.height()));
             LatentGrid latent = FakeModel.encode(image);
-            encodedLatents.add(new LatentGrid(latent.data().clone(), 128, latent.height(), latent.width()));
+            encodedLatents.add(new LatentGrid(latent.data().clone(), 128, latent.width(), latent.height()));
             return latent;
         });
     }
@@ -125,7 +125,7 @@ public final class FakeBackend implements Flux2Backend {
             if (latent.channels() != 128) {
                 throw new IllegalArgumentException("decode expects 128 channels, got " + latent.channels());
             }
-            decodedLatents.add(new LatentGrid(latent.data().clone(), 128, latent.height(), latent.width()));
+            decodedLatents.add(new LatentGrid(latent.data().clone(), 128, latent.width(), latent.height()));
             context.advance(Stage.VAE_DECODE, 1, 2);
             context.advance(Stage.VAE_DECODE, 2, 2);
             return FakeModel.decode(latent);

@@ -14,8 +14,6 @@ import dev.flux2.api.ModelSummary;
 import dev.flux2.api.PipelineClosedException;
 import dev.flux2.api.ProviderFallback;
 import dev.flux2.api.VaeAttentionMode;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.math.PositionIds;
 import dev.flux2.math.TorchRandom;
 import dev.flux2.onnx.session.OpenSessionCounter;
@@ -27,6 +25,8 @@ import dev.flux2.spi.DenoiserSession;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.FusedSupport;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import dev.flux2.spi.TextEmbedding;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.testkit.FusedConvention;
@@ -180,8 +180,8 @@ class BackendStagesTest {
             for (boolean withRefs : new boolean[] {false, true}) {
                 float[] refs = withRefs ? refTokens : new float[0];
                 float[] ids = PositionIds.concat(
-                        PositionIds.image(gh, gw), withRefs ? PositionIds.reference(0, 2, 2) : new float[0]);
-                DenoiserSetup setup = new DenoiserSetup(gh, gw, ids, refs, PositionIds.text(64));
+                        PositionIds.image(gw, gh), withRefs ? PositionIds.reference(0, 2, 2) : new float[0]);
+                DenoiserSetup setup = new DenoiserSetup(gw, gh, ids, refs, PositionIds.text(64));
                 float[] v = new float[6 * 128];
                 try (DenoiserSession session = backend.openDenoiser(setup, new TestStageContext())) {
                     session.predictVelocity(new DenoiseStep(1, 4, 0.9f, 0.7f), latent, text, v);
@@ -228,7 +228,7 @@ class BackendStagesTest {
         for (VaeAttentionMode mode : new VaeAttentionMode[] {VaeAttentionMode.CHUNKED, VaeAttentionMode.WHOLE}) {
             try (Flux2Backend b = new OnnxBackendProvider().open(config(bundle.directory(), mode))) {
                 TestStageContext context = new TestStageContext();
-                PixelTensor pixels = b.decodeLatent(new LatentGrid(latent.clone(), 128, gh, gw), context);
+                PixelTensor pixels = b.decodeLatent(new LatentGrid(latent.clone(), 128, gw, gh), context);
                 assertEquals(64, pixels.width());
                 assertEquals(48, pixels.height());
                 double max = 0;

@@ -61,7 +61,7 @@ class SyntheticTextToImageTest {
         float[] ctx = ExpectedImage.context(ref, bundle.tokenizerDirectory(), PROMPT);
         float[] sigmas = FlowMatchSchedule.forImage(gh * gw, 4).sigmas();
         float[] latent =
-                ref.fusedLatent(ExpectedImage.noiseTokens(seed, gh, gw), PositionIds.image(gh, gw), sigmas, ctx);
+                ref.fusedLatent(ExpectedImage.noiseTokens(seed, gh, gw), PositionIds.image(gw, gh), sigmas, ctx);
         return ExpectedImage.decode(ref, latent, gh, gw);
     }
 
