@@ -40,7 +40,7 @@ public final class GenerationRequest {
     private final float[] customSigmas;
     private final Long seed;
     private final float[] noise;
-    private final Float guidance;
+    private final Double guidance;
     private final BufferedImage initImage;
     private final Double strength;
     private final List<BufferedImage> referenceImages;
@@ -144,8 +144,8 @@ public final class GenerationRequest {
     }
 
     /** @return the guidance scale, if set */
-    public Optional<Float> guidance() {
-        return Optional.ofNullable(guidance);
+    public OptionalDouble guidance() {
+        return guidance == null ? OptionalDouble.empty() : OptionalDouble.of(guidance);
     }
 
     /** @return the init image for img2img, if set */
@@ -197,7 +197,7 @@ public final class GenerationRequest {
         private float[] customSigmas;
         private Long seed;
         private float[] noise;
-        private Float guidance;
+        private Double guidance;
         private BufferedImage initImage;
         private Path initImagePath;
         private Double strength;
@@ -284,7 +284,7 @@ public final class GenerationRequest {
          *     above 1 enables CFG with the negative prompt
          * @return this
          */
-        public Builder guidance(float guidance) {
+        public Builder guidance(double guidance) {
             this.guidance = guidance;
             return this;
         }
@@ -381,7 +381,7 @@ public final class GenerationRequest {
             } else if (steps != null && steps < 1) {
                 throw new InvalidRequestException("steps must be >= 1, got " + steps);
             }
-            if (guidance != null && !(guidance >= 0f && Float.isFinite(guidance))) {
+            if (guidance != null && !(guidance >= 0.0 && Double.isFinite(guidance))) {
                 throw new InvalidRequestException("guidance must be a finite value >= 0, got " + guidance);
             }
             if (numImages < 1) {

@@ -20,7 +20,7 @@ public record ModelInfo(
         String variant,
         boolean distilled,
         int defaultSteps,
-        float defaultGuidance,
+        double defaultGuidance,
         int defaultWidth,
         int defaultHeight,
         int textSequenceLength,

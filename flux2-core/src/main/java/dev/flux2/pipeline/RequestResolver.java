@@ -86,17 +86,18 @@ final class RequestResolver {
 
     private static GuidancePlan resolveGuidance(GenerationRequest request, ModelInfo model) {
         if (model.distilled()) {
-            request.guidance()
-                    .filter(g -> g != model.defaultGuidance())
-                    .ifPresent(g -> LOG.warn(
-                            "Guidance {} is ignored: model {} is step-distilled and runs one "
-                                    + "transformer pass per step without classifier-free guidance",
-                            g,
-                            model.variant()));
-            return new GuidancePlan(1f, false);
+            OptionalDouble requested = request.guidance();
+            if (requested.isPresent() && requested.getAsDouble() != model.defaultGuidance()) {
+                LOG.warn(
+                        "Guidance {} is ignored: model {} is step-distilled and runs one "
+                                + "transformer pass per step without classifier-free guidance",
+                        requested.getAsDouble(),
+                        model.variant());
+            }
+            return new GuidancePlan(1.0, false);
         }
-        float scale = request.guidance().orElse(model.defaultGuidance());
-        return new GuidancePlan(scale, scale > 1f);
+        double scale = request.guidance().orElse(model.defaultGuidance());
+        return new GuidancePlan(scale, scale > 1.0);
     }
 
     private static LatentNoise resolveNoise(GenerationRequest request, WorkingSize size) {

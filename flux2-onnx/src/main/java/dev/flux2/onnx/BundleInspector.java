@@ -107,7 +107,7 @@ final class BundleInspector {
         d.put("model_name", config.defaults().modelName());
         d.put("distilled", Boolean.toString(config.defaults().distilled()));
         d.put("default_steps", Integer.toString(config.defaults().numSteps()));
-        d.put("default_guidance", Float.toString(config.defaults().guidance()));
+        d.put("default_guidance", Double.toString(config.defaults().guidance()));
         d.put(
                 "default_size",
                 config.defaults().width() + "x" + config.defaults().height());

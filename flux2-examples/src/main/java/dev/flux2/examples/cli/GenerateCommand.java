@@ -78,7 +78,7 @@ final class GenerateCommand extends BaseCommand {
             names = {"-g", "--guidance"},
             paramLabel = "G",
             description = "Guidance scale (default: bundle guidance; ignored by distilled models).")
-    Float guidance;
+    Double guidance;
 
     @Option(
             names = {"-o", "--output"},

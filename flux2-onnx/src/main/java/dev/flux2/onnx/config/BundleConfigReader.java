@@ -170,7 +170,7 @@ public final class BundleConfigReader {
                 .orElse(!(variant.toLowerCase(Locale.ROOT).contains("base")
                         || name.toLowerCase(Locale.ROOT).contains("base")));
         int steps = root.optionalPositiveInt("num_steps").orElse(distilled ? 4 : 50);
-        float guidance = root.optionalNonNegativeFloat("guidance").orElse(distilled ? 1.0f : 4.0f);
+        double guidance = root.optionalNonNegativeDouble("guidance").orElse(distilled ? 1.0 : 4.0);
         int width = size(root, "default_width");
         int height = size(root, "default_height");
         return new ModelDefaults(name, variant, distilled, steps, guidance, width, height);
