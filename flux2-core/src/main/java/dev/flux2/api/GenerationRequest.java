@@ -45,7 +45,6 @@ public final class GenerationRequest {
     private final Double strength;
     private final List<BufferedImage> referenceImages;
     private final int numImages;
-    private final boolean forcePerStep;
     private final ProgressListener progressListener;
     private final CancellationToken cancellation;
 
@@ -63,7 +62,6 @@ public final class GenerationRequest {
         this.strength = b.strength;
         this.referenceImages = List.copyOf(references);
         this.numImages = b.numImages;
-        this.forcePerStep = b.forcePerStep;
         this.progressListener = b.progressListener;
         this.cancellation = b.cancellation;
     }
@@ -97,7 +95,6 @@ public final class GenerationRequest {
         b.strength = strength;
         b.references.addAll(referenceImages);
         b.numImages = numImages;
-        b.forcePerStep = forcePerStep;
         b.progressListener = progressListener;
         b.cancellation = cancellation;
         return b;
@@ -168,11 +165,6 @@ public final class GenerationRequest {
         return numImages;
     }
 
-    /** @return whether a fused multi-step denoiser must not be used even when it could be */
-    public boolean forcePerStep() {
-        return forcePerStep;
-    }
-
     /** @return the progress listener ({@link ProgressListener#NONE} when unset) */
     public ProgressListener progressListener() {
         return progressListener;
@@ -203,7 +195,6 @@ public final class GenerationRequest {
         private Double strength;
         private final List<Object> references = new ArrayList<>();
         private int numImages = 1;
-        private boolean forcePerStep;
         private ProgressListener progressListener = ProgressListener.NONE;
         private CancellationToken cancellation;
 
@@ -339,12 +330,6 @@ public final class GenerationRequest {
         /** @param numImages number of images, ≥ 1; image k uses seed + k @return this */
         public Builder numImages(int numImages) {
             this.numImages = numImages;
-            return this;
-        }
-
-        /** @param forcePerStep true to never use a fused multi-step denoiser graph @return this */
-        public Builder forcePerStep(boolean forcePerStep) {
-            this.forcePerStep = forcePerStep;
             return this;
         }
 

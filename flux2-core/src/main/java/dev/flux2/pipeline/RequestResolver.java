@@ -59,7 +59,6 @@ final class RequestResolver {
                 resolveNoise(request, size),
                 strength,
                 request.numImages(),
-                request.forcePerStep(),
                 images);
     }
 

@@ -16,6 +16,7 @@ import dev.flux2.spi.TokenizedPrompt;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -64,8 +65,20 @@ public final class FakeBackend implements Flux2Backend {
     /** Thrown by decodeLatent when set. */
     public volatile RuntimeException failOnDecode;
 
+    /** The backend option that turns the fused graph off, as the ONNX backend takes it. */
+    public static final Map<String, String> FUSED_OFF = Map.of("fused", "off");
+
     public FakeBackend(FakeModel model) {
-        this.model = model;
+        this(model, Map.of());
+    }
+
+    /**
+     * @param model the fake model
+     * @param options backend options; like the ONNX backend, {@code fused=off} makes the backend report no fused
+     *     graph in its model info
+     */
+    public FakeBackend(FakeModel model, Map<String, String> options) {
+        this.model = "off".equals(options.get("fused")) ? model.withFusedSteps(0) : model;
     }
 
     public FakeModel model() {

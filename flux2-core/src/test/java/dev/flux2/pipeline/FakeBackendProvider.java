@@ -42,7 +42,8 @@ public final class FakeBackendProvider implements Flux2BackendProvider {
     @Override
     public Flux2Backend open(BackendConfig config) {
         LAST_CONFIG.set(config);
-        FakeBackend backend = new FakeBackend(FakeModel.fromProperties(read(config.modelDirectory())));
+        FakeBackend backend =
+                new FakeBackend(FakeModel.fromProperties(read(config.modelDirectory())), config.options());
         LAST_OPENED.set(backend);
         return backend;
     }

@@ -12,12 +12,11 @@ import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.api.PipelineClosedException;
-import dev.flux2.api.ProviderFallback;
-import dev.flux2.api.VaeAttentionMode;
 import dev.flux2.math.PositionIds;
 import dev.flux2.math.TorchRandom;
 import dev.flux2.onnx.session.OpenSessionCounter;
 import dev.flux2.onnx.stage.OnnxTextEmbedding;
+import dev.flux2.onnx.stage.VaeAttentionMode;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.spi.BackendConfig;
 import dev.flux2.spi.DenoiseStep;
@@ -76,7 +75,10 @@ class BackendStagesTest {
     }
 
     private static BackendConfig config(Path dir, VaeAttentionMode mode) {
-        return new BackendConfig(dir, MemoryPolicy.SEQUENTIAL, 1, List.of(), ProviderFallback.FAIL, mode, 0, Map.of());
+        return new BackendConfig(
+                dir,
+                MemoryPolicy.SEQUENTIAL,
+                Map.of("threads", "1", "vae_attention", mode.name().toLowerCase(java.util.Locale.ROOT)));
     }
 
     @BeforeEach

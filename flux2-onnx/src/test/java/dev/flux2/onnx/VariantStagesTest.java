@@ -4,12 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.MemoryPolicy;
-import dev.flux2.api.ProviderFallback;
-import dev.flux2.api.VaeAttentionMode;
 import dev.flux2.math.PositionIds;
 import dev.flux2.math.TorchRandom;
 import dev.flux2.onnx.session.OpenSessionCounter;
 import dev.flux2.onnx.stage.OnnxTextEmbedding;
+import dev.flux2.onnx.stage.VaeAttentionMode;
 import dev.flux2.spi.BackendConfig;
 import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSession;
@@ -26,7 +25,6 @@ import dev.flux2.testkit.SyntheticBundleWriter;
 import dev.flux2.testkit.SyntheticReference;
 import dev.flux2.testkit.TensorElementType;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -92,12 +90,7 @@ class VariantStagesTest {
                 .open(new BackendConfig(
                         bundle.directory(),
                         MemoryPolicy.SEQUENTIAL,
-                        1,
-                        List.of(),
-                        ProviderFallback.FAIL,
-                        mode,
-                        0,
-                        Map.of()));
+                        Map.of("threads", "1", "vae_attention", mode.name().toLowerCase(java.util.Locale.ROOT))));
     }
 
     @BeforeEach

@@ -6,7 +6,6 @@ import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.api.ProviderFallback;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -23,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * natives on the classpath were built with it), and enabling it on throwaway session options must succeed (the GPU
  * jar lists CUDA even without CUDA libraries; enabling it is what fails, java-notes §2). An unavailable provider
  * either fails the load ({@link ProviderFallback#FAIL}) with a {@link ModelLoadException} naming the provider and
- * the reason, or is skipped with a warning ({@link ProviderFallback#WARN_AND_FALL_BACK}). An unknown name always
+ * the reason, or is skipped with a warning ({@link ProviderFallback#WARN}). An unknown name always
  * fails with an {@link InvalidRequestException}: it is a typo, not an unavailable provider. Stateless.
  */
 public final class ProviderSelector {
@@ -53,8 +52,8 @@ public final class ProviderSelector {
                 chosen.add(provider);
             } else if (fallback == ProviderFallback.FAIL) {
                 throw new ModelLoadException("execution provider " + provider.name() + " (requested as '" + name
-                        + "') is unavailable: " + problem.get() + ". Use providerFallback(WARN_AND_FALL_BACK) to "
-                        + "continue without it");
+                        + "') is unavailable: " + problem.get() + ". Set the backend option provider_fallback=warn"
+                        + " to continue without it");
             } else {
                 LOG.warn(
                         "execution provider {} is unavailable, falling back to the next one: {}",

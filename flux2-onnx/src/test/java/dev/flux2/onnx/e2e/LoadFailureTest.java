@@ -272,7 +272,7 @@ class LoadFailureTest {
                         InvalidRequestException.class,
                         () -> Flux2Pipeline.builder()
                                 .model(bundle.directory())
-                                .option("graph_opt", "all")
+                                .backendOption("graph_opt", "all")
                                 .build())
                 .getMessage();
         assertTrue(msg.contains("'graph_opt'") && msg.contains("graph_optimization_level"), msg);
