@@ -55,10 +55,8 @@ public final class FakeBackendProvider implements Flux2BackendProvider {
                 modelDirectory,
                 name(),
                 model.variant(),
-                List.of(new ModelSummary.FileEntry(MARKER, -1, 1)),
+                List.of(new ModelSummary.FileEntry(MARKER, -1, 1, false, "")),
                 List.of(),
-                "none",
-                List.of("cpu"),
                 Map.of());
     }
 

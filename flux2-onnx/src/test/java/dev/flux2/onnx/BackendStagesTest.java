@@ -302,8 +302,12 @@ class BackendStagesTest {
     void inspectDescribesGraphsWithoutOpeningSessions() {
         ModelSummary s = dev.flux2.api.Flux2Models.inspect(bundle.directory());
         assertEquals("onnx", s.backend());
-        assertEquals("engine", s.fusedConvention());
-        assertTrue(s.availableProviders().contains("CPU"));
+        assertEquals("engine", s.details().get("fused_denoiser_convention"));
+        assertTrue(s.details().get("execution_providers_available").contains("CPU"));
+        assertEquals("tokenizer", s.details().get("tokenizer_dir"));
+        assertEquals(
+                Integer.toString(bundle.spec().textSequenceLength()),
+                s.details().get("text_seq_len"));
         assertTrue(
                 s.files().stream().allMatch(ModelSummary.FileEntry::ok),
                 s.files().toString());
