@@ -79,7 +79,7 @@ final class GenerationRun {
         for (int k = 0; k < decoded.size(); k++) {
             results.add(new GeneratedImage(decoded.get(k), metadata(resolved, denoised, k)));
         }
-        LOG.info(
+        LOG.debug(
                 "Generated {} image(s) of {} in {} ms: {} steps ({} run per image{}), seed {}",
                 resolved.numImages(),
                 resolved.size(),

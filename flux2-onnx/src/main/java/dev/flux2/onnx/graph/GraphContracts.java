@@ -83,7 +83,7 @@ public final class GraphContracts {
         TransformerIo transformer =
                 TransformerContract.resolve(check(config, signatures, GraphKeys.TRANSFORMER), textSeq, contextDim);
         if (transformer.inputs().ctx().elementType() != text.ctx().elementType()) {
-            LOG.info(
+            LOG.debug(
                     "text encoder produces {} context but the transformer takes {}; converting once per prompt",
                     text.ctx().elementType(),
                     transformer.inputs().ctx().elementType());

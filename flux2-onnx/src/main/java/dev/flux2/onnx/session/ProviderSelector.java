@@ -62,7 +62,7 @@ public final class ProviderSelector {
             }
         }
         ExecutionProviders result = new ExecutionProviders(chosen, deviceId);
-        LOG.info("execution providers: {}", result.describe());
+        LOG.debug("execution providers: {}", result.describe());
         return result;
     }
 
