@@ -34,7 +34,7 @@ import java.util.function.Supplier;
  * run of a generation still going fail with {@link PipelineClosedException}, then waits for the SPI calls in
  * progress to return before closing the tokenizer. Every call after close throws {@link PipelineClosedException}.
  */
-public final class OnnxBackend implements Flux2Backend {
+final class OnnxBackend implements Flux2Backend {
     private final ModelInfo modelInfo;
     private final Qwen3PromptTokenizer tokenizer;
     private final SessionCache sessions;

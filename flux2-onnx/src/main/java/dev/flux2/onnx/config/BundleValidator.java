@@ -72,7 +72,7 @@ public final class BundleValidator {
      * @param key a {@code models} key
      * @return whether the graph is optional
      */
-    public static boolean isOptionalGraph(String key) {
+    static boolean isOptionalGraph(String key) {
         return key.equals(GraphKeys.TRANSFORMER_FUSED) || key.equals(GraphKeys.VAE_ENCODER);
     }
 

@@ -8,7 +8,7 @@ package dev.flux2.onnx.config;
  * @param largestBytes size of the largest shard
  * @param onnxBytes size of the {@code .onnx} file itself, or -1 when the config does not give it
  */
-public record ShardInfo(int count, long totalBytes, long largestBytes, long onnxBytes) {
+record ShardInfo(int count, long totalBytes, long largestBytes, long onnxBytes) {
 
     /** Validates. */
     public ShardInfo {

@@ -51,12 +51,12 @@ public record GraphSignature(
     }
 
     /** @return the input names in declaration order */
-    public List<String> inputNames() {
+    List<String> inputNames() {
         return inputs.stream().map(TensorSignature::name).collect(Collectors.toList());
     }
 
     /** @return the output names in declaration order */
-    public List<String> outputNames() {
+    List<String> outputNames() {
         return outputs.stream().map(TensorSignature::name).collect(Collectors.toList());
     }
 }

@@ -23,7 +23,7 @@ public record AttentionPlan(int rows, boolean whole) {
     }
 
     /** @param s the sequence length S @return the number of calls */
-    public int chunks(int s) {
+    int chunks(int s) {
         return whole ? 1 : (s + rows - 1) / rows;
     }
 
@@ -57,7 +57,7 @@ public record AttentionPlan(int rows, boolean whole) {
      * @param s the sequence length S
      * @return the plan for this decode
      */
-    public static AttentionPlan choose(VaeAttentionMode mode, int chunkRows, long fixedRows, int s) {
+    static AttentionPlan choose(VaeAttentionMode mode, int chunkRows, long fixedRows, int s) {
         if (fixedRows >= 0) {
             return fixedRows == s ? new AttentionPlan(s, true) : new AttentionPlan((int) fixedRows, false);
         }
