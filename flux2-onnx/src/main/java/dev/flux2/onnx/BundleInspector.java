@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -138,10 +139,24 @@ final class BundleInspector {
         d.put(
                 "ignored_models",
                 config.ignoredModelKeys().isEmpty() ? "none" : String.join(", ", config.ignoredModelKeys()));
-        d.put("execution_providers_available", availableProviders());
-        d.put("onnxruntime_version", OrtEnvironment.getEnvironment().getVersion());
+        d.put("execution_providers_available", runtimeFact(BundleInspector::availableProviders));
+        d.put(
+                "onnxruntime_version",
+                runtimeFact(() -> OrtEnvironment.getEnvironment().getVersion()));
         d.put("problems", problems.isEmpty() ? "none" : String.join("; ", problems));
         return d;
+    }
+
+    /**
+     * A fact only the ONNX Runtime natives can tell. The description of the files must not depend on them (the
+     * downloader inspects a folder on any platform), so a runtime that cannot load is reported, not thrown.
+     */
+    private static String runtimeFact(Supplier<String> fact) {
+        try {
+            return fact.get();
+        } catch (RuntimeException | LinkageError e) {
+            return "unknown (ONNX Runtime could not be loaded: " + e + ")";
+        }
     }
 
     private static String availableProviders() {
