@@ -226,7 +226,7 @@ class BackendStagesTest {
         int gh = 3;
         int gw = 4; // S = (48/8)(64/8) = 48 = 20 + 20 + 8
         float[] latent = TorchRandom.randn(7L, 128 * gh * gw);
-        float[] expected = ref.decodeLatent(latent, gh, gw);
+        float[] expected = ref.decodeLatent(latent, gw, gh);
         for (VaeAttentionMode mode : new VaeAttentionMode[] {VaeAttentionMode.CHUNKED, VaeAttentionMode.WHOLE}) {
             try (Flux2Backend b = new OnnxBackendProvider().open(config(bundle.directory(), mode))) {
                 TestStageContext context = new TestStageContext();

@@ -154,7 +154,7 @@ class VariantStagesTest {
             }
             float[] z = TorchRandom.randn(9L, 128 * 3 * 4);
             PixelTensor pixels = backend.decodeLatent(new LatentGrid(z.clone(), 128, 4, 3), new TestStageContext());
-            double d = maxDiff(ref.decodeLatent(z, 3, 4), pixels.data());
+            double d = maxDiff(ref.decodeLatent(z, 4, 3), pixels.data());
             assertTrue(d <= FP32_TOLERANCE, "fp32 decoder, 3 chunks: max |Δ| " + d);
             float[] image = new float[3 * 32 * 48];
             for (int i = 0; i < image.length; i++) {
@@ -188,7 +188,7 @@ class VariantStagesTest {
             }
             float[] z = TorchRandom.randn(10L, 128 * 3 * 4);
             PixelTensor pixels = backend.decodeLatent(new LatentGrid(z.clone(), 128, 4, 3), new TestStageContext());
-            float[] expected = ref.decodeLatent(z, 3, 4);
+            float[] expected = ref.decodeLatent(z, 4, 3);
             double d = maxDiff(expected, pixels.data());
             assertTrue(
                     d <= MIXED_DECODER_TOLERANCE,
@@ -196,7 +196,7 @@ class VariantStagesTest {
             // The reference of an all-fp16 decoder differs by more than that: the per-graph types are honoured.
             float[] allHalf = new SyntheticReference(
                             SyntheticBundleSpec.builder().vaeChunkSize(20).build())
-                    .decodeLatent(z, 3, 4);
+                    .decodeLatent(z, 4, 3);
             assertTrue(maxDiff(allHalf, expected) > 0x1p-10, "the bf16 output stage must be visible in the reference");
         }
     }

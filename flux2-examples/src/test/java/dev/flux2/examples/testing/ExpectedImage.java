@@ -61,7 +61,7 @@ public final class ExpectedImage {
             }
         }
         float[] latent = LatentLayout.unpack(x, 128, gw, gh).data();
-        float[] chw = ref.decodeLatent(latent, gh, gw);
+        float[] chw = ref.decodeLatent(latent, gw, gh);
         int plane = request.width() * request.height();
         int[] rgb = new int[plane];
         for (int p = 0; p < plane; p++) {

@@ -94,7 +94,7 @@ final class ExpectedImage {
      */
     static float[] decode(SyntheticReference ref, float[] tokens, int gridHeight, int gridWidth) {
         LatentGrid latent = LatentLayout.unpack(tokens, 128, gridWidth, gridHeight);
-        return ref.decodeLatent(latent.data(), gridHeight, gridWidth);
+        return ref.decodeLatent(latent.data(), gridWidth, gridHeight);
     }
 
     /**
