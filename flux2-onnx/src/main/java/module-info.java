@@ -13,6 +13,7 @@ module dev.flux2.onnx {
     requires com.fasterxml.jackson.databind;
     requires com.microsoft.onnxruntime;
     requires com.sun.jna;
+    requires jdk.management;
     requires org.slf4j;
 
     provides dev.flux2.spi.Flux2BackendProvider with

@@ -32,7 +32,7 @@ public final class Flux2Pipeline implements AutoCloseable {
         this.engine = engine;
     }
 
-    /** @return a builder with the defaults: {@link MemoryPolicy#SEQUENTIAL}, any backend, no backend options */
+    /** @return a builder with the defaults: {@link MemoryPolicy#AUTO}, any backend, no backend options */
     public static Builder builder() {
         return new Builder();
     }
@@ -83,7 +83,7 @@ public final class Flux2Pipeline implements AutoCloseable {
      */
     public static final class Builder {
         private Path model;
-        private MemoryPolicy memoryPolicy = MemoryPolicy.SEQUENTIAL;
+        private MemoryPolicy memoryPolicy = MemoryPolicy.AUTO;
         private String backend;
         private final Map<String, String> backendOptions = new LinkedHashMap<>();
         private final List<String> nullOptions = new ArrayList<>();
@@ -96,7 +96,7 @@ public final class Flux2Pipeline implements AutoCloseable {
             return this;
         }
 
-        /** @param policy when sessions stay open (default {@link MemoryPolicy#SEQUENTIAL}) @return this */
+        /** @param policy when sessions stay open (default {@link MemoryPolicy#AUTO}) @return this */
         public Builder memoryPolicy(MemoryPolicy policy) {
             this.memoryPolicy = policy;
             return this;
@@ -145,7 +145,7 @@ public final class Flux2Pipeline implements AutoCloseable {
                 throw new InvalidRequestException("model directory must be set with model(Path), got none");
             }
             if (memoryPolicy == null) {
-                throw new InvalidRequestException("memoryPolicy must be SEQUENTIAL or RESIDENT, got null");
+                throw new InvalidRequestException("memoryPolicy must be SEQUENTIAL, RESIDENT or AUTO, got null");
             }
             if (!nullOptions.isEmpty()) {
                 throw new InvalidRequestException(

@@ -3,8 +3,10 @@ package dev.flux2.api;
 /**
  * When a backend keeps its inference sessions (and the weights they hold) in memory.
  *
- * <p>The default is {@link #SEQUENTIAL}: a FLUX.2 klein bundle is about 5 GB, and opening one stage at a time keeps
- * the peak close to the largest stage instead of the sum of all of them.
+ * <p>The default is {@link #AUTO}: the backend keeps its sessions resident when the model's measured session
+ * footprint fits in the memory available to the process, and opens one stage at a time otherwise (a FLUX.2 klein
+ * bundle is about 5 GB; opening one stage at a time keeps the peak close to the largest stage instead of the sum of
+ * all of them).
  */
 public enum MemoryPolicy {
     /**
@@ -16,12 +18,18 @@ public enum MemoryPolicy {
      * Keep every session open across {@code generate} calls until the pipeline is closed. Fastest for repeated
      * generation (servers); peak memory ≈ the sum of all stages.
      */
-    RESIDENT;
+    RESIDENT,
+    /**
+     * Let the backend choose {@link #RESIDENT} when every session fits in the memory available to the process
+     * (physical memory, a container's limit and the JVM's own reservations accounted), else {@link #SEQUENTIAL}.
+     * The backend reports its choice and the reason (the ONNX backend: {@code flux2 info} and a DEBUG log line).
+     */
+    AUTO;
 
     /**
      * Parses a policy name case-insensitively.
      *
-     * @param name {@code sequential} or {@code resident}
+     * @param name {@code sequential}, {@code resident} or {@code auto}
      * @return the policy
      * @throws IllegalArgumentException naming the bad value and the accepted ones
      */
@@ -31,6 +39,7 @@ public enum MemoryPolicy {
                 return p;
             }
         }
-        throw new IllegalArgumentException("unknown memory policy '" + name + "', expected sequential or resident");
+        throw new IllegalArgumentException(
+                "unknown memory policy '" + name + "', expected sequential, resident or auto");
     }
 }

@@ -2,6 +2,7 @@ package dev.flux2.onnx;
 
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtProvider;
+import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.onnx.config.BundleConfig;
@@ -14,6 +15,11 @@ import dev.flux2.onnx.graph.ExternalDataCheck;
 import dev.flux2.onnx.graph.GraphContracts;
 import dev.flux2.onnx.graph.GraphSignature;
 import dev.flux2.onnx.graph.TensorSignature;
+import dev.flux2.onnx.memory.AutoMemoryPolicy;
+import dev.flux2.onnx.memory.MemoryDecision;
+import dev.flux2.onnx.memory.MemorySnapshot;
+import dev.flux2.onnx.memory.SessionFootprint;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,6 +44,8 @@ final class BundleInspector {
     static final String TOKENIZER_DIR = "tokenizer_dir";
     /** Detail key: the {@code text_seq_len} the tokenizer pads and truncates to. */
     static final String TEXT_SEQ_LEN = "text_seq_len";
+    /** Detail key: the policy {@link MemoryPolicy#AUTO} would choose in this process, and why. */
+    static final String MEMORY_POLICY_AUTO = "memory_policy_auto";
 
     private BundleInspector() {}
 
@@ -96,7 +104,7 @@ final class BundleInspector {
                 config.defaults().variant(),
                 files,
                 graphs,
-                details(config, fused, absent, problems));
+                details(config, fused, absent, problems, memoryFacts(signatures, config)));
     }
 
     private static List<ModelSummary.TensorEntry> tensors(List<TensorSignature> list) {
@@ -107,8 +115,38 @@ final class BundleInspector {
         return out;
     }
 
+    /**
+     * What {@link MemoryPolicy#AUTO} would choose for this bundle in this process, and the weights it weighs; unknown
+     * while a graph or one of its files is missing.
+     */
+    private static Map<String, String> memoryFacts(Map<String, GraphSignature> signatures, BundleConfig config) {
+        Map<String, String> d = new LinkedHashMap<>();
+        if (signatures.size() != config.usedModelKeys().size()) {
+            d.put(MEMORY_POLICY_AUTO, "unknown (a graph could not be read)");
+            return d;
+        }
+        try {
+            SessionFootprint footprint = SessionFootprint.of(signatures);
+            d.put(
+                    "session_weights",
+                    footprint.graphs().stream()
+                            .map(g ->
+                                    g.key() + " " + String.format(Locale.ROOT, "%.1f MiB", g.totalBytes() / 1048576.0))
+                            .collect(Collectors.joining(", ")));
+            MemoryDecision decision = AutoMemoryPolicy.decide(MemoryPolicy.AUTO, footprint, MemorySnapshot.current());
+            d.put(MEMORY_POLICY_AUTO, decision.policy().name().toLowerCase(Locale.ROOT) + ": " + decision.reason());
+        } catch (UncheckedIOException e) {
+            d.put(MEMORY_POLICY_AUTO, "unknown (" + e.getMessage() + ")");
+        }
+        return d;
+    }
+
     private static Map<String, String> details(
-            BundleConfig config, String fused, List<ModelEntry> absent, List<String> problems) {
+            BundleConfig config,
+            String fused,
+            List<ModelEntry> absent,
+            List<String> problems,
+            Map<String, String> memory) {
         Map<String, String> d = new LinkedHashMap<>();
         d.put("model_name", config.defaults().modelName());
         d.put("distilled", Boolean.toString(config.defaults().distilled()));
@@ -143,6 +181,7 @@ final class BundleInspector {
         d.put(
                 "onnxruntime_version",
                 runtimeFact(() -> OrtEnvironment.getEnvironment().getVersion()));
+        d.putAll(memory);
         d.put("problems", problems.isEmpty() ? "none" : String.join("; ", problems));
         return d;
     }

@@ -9,6 +9,10 @@ import dev.flux2.onnx.config.BundleConfigReader;
 import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.config.ModelEntry;
 import dev.flux2.onnx.graph.BundleIo;
+import dev.flux2.onnx.memory.AutoMemoryPolicy;
+import dev.flux2.onnx.memory.MemoryDecision;
+import dev.flux2.onnx.memory.MemorySnapshot;
+import dev.flux2.onnx.memory.SessionFootprint;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.ProviderSelector;
 import dev.flux2.onnx.session.SessionCache;
@@ -34,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #open} checks everything that does not need weights in memory before returning: the config's fields,
  * every file and shard size, every graph's inputs and outputs (read from the graph headers, so the 2.5 GB shards
  * are not loaded), the options, the VAE attention settings, the execution providers and the tokenizer. Sessions
- * are created when a stage first runs, and kept per the {@link dev.flux2.api.MemoryPolicy} (default SEQUENTIAL).
+ * are created when a stage first runs, and kept per the {@link dev.flux2.api.MemoryPolicy} (default AUTO, resolved here by {@link AutoMemoryPolicy}).
  *
  * <p>Registered in {@code META-INF/services/dev.flux2.spi.Flux2BackendProvider}. Cheap to construct; thread-safe.
  */
@@ -84,8 +88,11 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                 bundleConfig.directory().resolve(bundleConfig.text().tokenizerDir()),
                 bundleConfig.text().sequenceLength());
         try {
+            MemoryDecision memory = AutoMemoryPolicy.decide(
+                    config.memoryPolicy(), SessionFootprint.of(bundleConfig, io), MemorySnapshot.current());
+            LOG.debug("memory policy for {}: {}", config.modelDirectory(), memory.describe());
             SessionCache sessions =
-                    new SessionCache(new SessionFactory(env, providers, options.threads()), config.memoryPolicy());
+                    new SessionCache(new SessionFactory(env, providers, options.threads()), memory.policy());
             StageResources resources = new StageResources(
                     env,
                     sessions,
@@ -96,7 +103,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                     "opened {} ({}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
                     info.variant(),
-                    config.memoryPolicy(),
+                    memory.describe(),
                     providers.describe(),
                     options.fusedEnabled() ? io.fusedConvention() : "off (backend option fused=off)",
                     String.join(" -> ", io.decoder().graphKeys()),

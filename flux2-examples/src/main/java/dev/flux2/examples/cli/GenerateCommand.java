@@ -130,8 +130,10 @@ final class GenerateCommand extends BaseCommand {
     @Option(
             names = "--memory",
             paramLabel = "POLICY",
-            defaultValue = "sequential",
-            description = "sequential (one stage in memory at a time) or resident (default ${DEFAULT-VALUE}).")
+            defaultValue = "auto",
+            description = "auto (resident when every session fits in the memory available, else sequential), "
+                    + "sequential (one stage in memory at a time) or resident (default ${DEFAULT-VALUE}; "
+                    + "flux2 info shows what auto chooses and why).")
     MemoryPolicy memory;
 
     @Option(

@@ -1,0 +1,55 @@
+package dev.flux2.onnx.memory;
+
+import dev.flux2.api.MemoryPolicy;
+import java.util.Locale;
+
+/**
+ * Resolves {@link MemoryPolicy#AUTO}: RESIDENT when every session of the bundle, plus working memory, fits in what
+ * the process may still use; SEQUENTIAL otherwise. Explicit policies are kept as they are.
+ *
+ * <p>needed = {@link SessionFootprint#residentPeakBytes()} + {@value #WORKING_MEMORY_BYTES} bytes of working
+ * memory (activations and arenas of a 512² generation, measured on the timing bundle; docs/performance.md,
+ * "The AUTO memory policy"); available = {@link MemorySnapshot#availableForSessionsBytes()}. RESIDENT when
+ * needed ≤ available. Stateless.
+ */
+public final class AutoMemoryPolicy {
+    /**
+     * Working memory beside the weights: ONNX Runtime's arenas and activations for a 512² generation (the timing
+     * bundle's RESIDENT peak minus its weights and the process's base, rounded up).
+     */
+    public static final long WORKING_MEMORY_BYTES = 2L << 30;
+
+    private AutoMemoryPolicy() {}
+
+    /**
+     * @param requested the caller's policy
+     * @param footprint the bundle's session footprint
+     * @param memory the process's memory now
+     * @return the policy to run with and why
+     */
+    public static MemoryDecision decide(MemoryPolicy requested, SessionFootprint footprint, MemorySnapshot memory) {
+        if (requested != MemoryPolicy.AUTO) {
+            return MemoryDecision.explicit(requested);
+        }
+        long needed = footprint.residentPeakBytes() + WORKING_MEMORY_BYTES;
+        long available = memory.availableForSessionsBytes();
+        String budget = "estimated resident peak " + gib(needed) + " (" + gib(footprint.weightBytes())
+                + " of weights: " + SessionFootprint.SETTLED_EXTERNAL_FACTOR + "x external settled, "
+                + SessionFootprint.CREATION_PEAK_FACTOR + "x while the largest is created, + "
+                + gib(WORKING_MEMORY_BYTES)
+                + " working memory) " + (needed <= available ? "fits in " : "exceeds ") + gib(available)
+                + " available (MemAvailable " + gib(memory.memAvailableBytes()) + ", cgroup "
+                + (memory.cgroup().limitBytes().isPresent()
+                        ? "limit " + gib(memory.cgroup().limitBytes().getAsLong()) + " headroom "
+                                + gib(memory.cgroup().headroomBytes().orElse(0))
+                        : "unlimited")
+                + ", minus heap headroom " + gib(memory.heapHeadroomBytes()) + " and direct memory "
+                + gib(memory.directReserveBytes()) + ")";
+        return new MemoryDecision(
+                needed <= available ? MemoryPolicy.RESIDENT : MemoryPolicy.SEQUENTIAL, MemoryPolicy.AUTO, budget);
+    }
+
+    static String gib(long bytes) {
+        return String.format(Locale.ROOT, "%.2f GiB", bytes / (double) (1L << 30));
+    }
+}
