@@ -45,6 +45,15 @@ final class FusedPolicy {
         return true;
     }
 
+    /**
+     * @param request the resolved request
+     * @param model the model
+     * @return whether the request may run fused (the backend's own check still follows)
+     */
+    static boolean mayUseFused(ResolvedRequest request, ModelInfo model) {
+        return ruledOutBy(request, model) == null;
+    }
+
     private static String ruledOutBy(ResolvedRequest request, ModelInfo model) {
         if (model.fusedSteps() <= 0) {
             return "the backend offers no fused denoiser (the bundle has none, or a backend option turned it off)";

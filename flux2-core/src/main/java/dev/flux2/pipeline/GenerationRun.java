@@ -14,8 +14,10 @@ import dev.flux2.math.PositionIds;
 import dev.flux2.spi.DenoiserSession;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.Flux2Backend;
+import dev.flux2.spi.GenerationPlan;
 import dev.flux2.spi.LatentGrid;
 import dev.flux2.spi.PixelTensor;
+import dev.flux2.spi.Preparation;
 import java.awt.image.BufferedImage;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,11 +71,19 @@ final class GenerationRun {
                 resolved.startIndex(),
                 resolved.guidance());
         Denoised denoised;
-        try (TextConditioning text = TextConditioning.encode(resolved, backend, context)) {
-            EncodedImages encoded = ImageInputs.encode(images, resolved.size(), backend, context);
-            denoised = denoiseAll(resolved, text, encoded);
+        List<BufferedImage> decoded;
+        GenerationPlan plan = new GenerationPlan(
+                resolved.size().gridWidth(),
+                resolved.size().gridHeight(),
+                !resolved.images().references().isEmpty(),
+                FusedPolicy.mayUseFused(resolved, model));
+        try (Preparation prepared = context.call("preparing the generation", () -> backend.prepare(plan, context))) {
+            try (TextConditioning text = TextConditioning.encode(resolved, backend, context)) {
+                EncodedImages encoded = ImageInputs.encode(images, resolved.size(), backend, context);
+                denoised = denoiseAll(resolved, text, encoded);
+            }
+            decoded = decodeAll(resolved, denoised.latents());
         }
-        List<BufferedImage> decoded = decodeAll(resolved, denoised.latents());
         long wall = System.nanoTime() - start;
         List<GeneratedImage> results = new ArrayList<>(decoded.size());
         for (int k = 0; k < decoded.size(); k++) {

@@ -16,6 +16,20 @@ public interface Flux2Backend extends AutoCloseable {
     ModelInfo modelInfo();
 
     /**
+     * Announces a generation before its first stage, so that the backend can prepare in the background (the ONNX
+     * backend opens the transformer's session ahead when memory allows). Optional: the default prepares nothing.
+     * Preparation must not fail the generation: what cannot be prepared is simply done when the stage runs, and a
+     * failure of work started here is reported by the stage that needed it.
+     *
+     * @param plan the generation's size and denoiser path
+     * @param context cancellation, progress and timing for this generation
+     * @return what was started; the caller closes it when the generation ends
+     */
+    default Preparation prepare(GenerationPlan plan, StageContext context) {
+        return Preparation.NONE;
+    }
+
+    /**
      * Tokenizes a prompt exactly as the reference does (chat template, right padding, right truncation).
      *
      * @param prompt the prompt, verbatim

@@ -3,7 +3,9 @@ package dev.flux2.onnx;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
+import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.session.SessionCache;
+import dev.flux2.onnx.session.SessionSpec;
 import dev.flux2.onnx.stage.AttentionSettings;
 import dev.flux2.onnx.stage.OnnxDenoiserSession;
 import dev.flux2.onnx.stage.StageResources;
@@ -13,17 +15,25 @@ import dev.flux2.onnx.stage.VaeEncoderStage;
 import dev.flux2.spi.DenoiserSession;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.Flux2Backend;
+import dev.flux2.spi.GenerationPlan;
 import dev.flux2.spi.LatentGrid;
 import dev.flux2.spi.PixelTensor;
+import dev.flux2.spi.Preparation;
 import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ONNX Runtime backend of one opened bundle: delegates each SPI call to its stage and owns the tokenizer and
@@ -35,6 +45,8 @@ import java.util.function.Supplier;
  * progress to return before closing the tokenizer. Every call after close throws {@link PipelineClosedException}.
  */
 final class OnnxBackend implements Flux2Backend {
+    private static final Logger LOG = LoggerFactory.getLogger(OnnxBackend.class);
+
     private final ModelInfo modelInfo;
     private final Qwen3PromptTokenizer tokenizer;
     private final SessionCache sessions;
@@ -45,6 +57,8 @@ final class OnnxBackend implements Flux2Backend {
     private final boolean fusedEnabled;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The prefetches of each generation in progress, by its context; guarded by itself. */
+    private final Map<StageContext, GenerationPrefetches> generations = new IdentityHashMap<>();
 
     /**
      * @param parts the opened parts; ownership of the tokenizer and the session cache passes to this backend
@@ -92,6 +106,30 @@ final class OnnxBackend implements Flux2Backend {
         return call("modelInfo", () -> modelInfo);
     }
 
+    /**
+     * Opens the per-step transformer's session in the background (text-to-image without a fused graph, when the
+     * session cache's policy and memory allow it), and, once the transformer runs, the VAE decoder's first graph.
+     * Whatever the generation does not take is closed when the returned preparation is closed.
+     */
+    @Override
+    public Preparation prepare(GenerationPlan plan, StageContext context) {
+        return call("prepare", () -> {
+            GenerationPrefetches prefetches = new GenerationPrefetches(context);
+            if (!plan.referenceImages() && !(plan.fusedCandidate() && fusedEnabled)) {
+                // The text encoder is created while the transformer's creation runs: both peaks count.
+                prefetches.start(
+                        "the transformer",
+                        () -> OnnxDenoiserSession.perStepSpec(resources, plan.gridWidth() * plan.gridHeight()),
+                        resources.specs().weightBytes(GraphKeys.TEXT_ENCODER));
+            }
+            prefetches.decoderGrid(plan.gridWidth(), plan.gridHeight());
+            synchronized (generations) {
+                generations.put(context, prefetches);
+            }
+            return prefetches;
+        });
+    }
+
     @Override
     public TokenizedPrompt tokenize(String prompt) {
         return call("tokenize", () -> tokenizer.tokenize(prompt));
@@ -118,7 +156,14 @@ final class OnnxBackend implements Flux2Backend {
 
     @Override
     public DenoiserSession openDenoiser(DenoiserSetup setup, StageContext context) {
-        return call("openDenoiser", () -> new OnnxDenoiserSession(resources, setup, context, fusedEnabled));
+        return call("openDenoiser", () -> {
+            GenerationPrefetches prefetches;
+            synchronized (generations) {
+                prefetches = generations.get(context);
+            }
+            Runnable afterTransformer = prefetches == null ? () -> {} : prefetches::startDecoder;
+            return new OnnxDenoiserSession(resources, setup, context, fusedEnabled, afterTransformer);
+        });
     }
 
     @Override
@@ -129,6 +174,72 @@ final class OnnxBackend implements Flux2Backend {
     /** @return the number of sessions this backend holds open (resident, or leased by a running stage) */
     public int openSessions() {
         return sessions.openSessions();
+    }
+
+    /**
+     * The sessions opened ahead for one generation. Closing it discards what the generation did not take. A
+     * failure to compute a spec (a size the graph does not accept) opens nothing: the stage reports it.
+     */
+    private final class GenerationPrefetches implements Preparation {
+        private final StageContext context;
+        private final List<SessionCache.Prefetch> handles = new ArrayList<>();
+        private int gridWidth;
+        private int gridHeight;
+        private boolean decoderStarted;
+        private boolean done;
+
+        GenerationPrefetches(StageContext context) {
+            this.context = context;
+        }
+
+        void decoderGrid(int width, int height) {
+            this.gridWidth = width;
+            this.gridHeight = height;
+        }
+
+        void start(String what, Supplier<SessionSpec> spec, long concurrentWeightBytes) {
+            SessionCache.Prefetch handle;
+            try {
+                handle = sessions.prefetch(spec.get(), concurrentWeightBytes);
+            } catch (RuntimeException e) {
+                LOG.debug("not opening {} ahead: {}", what, e.getMessage());
+                return;
+            }
+            boolean discard;
+            synchronized (this) {
+                discard = done;
+                if (!done) {
+                    handles.add(handle);
+                }
+            }
+            if (discard) {
+                handle.close();
+            }
+        }
+
+        void startDecoder() {
+            synchronized (this) {
+                if (decoderStarted || done || context.isCancelled()) {
+                    return;
+                }
+                decoderStarted = true;
+            }
+            start("the VAE decoder", () -> VaeDecoderChain.firstSpec(resources, gridWidth, gridHeight), 0);
+        }
+
+        @Override
+        public void close() {
+            List<SessionCache.Prefetch> toClose;
+            synchronized (this) {
+                done = true;
+                toClose = new ArrayList<>(handles);
+                handles.clear();
+            }
+            synchronized (generations) {
+                generations.remove(context, this);
+            }
+            toClose.forEach(SessionCache.Prefetch::close);
+        }
     }
 
     private <T> T call(String what, Supplier<T> body) {

@@ -15,6 +15,7 @@ import dev.flux2.onnx.memory.MemorySnapshot;
 import dev.flux2.onnx.memory.SessionFootprint;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.ProviderSelector;
+import dev.flux2.onnx.session.SequentialBudget;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.session.SessionFactory;
 import dev.flux2.onnx.session.SharedEnvironment;
@@ -91,8 +92,18 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             MemoryDecision memory = AutoMemoryPolicy.decide(
                     config.memoryPolicy(), SessionFootprint.of(bundleConfig, io), MemorySnapshot.current());
             LOG.debug("memory policy for {}: {}", config.modelDirectory(), memory.describe());
-            SessionCache sessions =
-                    new SessionCache(new SessionFactory(env, providers, options.threads()), memory.policy());
+            SessionFootprint footprint = SessionFootprint.of(bundleConfig, io);
+            SessionCache sessions = new SessionCache(
+                    new SessionFactory(env, providers, options.threads()),
+                    memory.policy(),
+                    new SequentialBudget(
+                            footprint.sequentialPeakBytes(),
+                            footprint
+                                    .largest()
+                                    .map(SessionFootprint.GraphWeights::totalBytes)
+                                    .orElse(0L),
+                            () -> MemorySnapshot.current().availableForSessionsBytes(),
+                            AutoMemoryPolicy.WORKING_MEMORY_BYTES));
             StageResources resources = new StageResources(
                     env,
                     sessions,

@@ -1,10 +1,13 @@
 package dev.flux2.onnx.session;
 
+import dev.flux2.api.Flux2Exception;
 import dev.flux2.api.MemoryPolicy;
+import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,37 +21,62 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link MemoryPolicy#SEQUENTIAL}: every lease opens its own session and closing the lease closes it, so
  *       only the stages running right now hold memory (peak ≈ the largest stage). Native memory that earlier
  *       stages freed is handed back to the OS first ({@link NativeHeapTrim}), so it does not add to the peak that
- *       the new session's creation sets.</li>
+ *       the new session's creation sets. Within its {@link SequentialBudget}, small sessions are kept across
+ *       generations instead of closed, and {@link #prefetch} opens the next stage's session in the background.</li>
  *   <li>{@link MemoryPolicy#RESIDENT}: one session per graph key is kept open across generations until
  *       {@link #close()}. A request for the same graph with other pinned dimensions (another resolution) replaces
  *       it; the replaced session closes when its last lease is released, so at most one resolution per graph is
- *       resident and memory stays bounded by the sum of the stages.</li>
+ *       resident and memory stays bounded by the sum of the stages. {@link #prefetch} opens a graph that is not
+ *       resident yet in the background.</li>
  * </ul>
  *
  * <p>Every session opened through the cache is tracked, so {@link #close()} releases all of them, including those a
  * running generation still leases (its next run then fails with {@link PipelineClosedException}; a run in flight
- * is waited for). Thread-safe.
+ * is waited for) and those still being created in the background (close waits for their creation, then closes
+ * them). A prefetched session that no stage takes is closed when its {@link Prefetch} handle is closed. A failure to
+ * create it is thrown, as the same {@link ModelLoadException}, by the {@link #acquire} that takes it. Thread-safe.
  */
 public final class SessionCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SessionCache.class);
 
     private final SessionFactory factory;
     private final MemoryPolicy policy;
+    private final SequentialBudget budget;
     private final Map<String, Resident> resident = new HashMap<>();
     private final Map<ManagedSession, Boolean> open = new IdentityHashMap<>();
+    /** SEQUENTIAL sessions kept across generations, by spec; guarded by this. */
+    private final Map<SessionSpec, Kept> kept = new LinkedHashMap<>();
+    /** Sessions being (or already) created in the background and not yet taken, by spec; guarded by this. */
+    private final Map<SessionSpec, Prefetch> prefetched = new HashMap<>();
+
     private boolean closed;
 
     /**
+     * A cache that keeps and prefetches nothing under SEQUENTIAL ({@link SequentialBudget#NONE}).
+     *
      * @param factory opens sessions
-     * @param policy when sessions are closed
+     * @param policy when sessions are closed: SEQUENTIAL or RESIDENT
      */
     public SessionCache(SessionFactory factory, MemoryPolicy policy) {
+        this(factory, policy, SequentialBudget.NONE);
+    }
+
+    /**
+     * @param factory opens sessions
+     * @param policy when sessions are closed: SEQUENTIAL or RESIDENT
+     * @param budget what SEQUENTIAL may keep across generations and open ahead
+     */
+    public SessionCache(SessionFactory factory, MemoryPolicy policy, SequentialBudget budget) {
         this.factory = Objects.requireNonNull(factory, "factory");
         this.policy = Objects.requireNonNull(policy, "policy");
+        this.budget = Objects.requireNonNull(budget, "budget");
+        if (policy == MemoryPolicy.AUTO) {
+            throw new IllegalArgumentException("the session cache needs a resolved policy, got AUTO");
+        }
     }
 
     /** @return the memory policy */
-    MemoryPolicy policy() {
+    public MemoryPolicy policy() {
         return policy;
     }
 
@@ -56,50 +84,156 @@ public final class SessionCache implements AutoCloseable {
      * @param spec the graph and its pinned dimensions
      * @return a lease on a session for the spec; the caller closes it
      * @throws PipelineClosedException after {@link #close()}
-     * @throws dev.flux2.api.ModelLoadException when the session cannot be opened
+     * @throws ModelLoadException when the session cannot be opened (also when its background creation failed)
      */
     public SessionLease acquire(SessionSpec spec) {
         return policy == MemoryPolicy.RESIDENT ? acquireResident(spec) : acquireSequential(spec);
     }
 
-    private SessionLease acquireSequential(SessionSpec spec) {
-        checkOpen(spec);
-        // What earlier stages freed goes back to the OS before this session's creation sets the peak.
-        NativeHeapTrim.trim();
-        // Opened outside the lock: creating a multi-GB session takes seconds and must not block other generations.
-        ManagedSession session = factory.open(spec);
+    /**
+     * Starts creating the session for {@code spec} on a background thread, if the policy and memory allow it: under
+     * RESIDENT when the graph is not resident with these dimensions yet; under SEQUENTIAL when the
+     * {@link SequentialBudget} allows holding it beside the sessions open now. The next {@link #acquire} of the same
+     * spec takes it.
+     *
+     * @param spec the graph and its pinned dimensions
+     * @param concurrentWeightBytes the weights of a session the generation will create meanwhile (the text
+     *     encoder's, when the transformer is opened ahead of it), counted at its creation peak; 0 for none
+     * @return a handle whose {@code close()} discards the session if no stage has taken it; a no-op handle when
+     *     nothing was started
+     */
+    public Prefetch prefetch(SessionSpec spec, long concurrentWeightBytes) {
+        Prefetch p;
         synchronized (this) {
-            if (closed) {
-                session.close();
-                throw closedError(spec);
+            if (closed || prefetched.containsKey(spec)) {
+                return Prefetch.NONE;
             }
-            open.put(session, Boolean.TRUE);
+            if (policy == MemoryPolicy.RESIDENT) {
+                Resident current = resident.get(spec.graphKey());
+                if (current != null && current.session.spec().equals(spec)) {
+                    return Prefetch.NONE;
+                }
+            } else {
+                if (kept.containsKey(spec)) {
+                    return Prefetch.NONE;
+                }
+                long held = heldSettledBytesLocked() + SequentialBudget.creationPeak(concurrentWeightBytes);
+                if (!budget.mayPrefetch(held, spec.weightBytes())) {
+                    LOG.debug(
+                            "not opening {} ahead: {} MiB of weights beside {} MiB held exceeds the SEQUENTIAL "
+                                    + "budget or the memory available",
+                            spec.label(),
+                            spec.weightBytes() >> 20,
+                            held >> 20);
+                    return Prefetch.NONE;
+                }
+            }
+            p = new Prefetch(this, spec);
+            prefetched.put(spec, p);
         }
-        return new SessionLease(session, () -> closeTracked(session));
+        LOG.debug("opening {} in the background", spec.label());
+        p.start();
+        return p;
     }
 
-    private synchronized SessionLease acquireResident(SessionSpec spec) {
-        checkOpen(spec);
-        Resident current = resident.get(spec.graphKey());
-        if (current == null || !current.session.spec().equals(spec)) {
-            // Held under the lock so that two generations never open the same resident graph twice.
-            ManagedSession session = factory.open(spec);
-            open.put(session, Boolean.TRUE);
-            if (current != null) {
-                LOG.debug(
-                        "replacing resident session {} {} by {}",
-                        spec.label(),
-                        current.session.spec().dimensions(),
-                        spec.dimensions());
-                current.evicted = true;
-                closeIfUnused(current);
+    private SessionLease acquireSequential(SessionSpec spec) {
+        Prefetch ahead;
+        synchronized (this) {
+            checkOpenLocked(spec);
+            Kept k = kept.get(spec);
+            if (k != null) {
+                k.leases++;
+                return new SessionLease(k.session, () -> releaseKept(k));
             }
-            current = new Resident(session);
-            resident.put(spec.graphKey(), current);
+            ahead = prefetched.remove(spec);
         }
-        Resident leased = current;
-        leased.leases++;
-        return new SessionLease(leased.session, () -> release(leased));
+        ManagedSession session;
+        if (ahead != null) {
+            session = ahead.take();
+        } else {
+            // What earlier stages freed goes back to the OS before this session's creation sets the peak.
+            NativeHeapTrim.trim();
+            // Opened outside the lock: creating a multi-GB session takes seconds and must not block other
+            // generations.
+            session = factory.open(spec);
+            synchronized (this) {
+                if (closed) {
+                    session.close();
+                    throw closedError(spec);
+                }
+                open.put(session, Boolean.TRUE);
+            }
+        }
+        return new SessionLease(session, () -> releaseSequential(session));
+    }
+
+    private void releaseSequential(ManagedSession session) {
+        SessionSpec spec = session.spec();
+        synchronized (this) {
+            if (!closed && !kept.containsKey(spec) && budget.mayKeep(spec.weightBytes(), keptWeightBytesLocked())) {
+                Kept k = new Kept(session);
+                kept.put(spec, k);
+                LOG.debug(
+                        "keeping {} open across generations ({} KiB of weights)",
+                        spec.label(),
+                        spec.weightBytes() >> 10);
+                return;
+            }
+        }
+        closeTracked(session);
+    }
+
+    private synchronized void releaseKept(Kept k) {
+        k.leases--;
+    }
+
+    private SessionLease acquireResident(SessionSpec spec) {
+        Prefetch ahead;
+        synchronized (this) {
+            checkOpenLocked(spec);
+            Resident current = resident.get(spec.graphKey());
+            if (current != null && current.session.spec().equals(spec)) {
+                return lease(current);
+            }
+            ahead = prefetched.remove(spec);
+            if (ahead == null) {
+                // Held under the lock so that two generations never open the same resident graph twice.
+                ManagedSession session = factory.open(spec);
+                open.put(session, Boolean.TRUE);
+                return lease(install(spec, session));
+            }
+        }
+        ManagedSession session = ahead.take();
+        synchronized (this) {
+            Resident current = resident.get(spec.graphKey());
+            if (current != null && current.session.spec().equals(spec)) {
+                // Another generation installed one meanwhile: use it, drop the prefetched one.
+                closeTrackedLocked(session);
+                return lease(current);
+            }
+            return lease(install(spec, session));
+        }
+    }
+
+    private Resident install(SessionSpec spec, ManagedSession session) {
+        Resident current = resident.get(spec.graphKey());
+        if (current != null) {
+            LOG.debug(
+                    "replacing resident session {} {} by {}",
+                    spec.label(),
+                    current.session.spec().dimensions(),
+                    spec.dimensions());
+            current.evicted = true;
+            closeIfUnused(current);
+        }
+        Resident installed = new Resident(session);
+        resident.put(spec.graphKey(), installed);
+        return installed;
+    }
+
+    private SessionLease lease(Resident r) {
+        r.leases++;
+        return new SessionLease(r.session, () -> release(r));
     }
 
     private synchronized void release(Resident r) {
@@ -125,12 +259,31 @@ public final class SessionCache implements AutoCloseable {
         session.close();
     }
 
-    /** @return the number of sessions this cache holds open (resident or leased) */
+    private long heldSettledBytesLocked() {
+        long held = 0;
+        for (ManagedSession s : open.keySet()) {
+            held += SequentialBudget.settled(s.spec().weightBytes());
+        }
+        for (SessionSpec s : prefetched.keySet()) {
+            held += SequentialBudget.settled(s.weightBytes());
+        }
+        return held;
+    }
+
+    private long keptWeightBytesLocked() {
+        long sum = 0;
+        for (SessionSpec s : kept.keySet()) {
+            sum += s.weightBytes();
+        }
+        return sum;
+    }
+
+    /** @return the number of sessions this cache holds open (resident, kept, leased or prefetched) */
     public synchronized int openSessions() {
         return open.size();
     }
 
-    private synchronized void checkOpen(SessionSpec spec) {
+    private void checkOpenLocked(SessionSpec spec) {
         if (closed) {
             throw closedError(spec);
         }
@@ -140,10 +293,14 @@ public final class SessionCache implements AutoCloseable {
         return new PipelineClosedException("cannot open " + spec.label() + ": the pipeline has been closed");
     }
 
-    /** Closes every session opened through this cache. Idempotent. */
+    /**
+     * Closes every session opened through this cache, after waiting for the ones still being created in the
+     * background. Idempotent.
+     */
     @Override
     public void close() {
         List<ManagedSession> toClose;
+        List<Prefetch> pending;
         synchronized (this) {
             if (closed) {
                 return;
@@ -152,10 +309,25 @@ public final class SessionCache implements AutoCloseable {
             toClose = new ArrayList<>(open.keySet());
             open.clear();
             resident.clear();
+            kept.clear();
+            pending = new ArrayList<>(prefetched.values());
+            prefetched.clear();
         }
         for (ManagedSession s : toClose) {
             s.close();
         }
+        for (Prefetch p : pending) {
+            p.discardAndWait();
+        }
+    }
+
+    /** Called by a prefetch whose session is ready: track it, unless the cache closed or it was discarded. */
+    private synchronized boolean adopt(ManagedSession session) {
+        if (closed) {
+            return false;
+        }
+        open.put(session, Boolean.TRUE);
+        return true;
     }
 
     /** A resident session and how many leases use it. Guarded by the cache's lock. */
@@ -166,6 +338,178 @@ public final class SessionCache implements AutoCloseable {
 
         Resident(ManagedSession session) {
             this.session = session;
+        }
+    }
+
+    /** A SEQUENTIAL session kept across generations and how many leases use it. Guarded by the cache's lock. */
+    private static final class Kept {
+        final ManagedSession session;
+        int leases;
+
+        Kept(ManagedSession session) {
+            this.session = session;
+        }
+    }
+
+    /**
+     * A session being created on a background thread for a later {@link #acquire}. Closing the handle discards the
+     * session if no stage has taken it (it is closed as soon as its creation ends). Thread-safe; idempotent close.
+     */
+    public static final class Prefetch implements AutoCloseable {
+        /** A handle for nothing started. */
+        public static final Prefetch NONE = new Prefetch(null, null);
+
+        private final SessionCache cache;
+        private final SessionSpec spec;
+        private Thread thread;
+        private ManagedSession session;
+        private RuntimeException failure;
+        private boolean done;
+        private boolean taken;
+        private boolean discarded;
+
+        private Prefetch(SessionCache cache, SessionSpec spec) {
+            this.cache = cache;
+            this.spec = spec;
+        }
+
+        private void start() {
+            thread = new Thread(this::create, "flux2-open-" + spec.graphKey());
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void create() {
+            ManagedSession created = null;
+            RuntimeException error = null;
+            try {
+                if (cache.policy == MemoryPolicy.SEQUENTIAL) {
+                    NativeHeapTrim.trim();
+                }
+                created = cache.factory.open(spec);
+            } catch (RuntimeException e) {
+                error = e;
+            }
+            boolean keep = created != null && cache.adopt(created);
+            synchronized (this) {
+                if (created != null && (!keep || discarded)) {
+                    if (keep) {
+                        cache.closeTracked(created);
+                    } else {
+                        created.close();
+                    }
+                    created = null;
+                    if (!discarded) {
+                        error = new PipelineClosedException(
+                                "cannot open " + spec.label() + ": the pipeline has been closed");
+                    }
+                }
+                session = created;
+                failure = error;
+                done = true;
+                notifyAll();
+            }
+            if (error != null && discarded()) {
+                LOG.debug("opening {} in the background failed after it was no longer needed", spec.label(), error);
+            }
+        }
+
+        private synchronized boolean discarded() {
+            return discarded;
+        }
+
+        /** Waits for the creation and hands the session over (the cache tracks it already). */
+        private ManagedSession take() {
+            synchronized (this) {
+                taken = true;
+                boolean interrupted = false;
+                while (!done) {
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+                if (failure != null) {
+                    throw rethrow(failure);
+                }
+                return session;
+            }
+        }
+
+        private static RuntimeException rethrow(RuntimeException e) {
+            if (e instanceof Flux2Exception) {
+                return e;
+            }
+            return new ModelLoadException("opening a session in the background failed: " + e.getMessage(), e);
+        }
+
+        /**
+         * Discards an unclaimed session: closed now if created, else as soon as its creation ends. A prefetch that
+         * an {@link #acquire} has claimed (removed from the cache's map) is left to it.
+         */
+        private boolean discard() {
+            synchronized (cache) {
+                if (cache.prefetched.get(spec) != this) {
+                    return false;
+                }
+                cache.prefetched.remove(spec);
+            }
+            markDiscarded();
+            return true;
+        }
+
+        private void markDiscarded() {
+            ManagedSession toClose = null;
+            synchronized (this) {
+                if (taken || discarded) {
+                    return;
+                }
+                discarded = true;
+                if (done && session != null) {
+                    toClose = session;
+                    session = null;
+                }
+            }
+            if (toClose != null) {
+                LOG.debug("closing {} opened ahead but not used", spec.label());
+                cache.closeTracked(toClose);
+            }
+        }
+
+        private void discardAndWait() {
+            markDiscarded();
+            Thread t = thread;
+            if (t != null) {
+                boolean interrupted = false;
+                while (t.isAlive()) {
+                    try {
+                        t.join();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        /**
+         * Discards the session if no stage has taken it, and waits until its creation has ended and it is closed, so
+         * that a cancelled generation leaves no session behind. Idempotent.
+         */
+        @Override
+        public void close() {
+            if (cache == null) {
+                return;
+            }
+            if (discard()) {
+                discardAndWait();
+            }
         }
     }
 }

@@ -14,9 +14,15 @@ import java.util.TreeMap;
  * @param file the graph file (its external data beside it)
  * @param dimensions symbolic dimension values to pin ({@code setSymbolicDimensionValue}), sorted by name
  * @param optimizationLevel the graph optimization level for this graph
+ * @param weightBytes the graph's weights (its file and external data), what the memory accounting of
+ *     {@link SequentialBudget} weighs; 0 when unknown
  */
 public record SessionSpec(
-        String graphKey, Path file, Map<String, Long> dimensions, OptimizationLevel optimizationLevel) {
+        String graphKey,
+        Path file,
+        Map<String, Long> dimensions,
+        OptimizationLevel optimizationLevel,
+        long weightBytes) {
 
     /** Copies. */
     public SessionSpec {
@@ -24,6 +30,21 @@ public record SessionSpec(
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(optimizationLevel, "optimizationLevel");
         dimensions = Collections.unmodifiableMap(new TreeMap<>(dimensions));
+        if (weightBytes < 0) {
+            throw new IllegalArgumentException("weightBytes must be >= 0, got " + weightBytes);
+        }
+    }
+
+    /**
+     * A spec whose weights are not known (kept by no {@link SequentialBudget}).
+     *
+     * @param graphKey the config key
+     * @param file the graph file
+     * @param dimensions symbolic dimension values to pin
+     * @param optimizationLevel the graph optimization level
+     */
+    public SessionSpec(String graphKey, Path file, Map<String, Long> dimensions, OptimizationLevel optimizationLevel) {
+        this(graphKey, file, dimensions, optimizationLevel, 0);
     }
 
     /** @return a label such as {@code transformer (flux2-klein-4b-transformer-q4.onnx)} */

@@ -1,6 +1,7 @@
 package dev.flux2.onnx.stage;
 
 import dev.flux2.api.PipelineClosedException;
+import dev.flux2.onnx.session.SessionSpec;
 import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSession;
 import dev.flux2.spi.DenoiserSetup;
@@ -20,6 +21,7 @@ public final class OnnxDenoiserSession implements DenoiserSession {
     private final StageContext context;
     private final FusedDenoiser fused;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final Runnable afterTransformerOpened;
     private PerStepDenoiser perStep;
 
     /**
@@ -30,6 +32,24 @@ public final class OnnxDenoiserSession implements DenoiserSession {
      */
     public OnnxDenoiserSession(
             StageResources resources, DenoiserSetup setup, StageContext context, boolean fusedEnabled) {
+        this(resources, setup, context, fusedEnabled, () -> {});
+    }
+
+    /**
+     * @param resources the backend's resources
+     * @param setup the generation's token layout
+     * @param context the generation's context
+     * @param fusedEnabled false when fused graphs are disabled by option
+     * @param afterTransformerOpened run once, after the per-step transformer's session is open (the backend opens
+     *     the VAE decoder ahead from there)
+     */
+    public OnnxDenoiserSession(
+            StageResources resources,
+            DenoiserSetup setup,
+            StageContext context,
+            boolean fusedEnabled,
+            Runnable afterTransformerOpened) {
+        this.afterTransformerOpened = afterTransformerOpened;
         int textLength = resources.config().text().sequenceLength();
         if (setup.textIds().length != textLength * 4) {
             throw new IllegalArgumentException("text ids must hold text_seq_len·4 = " + (textLength * 4)
@@ -44,10 +64,23 @@ public final class OnnxDenoiserSession implements DenoiserSession {
     @Override
     public void predictVelocity(DenoiseStep step, float[] latentTokens, TextEmbedding text, float[] velocityOut) {
         checkOpen(step.label());
-        if (perStep == null) {
+        boolean first = perStep == null;
+        if (first) {
             perStep = new PerStepDenoiser(resources, setup, context);
         }
         perStep.predict(step, latentTokens, text, velocityOut);
+        if (first) {
+            afterTransformerOpened.run();
+        }
+    }
+
+    /**
+     * @param resources the backend's resources
+     * @param tokens N + M image tokens
+     * @return the spec of the per-step transformer's session for that many tokens (what the first step acquires)
+     */
+    public static SessionSpec perStepSpec(StageResources resources, int tokens) {
+        return PerStepDenoiser.spec(resources, tokens);
     }
 
     @Override

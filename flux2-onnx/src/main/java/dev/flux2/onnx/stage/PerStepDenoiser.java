@@ -7,6 +7,7 @@ import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.graph.TransformerIo;
 import dev.flux2.onnx.session.RunCall;
 import dev.flux2.onnx.session.SessionLease;
+import dev.flux2.onnx.session.SessionSpec;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSetup;
@@ -88,12 +89,35 @@ final class PerStepDenoiser implements AutoCloseable {
             inputs.put(io.inputs().ctxIds().name(), ctxIds.tensor());
         }
         if (lease == null) {
-            lease = resources.sessions().acquire(resources.specs().forInputs(GraphKeys.TRANSFORMER, Shapes.of(inputs)));
+            lease = resources.sessions().acquire(spec(resources, x.shape()[1]));
         }
         try (OrtSession.Result ignored =
                 lease.session().run(new RunCall(inputs, Set.of(), pinned, "transformer " + step.label()), context)) {
             pred.readFloats(0, velocityOut, 0, noiseValues);
         }
+    }
+
+    /**
+     * The transformer's session spec for a generation of {@code tokens} image tokens (noise and reference): the
+     * shapes of the tensors this class feeds, so that a session opened ahead ({@code OnnxBackend.prepare}) is the one
+     * the first step takes.
+     *
+     * @param resources the backend's resources
+     * @param tokens N + M
+     * @return the spec
+     */
+    static SessionSpec spec(StageResources resources, long tokens) {
+        TransformerIo io = resources.io().transformer();
+        int textLength = resources.config().text().sequenceLength();
+        Map<String, long[]> shapes = new LinkedHashMap<>();
+        shapes.put(io.inputs().x().name(), new long[] {1, tokens, LatentGrid.CHANNELS});
+        shapes.put(io.inputs().xIds().name(), Shapes.ids(io.inputs().xIds(), Math.toIntExact(tokens)));
+        shapes.put(io.timesteps().name(), Shapes.singleValue(io.timesteps()));
+        shapes.put(
+                io.inputs().ctx().name(),
+                new long[] {1, textLength, resources.config().text().contextDim()});
+        shapes.put(io.inputs().ctxIds().name(), Shapes.ids(io.inputs().ctxIds(), textLength));
+        return resources.specs().forInputs(GraphKeys.TRANSFORMER, shapes);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.flux2.onnx.graph.BundleIo;
 import dev.flux2.onnx.graph.Dim;
 import dev.flux2.onnx.graph.GraphSignature;
 import dev.flux2.onnx.graph.TensorSignature;
+import dev.flux2.onnx.memory.SessionFootprint;
 import dev.flux2.onnx.session.OptimizationLevel;
 import dev.flux2.onnx.session.SessionSpec;
 import java.util.Arrays;
@@ -31,6 +32,7 @@ public final class SessionSpecs {
     private final BundleIo io;
     private final boolean pinDimensions;
     private final Optional<OptimizationLevel> levelOverride;
+    private final Map<String, Long> weights;
 
     /**
      * @param config the bundle config
@@ -44,6 +46,9 @@ public final class SessionSpecs {
         this.io = Objects.requireNonNull(io, "io");
         this.pinDimensions = pinDimensions;
         this.levelOverride = Objects.requireNonNull(levelOverride, "levelOverride");
+        Map<String, Long> w = new TreeMap<>();
+        SessionFootprint.of(config, io).graphs().forEach(g -> w.put(g.key(), g.totalBytes()));
+        this.weights = Map.copyOf(w);
     }
 
     /**
@@ -69,6 +74,14 @@ public final class SessionSpecs {
                         + "it was exported for)");
             }
         }
+    }
+
+    /**
+     * @param graphKey a config key
+     * @return the graph's weights (its file and external data), 0 for a graph the bundle does not use
+     */
+    public long weightBytes(String graphKey) {
+        return weights.getOrDefault(graphKey, 0L);
     }
 
     /**
@@ -104,6 +117,7 @@ public final class SessionSpecs {
         }
         OptimizationLevel level = levelOverride.orElseGet(
                 () -> entry.settings().graphOptimizationLevel().orElse(OptimizationLevel.ALL));
-        return new SessionSpec(graphKey, config.directory().resolve(entry.file()), dims, level);
+        return new SessionSpec(
+                graphKey, config.directory().resolve(entry.file()), dims, level, weights.getOrDefault(graphKey, 0L));
     }
 }

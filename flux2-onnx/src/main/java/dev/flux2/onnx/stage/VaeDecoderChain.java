@@ -10,6 +10,7 @@ import dev.flux2.onnx.graph.UnifiedDecoderIo;
 import dev.flux2.onnx.graph.VaeDecoderIo;
 import dev.flux2.onnx.session.RunCall;
 import dev.flux2.onnx.session.SessionLease;
+import dev.flux2.onnx.session.SessionSpec;
 import dev.flux2.onnx.tensor.OutputReader;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.onnx.tensor.TensorTypes;
@@ -154,6 +155,26 @@ public final class VaeDecoderChain {
                     "vae decoder " + io.post().get(io.post().size() - 1).key());
             return new PixelTensor(pixels, width, height);
         }
+    }
+
+    /**
+     * The session spec of the decoder's first graph (the unified decoder, or the pre-attention stage) for a latent of
+     * {@code gridWidth × gridHeight}: what {@link #decode} acquires first, so a session opened ahead is the one it
+     * takes.
+     *
+     * @param resources the backend's resources
+     * @param gridWidth W/16
+     * @param gridHeight H/16
+     * @return the spec
+     */
+    public static SessionSpec firstSpec(StageResources resources, int gridWidth, int gridHeight) {
+        DecoderIo io = resources.io().decoder();
+        long[] z = {1, LatentGrid.CHANNELS, gridHeight, gridWidth};
+        if (io instanceof UnifiedDecoderIo unified) {
+            return resources.specs().forInputs(unified.key(), Map.of(unified.z().name(), z));
+        }
+        VaeDecoderIo split = (VaeDecoderIo) io;
+        return resources.specs().forInputs(split.preKey(), Map.of(split.z().name(), z));
     }
 
     /** @return z [1, 128, H/16, W/16] in the element type the decoder's first graph takes; the caller closes it */
