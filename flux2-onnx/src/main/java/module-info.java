@@ -5,7 +5,8 @@
  * which time the backend's stages one by one.
  */
 // "module": dev.flux2.bench, an application jar (automatic module), is absent when this compiles, and "flux2" ends
-// in a digit; "requires-automatic": ONNX Runtime and JNA are automatic modules.
+// in a digit; "requires-automatic": ONNX Runtime, JNA, Tribuo's ONNX protobuf classes and protobuf are automatic
+// modules.
 @SuppressWarnings({"module", "requires-automatic"})
 module dev.flux2.onnx {
     requires dev.flux2.core;
@@ -14,6 +15,8 @@ module dev.flux2.onnx {
     requires com.microsoft.onnxruntime;
     requires com.sun.jna;
     requires jdk.management;
+    requires org.tribuo.util.onnx;
+    requires com.google.protobuf;
     requires org.slf4j;
 
     provides dev.flux2.spi.Flux2BackendProvider with
@@ -25,10 +28,14 @@ module dev.flux2.onnx {
             dev.flux2.bench;
     exports dev.flux2.onnx.graph to
             dev.flux2.bench;
+    exports dev.flux2.onnx.memory to
+            dev.flux2.bench;
     exports dev.flux2.onnx.session to
             dev.flux2.bench;
     exports dev.flux2.onnx.stage to
             dev.flux2.bench;
     exports dev.flux2.onnx.tensor to
+            dev.flux2.bench;
+    exports dev.flux2.onnx.tuning to
             dev.flux2.bench;
 }

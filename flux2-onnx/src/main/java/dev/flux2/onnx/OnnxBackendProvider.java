@@ -23,12 +23,18 @@ import dev.flux2.onnx.stage.AttentionPlan;
 import dev.flux2.onnx.stage.AttentionSettings;
 import dev.flux2.onnx.stage.SessionSpecs;
 import dev.flux2.onnx.stage.StageResources;
+import dev.flux2.onnx.tuning.CpuTuning;
+import dev.flux2.onnx.tuning.TunedGraph;
+import dev.flux2.onnx.tuning.TunedGraphStore;
 import dev.flux2.spi.BackendConfig;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.Flux2BackendProvider;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,7 +115,12 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                     sessions,
                     bundleConfig,
                     io,
-                    new SessionSpecs(bundleConfig, io, options.pinDimensions(), options.optimizationLevel()));
+                    new SessionSpecs(
+                            bundleConfig,
+                            io,
+                            options.pinDimensions(),
+                            options.optimizationLevel(),
+                            options.cpuTuned() ? cpuTunedGraphs(bundleConfig, io) : Map.of()));
             LOG.debug(
                     "opened {} ({}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
@@ -128,6 +139,21 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             tokenizer.close();
             throw e;
         }
+    }
+
+    /**
+     * The derived CPU-tuned text encoder and transformer graphs (the fused transformer too, when the bundle has one),
+     * derived now if no derived graph matches the sources.
+     */
+    private static Map<String, TunedGraph> cpuTunedGraphs(BundleConfig config, BundleIo io) {
+        TunedGraphStore store = new TunedGraphStore(TunedGraphStore.defaultCacheRoot(), true);
+        Map<String, TunedGraph> tuned = new LinkedHashMap<>();
+        for (String key : List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER, GraphKeys.TRANSFORMER_FUSED)) {
+            if (config.usedModelKeys().contains(key)) {
+                tuned.put(key, store.derive(key, io.signature(key), CpuTuning.FULL));
+            }
+        }
+        return tuned;
     }
 
     /** The unified decoder has no attention graph: the settings then only matter for reporting. */

@@ -43,6 +43,10 @@ import java.util.Optional;
  *   <tr><td>{@value #PIN_DIMENSIONS}</td><td>{@code true} | {@code false}</td><td>{@code true} (default) pins the
  *       graphs' symbolic dimensions to each call's sizes, so sessions are specialised per resolution;
  *       {@code false} lets one session serve every resolution (useful with RESIDENT and varying sizes).</td></tr>
+ *   <tr><td>{@value #CPU_TUNED}</td><td>{@code true} | {@code false}</td><td>{@code true} derives, once, a CPU
+ *       variant of the text encoder and transformer graphs ({@code MatMulNBits} accuracy level 0, fp32 activations;
+ *       stored beside the bundle or in the cache folder, referencing the original shards) and runs it. Default
+ *       {@code false}.</td></tr>
  *   <tr><td>{@value #DEVICE_ID}</td><td>an integer ≥ 0</td><td>device index for CUDA, TensorRT, ROCm and DirectML.
  *       Default 0.</td></tr>
  * </table>
@@ -56,6 +60,7 @@ import java.util.Optional;
  * @param optimizationLevel the level forced on every graph, if set
  * @param pinDimensions whether symbolic dimensions are pinned per call
  * @param deviceId the accelerator device index
+ * @param cpuTuned whether to run derived CPU-tuned text encoder and transformer graphs
  */
 record OnnxOptions(
         int threads,
@@ -66,7 +71,8 @@ record OnnxOptions(
         boolean fusedEnabled,
         Optional<OptimizationLevel> optimizationLevel,
         boolean pinDimensions,
-        int deviceId) {
+        int deviceId,
+        boolean cpuTuned) {
     /** Option key: threads per inference call. */
     static final String THREADS = "threads";
     /** Option key: execution providers in order of preference. */
@@ -85,6 +91,8 @@ record OnnxOptions(
     static final String PIN_DIMENSIONS = "pin_dimensions";
     /** Option key: accelerator device index. */
     static final String DEVICE_ID = "device_id";
+    /** Option key: derived CPU-tuned graphs. */
+    static final String CPU_TUNED = "cpu_tuned";
 
     /** Every key, in the order the documentation lists them. */
     static final List<String> KEYS = List.of(
@@ -96,7 +104,8 @@ record OnnxOptions(
             FUSED,
             GRAPH_OPTIMIZATION_LEVEL,
             PIN_DIMENSIONS,
-            DEVICE_ID);
+            DEVICE_ID,
+            CPU_TUNED);
 
     /** Validates and copies. */
     OnnxOptions {
@@ -163,7 +172,12 @@ record OnnxOptions(
                     case "false" -> false;
                     default -> throw bad(PIN_DIMENSIONS, options.get(PIN_DIMENSIONS), "true or false");
                 },
-                nonNegativeInt(options, DEVICE_ID, "an integer >= 0"));
+                nonNegativeInt(options, DEVICE_ID, "an integer >= 0"),
+                switch (value(options, CPU_TUNED, "false")) {
+                    case "true" -> true;
+                    case "false" -> false;
+                    default -> throw bad(CPU_TUNED, options.get(CPU_TUNED), "true or false");
+                });
     }
 
     /** Names are checked here, so that a typo fails as an option error before anything is loaded. */

@@ -28,6 +28,15 @@ class OnnxOptionsTest {
         assertEquals(Optional.empty(), d.optimizationLevel());
         assertTrue(d.pinDimensions());
         assertEquals(0, d.deviceId());
+        assertFalse(d.cpuTuned());
+    }
+
+    @Test
+    void cpuTunedIsTrueOrFalse() {
+        assertTrue(OnnxOptions.parse(Map.of("cpu_tuned", " TRUE ")).cpuTuned());
+        String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("cpu_tuned", "yes")))
+                .getMessage();
+        assertTrue(msg.contains("cpu_tuned") && msg.contains("true or false"), msg);
     }
 
     @Test

@@ -54,7 +54,15 @@ public final class DenoiserFixture implements AutoCloseable {
      * @return the fixture; the caller closes it
      */
     public static DenoiserFixture open(Path bundle, int size) {
-        StageHarness harness = StageHarness.open(bundle);
+        return open(StageHarness.open(bundle), size);
+    }
+
+    /**
+     * @param harness an open harness (owned by the fixture from here on)
+     * @param size image side in pixels, 0 for the bundle's default size
+     * @return the fixture; the caller closes it
+     */
+    public static DenoiserFixture open(StageHarness harness, int size) {
         try {
             return new DenoiserFixture(harness, size);
         } catch (RuntimeException e) {

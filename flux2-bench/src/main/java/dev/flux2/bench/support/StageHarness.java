@@ -2,15 +2,22 @@ package dev.flux2.bench.support;
 
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.onnx.OnnxBundle;
+import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.session.SessionFactory;
 import dev.flux2.onnx.session.SharedEnvironment;
 import dev.flux2.onnx.stage.SessionSpecs;
 import dev.flux2.onnx.stage.StageResources;
+import dev.flux2.onnx.tuning.CpuTuning;
+import dev.flux2.onnx.tuning.TunedGraph;
+import dev.flux2.onnx.tuning.TunedGraphStore;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -28,16 +35,24 @@ public final class StageHarness implements AutoCloseable {
     private final Qwen3PromptTokenizer tokenizer;
     private final BenchStageContext context = new BenchStageContext();
 
-    private StageHarness(Path directory) {
+    private StageHarness(Path directory, Optional<CpuTuning> tuning, int threads) {
         this.bundle = OnnxBundle.load(directory);
+        Map<String, TunedGraph> tuned = new HashMap<>();
+        tuning.ifPresent(t -> {
+            TunedGraphStore store = new TunedGraphStore(TunedGraphStore.defaultCacheRoot(), true);
+            for (String key : List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER)) {
+                tuned.put(key, store.derive(key, bundle.io().signature(key), t));
+            }
+        });
         this.sessions = new SessionCache(
-                new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(), 0), MemoryPolicy.RESIDENT);
+                new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(), threads),
+                MemoryPolicy.RESIDENT);
         this.resources = new StageResources(
                 SharedEnvironment.get(),
                 sessions,
                 bundle.config(),
                 bundle.io(),
-                new SessionSpecs(bundle.config(), bundle.io(), true, Optional.empty()));
+                new SessionSpecs(bundle.config(), bundle.io(), true, Optional.empty(), tuned));
         Qwen3PromptTokenizer t = null;
         try {
             t = Qwen3PromptTokenizer.load(
@@ -56,7 +71,18 @@ public final class StageHarness implements AutoCloseable {
      * @return the harness; the caller closes it
      */
     public static StageHarness open(Path directory) {
-        return new StageHarness(directory);
+        return new StageHarness(directory, Optional.empty(), 0);
+    }
+
+    /**
+     * @param directory a bundle directory
+     * @param tuning the CPU tuning of the text encoder and transformer graphs (derived once, beside the bundle), or
+     *     empty for the bundle's own graphs
+     * @param threads intra-op threads per run, 0 for ONNX Runtime's choice
+     * @return the harness; the caller closes it
+     */
+    public static StageHarness open(Path directory, Optional<CpuTuning> tuning, int threads) {
+        return new StageHarness(directory, tuning, threads);
     }
 
     /** @return the stage resources (environment, sessions, config, checked I/O, session specs) */

@@ -141,6 +141,13 @@ final class GenerateCommand extends BaseCommand {
             description = "Never use a fused multi-step denoiser graph, even when the bundle has one.")
     boolean noFused;
 
+    @Option(
+            names = "--cpu-tuned",
+            description = "Run CPU-tuned text encoder and transformer graphs (MatMulNBits accuracy level 0, fp32 "
+                    + "activations), derived once beside the bundle (or in the cache folder) and reused; backend "
+                    + "option cpu_tuned=true.")
+    boolean cpuTuned;
+
     @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
     boolean noProgress;
 
@@ -252,6 +259,9 @@ final class GenerateCommand extends BaseCommand {
                 .backendOption("provider_fallback", allowFallback ? "warn" : "fail");
         if (!providers.isEmpty()) {
             b.backendOption("providers", String.join(",", providers));
+        }
+        if (cpuTuned) {
+            b.backendOption("cpu_tuned", "true");
         }
         if (noFused) {
             b.backendOption("fused", "off");

@@ -66,6 +66,14 @@ public final class SessionFactory {
         this.configEntries = Collections.unmodifiableMap(new TreeMap<>(configEntries));
     }
 
+    private static byte[] readGraph(SessionSpec spec) {
+        try {
+            return java.nio.file.Files.readAllBytes(spec.file());
+        } catch (java.io.IOException e) {
+            throw new ModelLoadException("cannot read graph " + spec.label() + ": " + e.getMessage(), e);
+        }
+    }
+
     /**
      * @param spec the graph and its pinned dimensions
      * @return the open session; the caller closes it
@@ -91,7 +99,16 @@ public final class SessionFactory {
             long start = System.nanoTime();
             OrtSession session;
             try {
-                session = env.createSession(spec.file().toString(), options);
+                if (spec.dataFolder().isPresent()) {
+                    // A derived graph in another folder than its shards: loaded from its bytes, with the folder
+                    // ONNX Runtime resolves external data against (docs/design-notes.md §5).
+                    options.addConfigEntry(
+                            "session.model_external_initializers_file_folder_path",
+                            spec.dataFolder().get().toString());
+                    session = env.createSession(readGraph(spec), options);
+                } else {
+                    session = env.createSession(spec.file().toString(), options);
+                }
             } finally {
                 SessionLifecycleClock.created(System.nanoTime() - start);
             }

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -16,13 +17,16 @@ import java.util.TreeMap;
  * @param optimizationLevel the graph optimization level for this graph
  * @param weightBytes the graph's weights (its file and external data), what the memory accounting of
  *     {@link SequentialBudget} weighs; 0 when unknown
+ * @param dataFolder where the graph's external data is, when not beside it (a derived CPU-tuned graph): the session
+ *     is then created from the graph's bytes with ONNX Runtime's external-initializer folder set to it
  */
 public record SessionSpec(
         String graphKey,
         Path file,
         Map<String, Long> dimensions,
         OptimizationLevel optimizationLevel,
-        long weightBytes) {
+        long weightBytes,
+        Optional<Path> dataFolder) {
 
     /** Copies. */
     public SessionSpec {
@@ -30,6 +34,7 @@ public record SessionSpec(
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(optimizationLevel, "optimizationLevel");
         dimensions = Collections.unmodifiableMap(new TreeMap<>(dimensions));
+        Objects.requireNonNull(dataFolder, "dataFolder");
         if (weightBytes < 0) {
             throw new IllegalArgumentException("weightBytes must be >= 0, got " + weightBytes);
         }
@@ -44,7 +49,25 @@ public record SessionSpec(
      * @param optimizationLevel the graph optimization level
      */
     public SessionSpec(String graphKey, Path file, Map<String, Long> dimensions, OptimizationLevel optimizationLevel) {
-        this(graphKey, file, dimensions, optimizationLevel, 0);
+        this(graphKey, file, dimensions, optimizationLevel, 0, Optional.empty());
+    }
+
+    /**
+     * A spec for a graph with its external data beside it.
+     *
+     * @param graphKey the config key
+     * @param file the graph file
+     * @param dimensions symbolic dimension values to pin
+     * @param optimizationLevel the graph optimization level
+     * @param weightBytes the graph's weights
+     */
+    public SessionSpec(
+            String graphKey,
+            Path file,
+            Map<String, Long> dimensions,
+            OptimizationLevel optimizationLevel,
+            long weightBytes) {
+        this(graphKey, file, dimensions, optimizationLevel, weightBytes, Optional.empty());
     }
 
     /** @return a label such as {@code transformer (flux2-klein-4b-transformer-q4.onnx)} */

@@ -10,6 +10,7 @@ import dev.flux2.onnx.graph.TensorSignature;
 import dev.flux2.onnx.memory.SessionFootprint;
 import dev.flux2.onnx.session.OptimizationLevel;
 import dev.flux2.onnx.session.SessionSpec;
+import dev.flux2.onnx.tuning.TunedGraph;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Map;
@@ -33,6 +34,7 @@ public final class SessionSpecs {
     private final boolean pinDimensions;
     private final Optional<OptimizationLevel> levelOverride;
     private final Map<String, Long> weights;
+    private final Map<String, TunedGraph> tuned;
 
     /**
      * @param config the bundle config
@@ -42,6 +44,23 @@ public final class SessionSpecs {
      */
     public SessionSpecs(
             BundleConfig config, BundleIo io, boolean pinDimensions, Optional<OptimizationLevel> levelOverride) {
+        this(config, io, pinDimensions, levelOverride, Map.of());
+    }
+
+    /**
+     * @param config the bundle config
+     * @param io the checked graph signatures
+     * @param pinDimensions whether to pin symbolic dimensions per call
+     * @param levelOverride an optimization level for every graph, overriding the config's per-graph setting
+     * @param tuned derived CPU-tuned graphs opened instead of the bundle's, by config key (same inputs and outputs)
+     */
+    public SessionSpecs(
+            BundleConfig config,
+            BundleIo io,
+            boolean pinDimensions,
+            Optional<OptimizationLevel> levelOverride,
+            Map<String, TunedGraph> tuned) {
+        this.tuned = Map.copyOf(tuned);
         this.config = Objects.requireNonNull(config, "config");
         this.io = Objects.requireNonNull(io, "io");
         this.pinDimensions = pinDimensions;
@@ -117,6 +136,16 @@ public final class SessionSpecs {
         }
         OptimizationLevel level = levelOverride.orElseGet(
                 () -> entry.settings().graphOptimizationLevel().orElse(OptimizationLevel.ALL));
+        TunedGraph t = tuned.get(graphKey);
+        if (t != null) {
+            return new SessionSpec(
+                    graphKey,
+                    t.graphFile(),
+                    dims,
+                    level,
+                    weights.getOrDefault(graphKey, 0L),
+                    Optional.of(t.dataFolder()));
+        }
         return new SessionSpec(
                 graphKey, config.directory().resolve(entry.file()), dims, level, weights.getOrDefault(graphKey, 0L));
     }

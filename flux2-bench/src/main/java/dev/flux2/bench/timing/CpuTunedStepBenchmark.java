@@ -1,0 +1,92 @@
+package dev.flux2.bench.timing;
+
+import dev.flux2.bench.stages.DenoiserFixture;
+import dev.flux2.bench.support.BenchBundle;
+import dev.flux2.bench.support.StageHarness;
+import dev.flux2.onnx.tuning.CpuTuning;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One timing-transformer step at 512² as shipped against its CPU-tuned variants ({@code dev.flux2.onnx.tuning}):
+ * {@code graph=shipped} (fp16 activations, {@code accuracy_level} 4), {@code acc0} (accuracy level 0 only) and
+ * {@code acc0-fp32} (level 0 and fp32 activations, what the {@code cpu_tuned} option runs). The tuned graphs are
+ * derived in the trial setup (outside the measurement), beside the temporary bundle. Threads per run: {@code threads}
+ * (2 by default, the issue's comparison).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 1)
+@Measurement(iterations = 3)
+@Fork(1)
+public class CpuTunedStepBenchmark {
+    /** {@code klein} or {@code tiny}, as {@link TimingTransformerStepBenchmark}. */
+    @Param({"klein"})
+    public String width;
+
+    /** Double-stream + single-stream blocks in the graph. */
+    @Param({"1+1"})
+    public String blocks;
+
+    /** The graph variant. */
+    @Param({"shipped", "acc0", "acc0-fp32"})
+    public String graph;
+
+    /** Intra-op threads per run. */
+    @Param({"2"})
+    public int threads;
+
+    /** Image side in pixels. */
+    @Param({"512"})
+    public int size;
+
+    private BenchBundle bundle;
+    private DenoiserFixture fixture;
+
+    /** Writes the timing bundle, derives the variant, encodes the prompt and runs one step (session creation). */
+    @Setup(Level.Trial)
+    public void setUp() {
+        bundle = BenchBundle.timing(TimingTransformerStepBenchmark.spec(width, blocks), size);
+        fixture = DenoiserFixture.open(StageHarness.open(bundle.directory(), tuning(graph), threads), size);
+    }
+
+    /** Closes everything and deletes the bundle (and the derived graphs with it). */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        try {
+            fixture.close();
+        } finally {
+            bundle.close();
+        }
+    }
+
+    /** @return the velocity of step 1 of 4 */
+    @Benchmark
+    public float[] step() {
+        return fixture.step(0);
+    }
+
+    static Optional<CpuTuning> tuning(String graph) {
+        return switch (graph) {
+            case "shipped" -> Optional.empty();
+            case "acc0" -> Optional.of(new CpuTuning(true, false));
+            case "acc0-fp32" -> Optional.of(CpuTuning.FULL);
+            default ->
+                throw new IllegalArgumentException("graph must be shipped, acc0 or acc0-fp32, was '" + graph + "'");
+        };
+    }
+}
