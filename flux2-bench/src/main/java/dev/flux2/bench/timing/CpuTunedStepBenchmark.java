@@ -6,6 +6,7 @@ import dev.flux2.bench.support.StageHarness;
 import dev.flux2.onnx.tuning.CpuTuning;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -26,12 +27,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code acc0-fp32} (level 0 and fp32 activations, what the {@code cpu_tuned} option runs). The tuned graphs are
  * derived in the trial setup (outside the measurement), beside the temporary bundle. Threads per run: {@code threads}
  * (2 by default, the issue's comparison).
+ *
+ * <p>Each iteration runs one step (a step takes seconds, the iteration time 1 ms), and besides the wall time the
+ * secondary result {@code step:cpuMsPerStep} reports the process CPU time the step used (all of ONNX Runtime's
+ * threads), which other jobs on a shared machine disturb less than the wall time.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.SingleShotTime)
+@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 1)
-@Measurement(iterations = 3)
+@Warmup(iterations = 1, time = 1, timeUnit = TimeUnit.MILLISECONDS)
+@Measurement(iterations = 3, time = 1, timeUnit = TimeUnit.MILLISECONDS)
 @Fork(1)
 public class CpuTunedStepBenchmark {
     /** {@code klein} or {@code tiny}, as {@link TimingTransformerStepBenchmark}. */
@@ -74,10 +79,49 @@ public class CpuTunedStepBenchmark {
         }
     }
 
-    /** @return the velocity of step 1 of 4 */
+    /**
+     * @param cpu the process CPU time counter
+     * @return the velocity of step 1 of 4
+     */
     @Benchmark
-    public float[] step() {
-        return fixture.step(0);
+    public float[] step(ProcessCpu cpu) {
+        long start = ProcessCpu.nanos();
+        float[] v = fixture.step(0);
+        cpu.record(ProcessCpu.nanos() - start);
+        return v;
+    }
+
+    /** The process CPU time of the measured steps, as a JMH secondary result (milliseconds per step). */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class ProcessCpu {
+        /** CPU milliseconds per step, averaged over the iteration's steps. */
+        public double cpuMsPerStep;
+
+        private long steps;
+        private long totalNanos;
+
+        /** Clears the counters at each iteration. */
+        @Setup(Level.Iteration)
+        public void reset() {
+            steps = 0;
+            totalNanos = 0;
+            cpuMsPerStep = 0;
+        }
+
+        void record(long nanos) {
+            steps++;
+            totalNanos += nanos;
+            cpuMsPerStep = totalNanos / 1e6 / steps;
+        }
+
+        static long nanos() {
+            if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                    instanceof com.sun.management.OperatingSystemMXBean os) {
+                return os.getProcessCpuTime();
+            }
+            return 0;
+        }
     }
 
     static Optional<CpuTuning> tuning(String graph) {
