@@ -1,5 +1,6 @@
 package dev.flux2.onnx;
 
+import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
@@ -22,7 +23,6 @@ import dev.flux2.spi.Preparation;
 import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
 import dev.flux2.spi.TokenizedPrompt;
-import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -48,7 +48,7 @@ final class OnnxBackend implements Flux2Backend {
     private static final Logger LOG = LoggerFactory.getLogger(OnnxBackend.class);
 
     private final ModelInfo modelInfo;
-    private final Qwen3PromptTokenizer tokenizer;
+    private final TokenizerLoad tokenizer;
     private final SessionCache sessions;
     private final StageResources resources;
     private final TextEncoderStage textEncoder;
@@ -89,7 +89,7 @@ final class OnnxBackend implements Flux2Backend {
      */
     record Parts(
             ModelInfo modelInfo,
-            Qwen3PromptTokenizer tokenizer,
+            TokenizerLoad tokenizer,
             StageResources resources,
             AttentionSettings attention,
             boolean fusedEnabled) {
@@ -114,6 +114,11 @@ final class OnnxBackend implements Flux2Backend {
     @Override
     public Preparation prepare(GenerationPlan plan, StageContext context) {
         return call("prepare", () -> {
+            if (sessions.policy() == MemoryPolicy.SEQUENTIAL) {
+                // The tokenizer's load peaks at a few hundred MiB (docs/performance.md, memory settings item 4):
+                // under SEQUENTIAL it must not coincide with the transformer's creation, which sets the peak.
+                tokenizer.awaitLoaded();
+            }
             GenerationPrefetches prefetches = new GenerationPrefetches(context);
             if (!plan.referenceImages() && !(plan.fusedCandidate() && fusedEnabled)) {
                 // The text encoder is created while the transformer's creation runs: both peaks count.

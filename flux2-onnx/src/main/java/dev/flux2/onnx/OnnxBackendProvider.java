@@ -29,7 +29,6 @@ import dev.flux2.onnx.tuning.TunedGraphStore;
 import dev.flux2.spi.BackendConfig;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.Flux2BackendProvider;
-import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -91,7 +90,8 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         ExecutionProviders providers =
                 ProviderSelector.select(options.providers(), options.providerFallback(), options.deviceId());
         OrtEnvironment env = SharedEnvironment.get();
-        Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(
+        // Loaded in the background: the first generation's transformer session is created meanwhile.
+        TokenizerLoad tokenizer = TokenizerLoad.start(
                 bundleConfig.directory().resolve(bundleConfig.text().tokenizerDir()),
                 bundleConfig.text().sequenceLength());
         try {
@@ -100,7 +100,11 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             LOG.debug("memory policy for {}: {}", config.modelDirectory(), memory.describe());
             SessionFootprint footprint = SessionFootprint.of(bundleConfig, io);
             SessionCache sessions = new SessionCache(
-                    new SessionFactory(env, providers, options.threads()),
+                    new SessionFactory(
+                            env,
+                            providers,
+                            options.threads(),
+                            options.allowSpinning() ? Map.of() : Map.of("session.intra_op.allow_spinning", "0")),
                     memory.policy(),
                     new SequentialBudget(
                             footprint.sequentialPeakBytes(),

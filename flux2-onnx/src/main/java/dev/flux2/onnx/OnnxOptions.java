@@ -47,6 +47,9 @@ import java.util.Optional;
  *       variant of the text encoder and transformer graphs ({@code MatMulNBits} accuracy level 0, fp32 activations;
  *       stored beside the bundle or in the cache folder, referencing the original shards) and runs it. Default
  *       {@code false}.</td></tr>
+ *   <tr><td>{@value #ALLOW_SPINNING}</td><td>{@code true} | {@code false}</td><td>ONNX Runtime's
+ *       {@code session.intra_op.allow_spinning}: whether idle intra-op threads spin waiting for work (lower latency
+ *       between operators, but CPU burnt while waiting). Default {@code true}, ONNX Runtime's default.</td></tr>
  *   <tr><td>{@value #DEVICE_ID}</td><td>an integer ≥ 0</td><td>device index for CUDA, TensorRT, ROCm and DirectML.
  *       Default 0.</td></tr>
  * </table>
@@ -61,6 +64,7 @@ import java.util.Optional;
  * @param pinDimensions whether symbolic dimensions are pinned per call
  * @param deviceId the accelerator device index
  * @param cpuTuned whether to run derived CPU-tuned text encoder and transformer graphs
+ * @param allowSpinning whether ONNX Runtime's idle intra-op threads spin
  */
 record OnnxOptions(
         int threads,
@@ -72,7 +76,8 @@ record OnnxOptions(
         Optional<OptimizationLevel> optimizationLevel,
         boolean pinDimensions,
         int deviceId,
-        boolean cpuTuned) {
+        boolean cpuTuned,
+        boolean allowSpinning) {
     /** Option key: threads per inference call. */
     static final String THREADS = "threads";
     /** Option key: execution providers in order of preference. */
@@ -93,6 +98,8 @@ record OnnxOptions(
     static final String DEVICE_ID = "device_id";
     /** Option key: derived CPU-tuned graphs. */
     static final String CPU_TUNED = "cpu_tuned";
+    /** Option key: intra-op thread spinning. */
+    static final String ALLOW_SPINNING = "allow_spinning";
 
     /** Every key, in the order the documentation lists them. */
     static final List<String> KEYS = List.of(
@@ -105,7 +112,8 @@ record OnnxOptions(
             GRAPH_OPTIMIZATION_LEVEL,
             PIN_DIMENSIONS,
             DEVICE_ID,
-            CPU_TUNED);
+            CPU_TUNED,
+            ALLOW_SPINNING);
 
     /** Validates and copies. */
     OnnxOptions {
@@ -177,6 +185,11 @@ record OnnxOptions(
                     case "true" -> true;
                     case "false" -> false;
                     default -> throw bad(CPU_TUNED, options.get(CPU_TUNED), "true or false");
+                },
+                switch (value(options, ALLOW_SPINNING, "true")) {
+                    case "true" -> true;
+                    case "false" -> false;
+                    default -> throw bad(ALLOW_SPINNING, options.get(ALLOW_SPINNING), "true or false");
                 });
     }
 

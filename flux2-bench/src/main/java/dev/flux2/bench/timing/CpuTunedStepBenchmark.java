@@ -24,7 +24,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One timing-transformer step at 512² as shipped against its CPU-tuned variants ({@code dev.flux2.onnx.tuning}):
  * {@code graph=shipped} (fp16 activations, {@code accuracy_level} 4), {@code acc0} (accuracy level 0 only) and
- * {@code acc0-fp32} (level 0 and fp32 activations, what the {@code cpu_tuned} option runs). The tuned graphs are
+ * {@code acc0-fp32} (level 0 and fp32 activations, what the {@code cpu_tuned} option runs); {@code fp32} (fp32
+ * activations, level kept) can be chosen with {@code -p graph=fp32}. The tuned graphs are
  * derived in the trial setup (outside the measurement), beside the temporary bundle. Threads per run: {@code threads}
  * (2 by default, the issue's comparison).
  *
@@ -129,8 +130,10 @@ public class CpuTunedStepBenchmark {
             case "shipped" -> Optional.empty();
             case "acc0" -> Optional.of(new CpuTuning(true, false));
             case "acc0-fp32" -> Optional.of(CpuTuning.FULL);
+            case "fp32" -> Optional.of(new CpuTuning(false, true));
             default ->
-                throw new IllegalArgumentException("graph must be shipped, acc0 or acc0-fp32, was '" + graph + "'");
+                throw new IllegalArgumentException(
+                        "graph must be shipped, acc0, fp32 or acc0-fp32, was '" + graph + "'");
         };
     }
 }

@@ -148,6 +148,12 @@ final class GenerateCommand extends BaseCommand {
                     + "option cpu_tuned=true.")
     boolean cpuTuned;
 
+    @Option(
+            names = "--no-spinning",
+            description = "ONNX Runtime's idle threads sleep instead of spinning between operators (less CPU time, "
+                    + "about the same wall time for large graphs); backend option allow_spinning=false.")
+    boolean noSpinning;
+
     @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
     boolean noProgress;
 
@@ -262,6 +268,9 @@ final class GenerateCommand extends BaseCommand {
         }
         if (cpuTuned) {
             b.backendOption("cpu_tuned", "true");
+        }
+        if (noSpinning) {
+            b.backendOption("allow_spinning", "false");
         }
         if (noFused) {
             b.backendOption("fused", "off");
