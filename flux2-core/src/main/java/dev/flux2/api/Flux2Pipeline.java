@@ -12,7 +12,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Generates images with FLUX.2 [klein] from a model folder.
+ * Generates images with FLUX.2 [klein] from a model folder, or from a model named by its Hugging Face repo id
+ * ({@link Builder#model(String)}, fetched once into the shared hub cache).
  *
  * <pre>{@code
  * try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(Path.of("flux2-klein-4b")).build()) {
@@ -81,6 +82,8 @@ public final class Flux2Pipeline implements AutoCloseable {
     /** Immutable-result builder of {@link Flux2Pipeline}; validated in {@link #build()}. Not thread-safe. */
     public static final class Builder {
         private Path model;
+        private String modelReference;
+        private HubOptions hubOptions = HubOptions.defaults();
         private MemoryPolicy memoryPolicy = MemoryPolicy.SEQUENTIAL;
         private int intraOpThreads;
         private final List<String> providers = new ArrayList<>();
@@ -95,6 +98,33 @@ public final class Flux2Pipeline implements AutoCloseable {
         /** @param directory the model folder (for ONNX: the folder holding {@code flux2-config.json}) @return this */
         public Builder model(Path directory) {
             this.model = directory;
+            this.modelReference = null;
+            return this;
+        }
+
+        /**
+         * Names the model: a string naming an existing folder is that folder; any other string is a Hugging Face
+         * repo id, {@code owner/name} (branch {@code main}) or {@code owner/name@revision} (a branch, tag or
+         * commit), looked up in the shared hub cache and fetched and verified when missing (needs {@code flux2-hub},
+         * which {@code flux2-onnx} brings). {@link Flux2Models#DEFAULT_MODEL} names the pinned default bundle.
+         *
+         * @param reference a folder or a repo id
+         * @return this
+         * @see #hubOptions(HubOptions)
+         */
+        public Builder model(String reference) {
+            this.modelReference = reference;
+            this.model = null;
+            return this;
+        }
+
+        /**
+         * @param options how a model named by repo id is found and fetched (default: {@link HubOptions#defaults()},
+         *     the environment decides)
+         * @return this
+         */
+        public Builder hubOptions(HubOptions options) {
+            this.hubOptions = options;
             return this;
         }
 
@@ -165,8 +195,11 @@ public final class Flux2Pipeline implements AutoCloseable {
          * @throws ModelLoadException when the model cannot be used
          */
         public Flux2Pipeline build() {
-            if (model == null) {
-                throw new InvalidRequestException("model directory must be set with model(Path)");
+            if (model == null && modelReference == null) {
+                throw new InvalidRequestException("the model must be set with model(Path) or model(String)");
+            }
+            if (hubOptions == null) {
+                throw new InvalidRequestException("hubOptions must not be null (use HubOptions.defaults())");
             }
             if (memoryPolicy == null || providerFallback == null || vaeAttention == null) {
                 throw new InvalidRequestException("memoryPolicy, providerFallback and vaeAttention must not be null");
@@ -179,8 +212,10 @@ public final class Flux2Pipeline implements AutoCloseable {
                 throw new InvalidRequestException(
                         "vaeChunkSize must be >= 0 (0 = bundle default), got " + vaeChunkSize);
             }
+            // Resolution (cache lookup, download, verification) comes after every cheap check above.
+            Path folder = model != null ? model : Flux2Models.resolve(modelReference, hubOptions);
             BackendConfig config = new BackendConfig(
-                    model,
+                    folder,
                     memoryPolicy,
                     intraOpThreads,
                     providers,
