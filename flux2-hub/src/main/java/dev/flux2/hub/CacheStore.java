@@ -113,7 +113,7 @@ final class CacheStore implements Store {
     }
 
     @Override
-    public void complete(String commit, List<RemoteFile> files) throws IOException {
+    public void expect(String commit, List<RemoteFile> files) throws IOException {
         repo.writeSnapshotRecord(commit, files);
     }
 

@@ -108,7 +108,7 @@ final class FolderStore implements Store {
     }
 
     @Override
-    public void complete(String commit, List<RemoteFile> files) throws IOException {
+    public void expect(String commit, List<RemoteFile> files) throws IOException {
         // huggingface_hub keeps its local-dir bookkeeping out of git with a '*' .gitignore.
         Path gitignore = dir.resolve(".cache").resolve("huggingface").resolve(".gitignore");
         if (!Files.exists(gitignore)) {

@@ -163,6 +163,12 @@ final class Resolver {
         for (RemoteFile f : listed) {
             files.add(f.described() ? f : api.describe(ref.repo(), commit, f));
         }
+        try {
+            // Recorded before any transfer: a run killed half-way leaves a snapshot that is known to be partial.
+            store.expect(commit, files);
+        } catch (IOException e) {
+            throw new HubException("cannot record the file list in " + store.folder() + ": " + e.getMessage(), e);
+        }
         Map<RemoteFile, KnownFile> pins = new LinkedHashMap<>();
         List<RemoteFile> missing = new ArrayList<>();
         try {
@@ -210,11 +216,6 @@ final class Resolver {
             } finally {
                 scheduler.shutdownNow();
             }
-        }
-        try {
-            store.complete(commit, files);
-        } catch (IOException e) {
-            throw new HubException("cannot record the file list in " + store.folder() + ": " + e.getMessage(), e);
         }
         List<String> problems = settings.folderCheck().apply(store.folder());
         if (!problems.isEmpty()) {

@@ -49,11 +49,12 @@ interface Store {
     void install(RemoteFile file, Path transfer, ContentCheck.Outcome outcome) throws IOException;
 
     /**
-     * Records that every file of the model is in place.
+     * Records the files the model at this commit consists of (before they are fetched): a snapshot missing one of
+     * them is incomplete.
      *
      * @param commit the commit
      * @param files the model's files
      * @throws IOException when the disk cannot be written
      */
-    void complete(String commit, List<RemoteFile> files) throws IOException;
+    void expect(String commit, List<RemoteFile> files) throws IOException;
 }
