@@ -9,6 +9,7 @@ import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.io.IOException;
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -21,12 +22,8 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = "Print the token ids and attention mask the text encoder gets for a prompt, as one JSON object.")
 final class TokenizeCommand extends BaseCommand {
-    @Option(
-            names = "--model",
-            required = true,
-            paramLabel = "DIR",
-            description = "Bundle folder (holding flux2-config.json).")
-    Path model;
+    @Mixin
+    ModelOption modelOption;
 
     @Option(
             names = {"-p", "--prompt"},
@@ -37,6 +34,7 @@ final class TokenizeCommand extends BaseCommand {
 
     @Override
     public Integer call() throws IOException {
+        Path model = modelOption.resolve(true);
         BundleConfigFile config = BundleConfigFile.read(model);
         TokenizedPrompt tokens;
         try (Qwen3PromptTokenizer tokenizer =

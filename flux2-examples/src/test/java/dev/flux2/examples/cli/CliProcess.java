@@ -31,9 +31,15 @@ final class CliProcess {
     }
 
     static Result run(Path workDir, String... args) throws IOException, InterruptedException {
+        return run(workDir, java.util.Map.of(), args);
+    }
+
+    /** Runs the CLI with extra environment variables (for example HF_HUB_CACHE and HF_ENDPOINT). */
+    static Result run(Path workDir, java.util.Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
         Path out = Files.createTempFile(workDir, "stdout", ".txt");
         Path err = Files.createTempFile(workDir, "stderr", ".txt");
-        Process p = start(workDir, out, err, args);
+        Process p = start(workDir, out, err, env, args);
         if (!p.waitFor(180, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("flux2 " + String.join(" ", args) + " did not finish within 180 s");
@@ -46,6 +52,12 @@ final class CliProcess {
 
     /** Starts the CLI with stdout and stderr going to files; the caller waits for it. */
     static Process start(Path workDir, Path out, Path err, String... args) throws IOException {
+        return start(workDir, out, err, java.util.Map.of(), args);
+    }
+
+    /** Starts the CLI with extra environment variables; the caller waits for it. */
+    static Process start(Path workDir, Path out, Path err, java.util.Map<String, String> env, String... args)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx1g");
@@ -60,6 +72,10 @@ final class CliProcess {
         pb.environment().put("DJL_OFFLINE", "true");
         pb.environment().put("OPT_OUT_TRACKING", "true");
         pb.environment().put("RUST_FLAVOR", "cpu");
+        // Never the user's hub cache, token or endpoint: tests pass their own.
+        pb.environment().keySet().removeIf(k -> k.startsWith("HF_") || k.startsWith("HUGGING"));
+        pb.environment().put("HF_HOME", workDir.resolve("hf-home").toString());
+        pb.environment().putAll(env);
         return pb.start();
     }
 }
