@@ -185,6 +185,7 @@ final class Resolver {
             throw new HubException("cannot read " + store.folder() + ": " + e.getMessage(), e);
         }
         long downloaded = 0;
+        int fetched = 0;
         if (!missing.isEmpty()) {
             long present = missing.stream()
                     .mapToLong(f -> sizeOrZero(store.incomplete(f)))
@@ -211,7 +212,11 @@ final class Resolver {
             try {
                 FileFetcher fetcher = new FileFetcher(http(), settings, settings.listener(), scheduler);
                 for (RemoteFile f : missing) {
-                    downloaded += fetchOne(ref, commit, store, fetcher, f, pins.get(f));
+                    long bytes = fetchOne(ref, commit, store, fetcher, f, pins.get(f));
+                    if (bytes >= 0) {
+                        downloaded += bytes;
+                        fetched++;
+                    }
                 }
             } finally {
                 scheduler.shutdownNow();
@@ -223,10 +228,13 @@ final class Resolver {
                     + "the model folder " + store.folder() + " is not usable: " + summary(problems));
         }
         long total = files.stream().mapToLong(RemoteFile::size).sum();
-        return new ResolvedModel(store.folder(), ref, commit, files.size(), total, missing.size(), downloaded, true);
+        return new ResolvedModel(store.folder(), ref, commit, files.size(), total, fetched, downloaded, true);
     }
 
-    /** Fetches, verifies and installs one file under its lock; returns the bytes transferred. */
+    /**
+     * Fetches, verifies and installs one file under its lock; returns the bytes transferred, or -1 when another
+     * thread or process installed it meanwhile.
+     */
     private long fetchOne(RepoRef ref, String commit, Store store, FileFetcher fetcher, RemoteFile f, KnownFile pin) {
         String what = f.path() + " of " + ref.repo() + "@" + commit;
         try {
@@ -234,7 +242,7 @@ final class Resolver {
                 if (store.problem(f, pin).isEmpty()) {
                     // Another thread or process installed it while this one waited for the lock.
                     settings.listener().fileReady(f.path(), f.size(), false);
-                    return 0L;
+                    return -1L;
                 }
                 Path part = store.incomplete(f);
                 long resumedFrom = fetcher.fetch(ref.repo(), commit, f, part);
