@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * The 4-axis rotary position ids (t, h, w, l) of FLUX.2, as float32, four values per token
- * (pipeline-reference §2, §3, §7). Stateless and thread-safe; every method returns a new array.
+ * (docs/pipeline-reference.md §5). Stateless and thread-safe; every method returns a new array.
  */
 public final class PositionIds {
     /** Values per token: t, h, w, l. */
@@ -17,12 +17,12 @@ public final class PositionIds {
     /**
      * Ids of the noise tokens: {@code (0, r, c, 0)} in row-major order, matching {@link LatentLayout#pack}.
      *
-     * @param gridHeight token rows (H/16), at least 1
      * @param gridWidth token columns (W/16), at least 1
-     * @return {@code 4·gridHeight·gridWidth} values
+     * @param gridHeight token rows (H/16), at least 1
+     * @return {@code 4·gridWidth·gridHeight} values
      */
-    public static float[] image(int gridHeight, int gridWidth) {
-        return grid(0, gridHeight, gridWidth);
+    public static float[] image(int gridWidth, int gridHeight) {
+        return grid(0, gridWidth, gridHeight);
     }
 
     /**
@@ -46,15 +46,15 @@ public final class PositionIds {
      * Ids of a reference image's tokens: {@code (10·(referenceIndex+1), r, c, 0)} in row-major order.
      *
      * @param referenceIndex 0 for the first reference, 1 for the second, …
-     * @param gridHeight the reference's token rows, at least 1
      * @param gridWidth the reference's token columns, at least 1
-     * @return {@code 4·gridHeight·gridWidth} values
+     * @param gridHeight the reference's token rows, at least 1
+     * @return {@code 4·gridWidth·gridHeight} values
      */
-    public static float[] reference(int referenceIndex, int gridHeight, int gridWidth) {
+    public static float[] reference(int referenceIndex, int gridWidth, int gridHeight) {
         if (referenceIndex < 0) {
             throw new IllegalArgumentException("referenceIndex must be non-negative, got " + referenceIndex);
         }
-        return grid(REFERENCE_TIME_STEP * (referenceIndex + 1), gridHeight, gridWidth);
+        return grid(REFERENCE_TIME_STEP * (referenceIndex + 1), gridWidth, gridHeight);
     }
 
     /**
@@ -81,9 +81,9 @@ public final class PositionIds {
         return out;
     }
 
-    private static float[] grid(float t, int gridHeight, int gridWidth) {
+    private static float[] grid(float t, int gridWidth, int gridHeight) {
         if (gridHeight < 1 || gridWidth < 1) {
-            throw new IllegalArgumentException("token grid must be at least 1x1, got " + gridHeight + "x" + gridWidth);
+            throw new IllegalArgumentException("token grid must be at least 1x1, got " + gridWidth + "x" + gridHeight);
         }
         float[] ids = new float[Math.multiplyExact(AXES, Math.multiplyExact(gridHeight, gridWidth))];
         int k = 0;

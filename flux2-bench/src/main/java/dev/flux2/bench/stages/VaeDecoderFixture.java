@@ -14,6 +14,7 @@ import dev.flux2.onnx.stage.StageResources;
 import dev.flux2.onnx.tensor.OutputReader;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.onnx.tensor.TensorTypes;
+import dev.flux2.spi.LatentGrid;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -26,10 +27,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The split VAE decoder taken apart (onnx-bundle.md §8), with every intermediate tensor computed once at setup so
- * each part can be run on its own: the pre-attention stage on z, one attention chunk of the bundle's chunk size,
- * attention over the whole sequence in one call, and each post stage on its real input. Runs go through the
- * backend's session cache and {@code ManagedSession.run}, with the same I/O names the decoder chain uses.
+ * The split VAE decoder taken apart (docs/bundle-format.md §10), with every intermediate tensor computed once at setup
+ * so each part can be run on its own: the pre-attention stage on z, one attention chunk of the bundle's chunk size,
+ * attention over the whole sequence in one call, and each post stage on its real input. Runs go through the backend's
+ * session cache and {@code ManagedSession.run}, with the same I/O names the decoder chain uses.
  */
 final class VaeDecoderFixture implements AutoCloseable {
     private final StageHarness harness;
@@ -64,8 +65,8 @@ final class VaeDecoderFixture implements AutoCloseable {
             int[] wh = harness.imageSize(size);
             int gh = wh[1] / 16;
             int gw = wh[0] / 16;
-            z = own(TensorBuffer.allocate(resources.env(), io.z().elementType(), 1, 128, gh, gw));
-            z.writeFloats(TorchRandom.randn(7L, 128 * gh * gw), 0, 128 * gh * gw, 0);
+            z = own(TensorBuffer.allocate(resources.env(), io.z().elementType(), 1, LatentGrid.CHANNELS, gh, gw));
+            z.writeFloats(TorchRandom.randn(7L, LatentGrid.CHANNELS * gh * gw), 0, LatentGrid.CHANNELS * gh * gw, 0);
             preLease = own(lease(io.preKey(), Map.of(io.z().name(), z.tensor())));
             OrtSession.Result pre = own(runPre());
             residual = OutputReader.tensor(pre, io.residual().name(), "pre");

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the shaded CLI jar ({@code flux2.cli.jar}, set by failsafe) as a separate JVM, as a user would. */
@@ -30,19 +31,37 @@ final class CliProcess {
         return jar;
     }
 
+    /**
+     * Runs another main class of the shaded jar ({@code java -cp flux2.jar MAIN ARGS}), as the README shows for
+     * {@code MinimalExample}.
+     */
+    static Result runMain(Path workDir, String mainClass, String... args) throws IOException, InterruptedException {
+        List<String> launch =
+                new ArrayList<>(List.of("-cp", jar().toAbsolutePath().toString(), mainClass));
+        launch.addAll(List.of(args));
+        return await(workDir, launch, Map.of(), mainClass);
+    }
+
     static Result run(Path workDir, String... args) throws IOException, InterruptedException {
-        return run(workDir, java.util.Map.of(), args);
+        return run(workDir, Map.of(), args);
     }
 
     /** Runs the CLI with extra environment variables (for example HF_HUB_CACHE and HF_ENDPOINT). */
-    static Result run(Path workDir, java.util.Map<String, String> env, String... args)
+    static Result run(Path workDir, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        List<String> launch =
+                new ArrayList<>(List.of("-jar", jar().toAbsolutePath().toString()));
+        launch.addAll(List.of(args));
+        return await(workDir, launch, env, "flux2 " + String.join(" ", args));
+    }
+
+    private static Result await(Path workDir, List<String> launch, Map<String, String> env, String what)
             throws IOException, InterruptedException {
         Path out = Files.createTempFile(workDir, "stdout", ".txt");
         Path err = Files.createTempFile(workDir, "stderr", ".txt");
-        Process p = start(workDir, out, err, env, args);
+        Process p = launch(workDir, out, err, launch, env);
         if (!p.waitFor(180, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError("flux2 " + String.join(" ", args) + " did not finish within 180 s");
+            throw new AssertionError(what + " did not finish within 180 s");
         }
         return new Result(
                 p.exitValue(),
@@ -52,19 +71,24 @@ final class CliProcess {
 
     /** Starts the CLI with stdout and stderr going to files; the caller waits for it. */
     static Process start(Path workDir, Path out, Path err, String... args) throws IOException {
-        return start(workDir, out, err, java.util.Map.of(), args);
+        return start(workDir, out, err, Map.of(), args);
     }
 
     /** Starts the CLI with extra environment variables; the caller waits for it. */
-    static Process start(Path workDir, Path out, Path err, java.util.Map<String, String> env, String... args)
+    static Process start(Path workDir, Path out, Path err, Map<String, String> env, String... args) throws IOException {
+        List<String> launch =
+                new ArrayList<>(List.of("-jar", jar().toAbsolutePath().toString()));
+        launch.addAll(List.of(args));
+        return launch(workDir, out, err, launch, env);
+    }
+
+    private static Process launch(Path workDir, Path out, Path err, List<String> launch, Map<String, String> env)
             throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx1g");
         cmd.add("-Djava.awt.headless=true");
-        cmd.add("-jar");
-        cmd.add(jar().toAbsolutePath().toString());
-        cmd.addAll(List.of(args));
+        cmd.addAll(launch);
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .directory(workDir.toFile())
                 .redirectOutput(out.toFile())

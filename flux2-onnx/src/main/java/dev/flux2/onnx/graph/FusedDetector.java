@@ -1,6 +1,7 @@
 package dev.flux2.onnx.graph;
 
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.spi.LatentGrid;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -15,9 +16,9 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * Detects a fused transformer graph's schedule convention from its real input names (onnx-bundle §7). The config's
- * {@code inputs} are not trusted here, because the seed config lists {@code timesteps} while the browser engine
- * feeds {@code timestep_0..3} and {@code dt_0..3}.
+ * Detects a fused transformer graph's schedule convention from its real input names (docs/bundle-format.md §9). The
+ * config's {@code inputs} are not trusted here, because the seed config lists {@code timesteps} while the browser
+ * engine feeds {@code timestep_0..3} and {@code dt_0..3}.
  *
  * <ul>
  *   <li>ENGINE: inputs {@code timestep_0..k−1} and {@code dt_0..k−1}, each holding one value of a float type.
@@ -56,7 +57,7 @@ final class FusedDetector {
         try {
             common = TransformerContract.inputs(c, textSeq, contextDim);
             String out = c.findOutput(List.of("latent")).orElseGet(() -> c.outputAt("latent", 0, 1));
-            latent = c.output(out, TensorRule.of("final latent", TypeSets.FLOATS, 1, -1, TransformerContract.CHANNELS));
+            latent = c.output(out, TensorRule.of("final latent", TypeSets.FLOATS, 1, -1, LatentGrid.CHANNELS));
         } catch (ModelLoadException e) {
             return FusedIo.unusable(configured, e.getMessage());
         }

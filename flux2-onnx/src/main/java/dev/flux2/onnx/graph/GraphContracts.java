@@ -4,6 +4,7 @@ import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.config.BundleConfig;
 import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.config.ModelEntry;
+import dev.flux2.spi.LatentGrid;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,17 +17,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The I/O contract of every graph a bundle uses (onnx-bundle §6 to §8), checked against the graphs' real
- * signatures, which are authoritative (§2): the element type of every tensor is the one its graph declares, and
- * tensor names are resolved from the graph (and the config's lists while they agree with it), by the names known
- * exports use and, for the VAE chain, by name matching between stages. One class per graph family does the
+ * The I/O contract of every graph a bundle uses (docs/bundle-format.md §8 to §11), checked against the graphs' real
+ * signatures, which are authoritative (docs/bundle-format.md §4): the element type of every tensor is the one its graph
+ * declares, and tensor names are resolved from the graph (and the config's lists while they agree with it), by the
+ * names known exports use and, for the VAE chain, by name matching between stages. One class per graph family does the
  * resolving ({@link TextEncoderContract}, {@link TransformerContract}, {@link FusedDetector},
  * {@link VaeDecoderContract}); this class reads the headers and puts them together. Graphs the config lists but the
  * backend does not use are not read. Stateless.
  */
 public final class GraphContracts {
     private static final Logger LOG = LoggerFactory.getLogger(GraphContracts.class);
-    private static final int LATENT_CHANNELS = 128;
     private static final List<String> ENCODER_IMAGE = List.of("image", "sample", "pixel_values");
     private static final List<String> ENCODER_LATENT = List.of("z", "latents", "latent", "latent_sample");
 
@@ -83,7 +83,7 @@ public final class GraphContracts {
         TransformerIo transformer =
                 TransformerContract.resolve(check(config, signatures, GraphKeys.TRANSFORMER), textSeq, contextDim);
         if (transformer.inputs().ctx().elementType() != text.ctx().elementType()) {
-            LOG.info(
+            LOG.debug(
                     "text encoder produces {} context but the transformer takes {}; converting once per prompt",
                     text.ctx().elementType(),
                     transformer.inputs().ctx().elementType());
@@ -131,6 +131,6 @@ public final class GraphContracts {
         TensorSignature image = c.input(imageName, TensorRule.of("image", TypeSets.FLOATS, 1, 3, -1, -1));
         String z = c.findOutput(ENCODER_LATENT).orElseGet(() -> c.outputAt("z", 0, 1));
         return new VaeEncoderIo(
-                image, c.output(z, TensorRule.of("latent", TypeSets.FLOATS, 1, LATENT_CHANNELS, -1, -1)));
+                image, c.output(z, TensorRule.of("latent", TypeSets.FLOATS, 1, LatentGrid.CHANNELS, -1, -1)));
     }
 }

@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Text-to-image through the public API on bundles of the family that differ from the seed layout (onnx-bundle §2,
- * §6 to §8): other element types, other VAE decoder layouts, config options, static shapes and looser configs. Each
- * image is compared with {@link ExpectedImage}'s independent computation, whose graph math comes from the testkit's
- * reference for the same spec (it rounds exactly where that bundle's graphs do).
+ * Text-to-image through the public API on bundles of the family that differ from the seed layout (docs/bundle-format.md
+ * §3, §4, §8 to §10): other element types, other VAE decoder layouts, config options, static shapes and looser configs.
+ * Each image is compared with {@link ExpectedImage}'s independent computation, whose graph math comes from the
+ * testkit's reference for the same spec (it rounds exactly where that bundle's graphs do).
  *
  * <p>Tolerances: fp16 bundles use {@link ImageComparison}'s bound (≤ 1 LSB, mean ≤ 0.02 LSB, argued there). A
  * bundle that is fp32 end to end rounds only to bytes, and the graph/reference difference is fp32 summation error
@@ -49,6 +49,16 @@ class BundleVariantsTest {
 
     private static GenerationResult generate(SyntheticBundle bundle, GenerationRequest request) {
         try (Flux2Pipeline p = Flux2Pipeline.builder().model(bundle.directory()).build()) {
+            return p.generate(request);
+        }
+    }
+
+    /** Generates on a pipeline built with the backend option {@code fused=off}. */
+    private static GenerationResult generateFusedOff(SyntheticBundle bundle, GenerationRequest request) {
+        try (Flux2Pipeline p = Flux2Pipeline.builder()
+                .model(bundle.directory())
+                .backendOption("fused", "off")
+                .build()) {
             return p.generate(request);
         }
     }
@@ -75,7 +85,7 @@ class BundleVariantsTest {
         float[] ctx = ExpectedImage.context(ref, bundle.tokenizerDirectory(), PROMPT);
         float[] sigmas = FlowMatchSchedule.forImage(gh * gw, 4).sigmas();
         float[] latent =
-                ref.fusedLatent(ExpectedImage.noiseTokens(seed, gh, gw), PositionIds.image(gh, gw), sigmas, ctx);
+                ref.fusedLatent(ExpectedImage.noiseTokens(seed, gh, gw), PositionIds.image(gw, gh), sigmas, ctx);
         return ExpectedImage.decode(ref, latent, gh, gw);
     }
 
@@ -90,13 +100,8 @@ class BundleVariantsTest {
         GenerationResult fused = generate(b, request(42, 48, 32));
         assertTrue(fused.first().metadata().fused(), "fp32 engine-convention fused graph");
         ImageComparison.assertMatches(fused.first().image(), expectedFused(b, 42, 48, 32), "fp32 fused", FP32_MEAN_LSB);
-        GenerationResult perStep = generate(
-                b,
-                GenerationRequest.builder(PROMPT)
-                        .seed(43)
-                        .size(32, 48)
-                        .forcePerStep(true)
-                        .build());
+        GenerationResult perStep = generateFusedOff(
+                b, GenerationRequest.builder(PROMPT).seed(43).size(32, 48).build());
         assertFalse(perStep.first().metadata().fused());
         ImageComparison.assertMatches(
                 perStep.first().image(), expectedPerStep(b, 43, 32, 48), "fp32 per step", FP32_MEAN_LSB);

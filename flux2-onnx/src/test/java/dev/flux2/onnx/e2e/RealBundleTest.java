@@ -20,10 +20,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Opt-in checks with a real bundle (onnx-bundle §14), skipped unless {@code -Dflux2.model=DIR} is set. Run with
- * {@code mvn -pl flux2-onnx -am verify -Dgroups=model -Dflux2.model=DIR -Dflux2.test.argLine=-Xmx12g
- * -Dsurefire.failIfNoSpecifiedTests=false}. Images are written to
- * {@code target/real-bundle/} for a look.
+ * Opt-in checks with a real bundle (docs/bundle-format.md §15), skipped unless {@code -Dflux2.model=DIR} is set. Run
+ * with {@code mvn -pl flux2-onnx -am verify -Dgroups=model -Dflux2.model=DIR -Dflux2.test.argLine=-Xmx12g
+ * -Dsurefire.failIfNoSpecifiedTests=false}. Images are written to {@code target/real-bundle/} for a look.
  */
 @Tag("model")
 class RealBundleTest {
@@ -55,7 +54,7 @@ class RealBundleTest {
             g.inputs().forEach(t -> System.out.println("  in  " + t));
             g.outputs().forEach(t -> System.out.println("  out " + t));
         }
-        System.out.println("fused convention: " + summary.fusedConvention() + "; details " + summary.details());
+        System.out.println("details " + summary.details());
         assertTrue(
                 summary.files().stream().allMatch(ModelSummary.FileEntry::ok),
                 summary.files().toString());
@@ -64,15 +63,20 @@ class RealBundleTest {
     @Test
     void generatesAndTheFusedGraphAgreesWithPerStep() throws IOException {
         int baseline = OpenSessionCounter.current();
-        try (Flux2Pipeline p = Flux2Pipeline.builder().model(model).build()) {
-            GenerationRequest request = GenerationRequest.builder("a red fox in the snow")
-                    .seed(42)
-                    .size(256, 256)
-                    .build();
-            GenerationResult perStep =
-                    p.generate(request.toBuilder().forcePerStep(true).build());
+        GenerationRequest request = GenerationRequest.builder("a red fox in the snow")
+                .seed(42)
+                .size(256, 256)
+                .build();
+        GenerationResult perStep;
+        try (Flux2Pipeline p = Flux2Pipeline.builder()
+                .model(model)
+                .backendOption("fused", "off")
+                .build()) {
+            perStep = p.generate(request);
             save(perStep.first().image(), "fox-per-step.png");
             System.out.println("per step: " + perStep.first().metadata());
+        }
+        try (Flux2Pipeline p = Flux2Pipeline.builder().model(model).build()) {
             if (p.modelInfo().fusedSteps() == 4) {
                 GenerationResult fused = p.generate(request);
                 save(fused.first().image(), "fox-fused.png");
