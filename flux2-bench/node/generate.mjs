@@ -9,6 +9,7 @@
 // image as a binary PPM and prints per-stage wall times on stderr.
 //
 //   node generate.mjs --model DIR --prompt TEXT [--width 512 --height 512 --steps 4 --seed 42 --output out.ppm]
+//                     [--spinning 0]   (session.intra_op.allow_spinning, as the Java backend option allow_spinning)
 import fs from 'node:fs';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
@@ -104,6 +105,7 @@ const sessionOptions = {
   graphOptimizationLevel: 'all',
   enableMemPattern: false,
   enableCpuMemArena: true,
+  ...(args.spinning === undefined ? {} : { extra: { session: { intra_op: { allow_spinning: String(args.spinning) } } } }),
 };
 async function withSession(key, fn) {
   const file = path.join(model, config.models[key].file);
