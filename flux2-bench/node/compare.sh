@@ -70,10 +70,13 @@ node_run() {
 echo "date $(date -u +%FT%TZ), $(nproc) CPUs, $(java -version 2>&1 | head -1), node $(node --version)" | tee "$out/machine.txt"
 # Unmeasured warm-up at 64x64: the launcher's class-data-sharing archive is written by the first run after a build,
 # and Node's and the kernel's file caches are filled, so that no measured run pays a one-time cost.
+# (Also derives the CPU-tuned graphs when --java-args asks for them.)
+# shellcheck disable=SC2086
 "$repo/flux2" generate --model "$bundle" --prompt "$prompt" --seed 1 -W 64 -H 64 --steps 1 --memory sequential \
-  --no-progress --output "$out/warmup.png" > /dev/null
+  --no-progress --output "$out/warmup.png" $java_args > /dev/null
+# shellcheck disable=SC2086
 node "$repo/flux2-bench/node/generate.mjs" --model "$bundle" --prompt "$prompt" --width 64 --height 64 --steps 1 \
-  --output "$out/warmup.ppm" 2> /dev/null
+  --output "$out/warmup.ppm" $node_args 2> /dev/null
 printf 'run\tside\twall_s\tcpu_s\tpeak_rss_mib\tload1\n'
 for ((i = 1; i <= n; i++)); do
   # Alternate which side goes first, so a drift in the machine's load affects both alike.

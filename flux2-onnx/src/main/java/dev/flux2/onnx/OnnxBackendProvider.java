@@ -124,7 +124,9 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                             io,
                             options.pinDimensions(),
                             options.optimizationLevel(),
-                            options.cpuTuned() ? cpuTunedGraphs(bundleConfig, io) : Map.of()));
+                            options.cpuTuning()
+                                    .map(t -> cpuTunedGraphs(bundleConfig, io, t))
+                                    .orElse(Map.of())));
             LOG.debug(
                     "opened {} ({}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
@@ -149,12 +151,12 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
      * The derived CPU-tuned text encoder and transformer graphs (the fused transformer too, when the bundle has one),
      * derived now if no derived graph matches the sources.
      */
-    private static Map<String, TunedGraph> cpuTunedGraphs(BundleConfig config, BundleIo io) {
+    private static Map<String, TunedGraph> cpuTunedGraphs(BundleConfig config, BundleIo io, CpuTuning tuning) {
         TunedGraphStore store = new TunedGraphStore(TunedGraphStore.defaultCacheRoot(), true);
         Map<String, TunedGraph> tuned = new LinkedHashMap<>();
         for (String key : List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER, GraphKeys.TRANSFORMER_FUSED)) {
             if (config.usedModelKeys().contains(key)) {
-                tuned.put(key, store.derive(key, io.signature(key), CpuTuning.FULL));
+                tuned.put(key, store.derive(key, io.signature(key), tuning));
             }
         }
         return tuned;

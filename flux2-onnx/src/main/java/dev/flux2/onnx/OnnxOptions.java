@@ -5,6 +5,7 @@ import dev.flux2.onnx.session.OptimizationLevel;
 import dev.flux2.onnx.session.ProviderFallback;
 import dev.flux2.onnx.session.ProviderSelector;
 import dev.flux2.onnx.stage.VaeAttentionMode;
+import dev.flux2.onnx.tuning.CpuTuning;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -43,10 +44,11 @@ import java.util.Optional;
  *   <tr><td>{@value #PIN_DIMENSIONS}</td><td>{@code true} | {@code false}</td><td>{@code true} (default) pins the
  *       graphs' symbolic dimensions to each call's sizes, so sessions are specialised per resolution;
  *       {@code false} lets one session serve every resolution (useful with RESIDENT and varying sizes).</td></tr>
- *   <tr><td>{@value #CPU_TUNED}</td><td>{@code true} | {@code false}</td><td>{@code true} derives, once, a CPU
- *       variant of the text encoder and transformer graphs ({@code MatMulNBits} accuracy level 0, fp32 activations;
- *       stored beside the bundle or in the cache folder, referencing the original shards) and runs it. Default
- *       {@code false}.</td></tr>
+ *   <tr><td>{@value #CPU_TUNED}</td><td>{@code false} | {@code true} | {@code fp32} | {@code acc0}</td><td>derive,
+ *       once, a CPU variant of the text encoder and transformer graphs (stored beside the bundle or in the cache
+ *       folder, referencing the original shards) and run it: {@code true} with {@code MatMulNBits} accuracy level 0
+ *       and fp32 activations, {@code fp32} with fp32 activations only (the accuracy level kept), {@code acc0} with
+ *       accuracy level 0 only. Default {@code false}.</td></tr>
  *   <tr><td>{@value #ALLOW_SPINNING}</td><td>{@code true} | {@code false}</td><td>ONNX Runtime's
  *       {@code session.intra_op.allow_spinning}: whether idle intra-op threads spin waiting for work (lower latency
  *       between operators, but CPU burnt while waiting). Default {@code true}, ONNX Runtime's default.</td></tr>
@@ -63,7 +65,7 @@ import java.util.Optional;
  * @param optimizationLevel the level forced on every graph, if set
  * @param pinDimensions whether symbolic dimensions are pinned per call
  * @param deviceId the accelerator device index
- * @param cpuTuned whether to run derived CPU-tuned text encoder and transformer graphs
+ * @param cpuTuning the edits of the derived CPU-tuned text encoder and transformer graphs, if they are used
  * @param allowSpinning whether ONNX Runtime's idle intra-op threads spin
  */
 record OnnxOptions(
@@ -76,7 +78,7 @@ record OnnxOptions(
         Optional<OptimizationLevel> optimizationLevel,
         boolean pinDimensions,
         int deviceId,
-        boolean cpuTuned,
+        Optional<CpuTuning> cpuTuning,
         boolean allowSpinning) {
     /** Option key: threads per inference call. */
     static final String THREADS = "threads";
@@ -121,6 +123,7 @@ record OnnxOptions(
         Objects.requireNonNull(providerFallback, "providerFallback");
         Objects.requireNonNull(vaeAttention, "vaeAttention");
         Objects.requireNonNull(optimizationLevel, "optimizationLevel");
+        Objects.requireNonNull(cpuTuning, "cpuTuning");
         if (threads < 0 || vaeChunkSize < 0 || deviceId < 0) {
             throw new IllegalArgumentException("threads, vaeChunkSize and deviceId must be >= 0, got " + threads + ", "
                     + vaeChunkSize + ", " + deviceId);
@@ -182,9 +185,11 @@ record OnnxOptions(
                 },
                 nonNegativeInt(options, DEVICE_ID, "an integer >= 0"),
                 switch (value(options, CPU_TUNED, "false")) {
-                    case "true" -> true;
-                    case "false" -> false;
-                    default -> throw bad(CPU_TUNED, options.get(CPU_TUNED), "true or false");
+                    case "true" -> Optional.of(CpuTuning.FULL);
+                    case "fp32" -> Optional.of(new CpuTuning(false, true));
+                    case "acc0" -> Optional.of(new CpuTuning(true, false));
+                    case "false" -> Optional.<CpuTuning>empty();
+                    default -> throw bad(CPU_TUNED, options.get(CPU_TUNED), "false, true, fp32 or acc0");
                 },
                 switch (value(options, ALLOW_SPINNING, "true")) {
                     case "true" -> true;

@@ -28,15 +28,24 @@ class OnnxOptionsTest {
         assertEquals(Optional.empty(), d.optimizationLevel());
         assertTrue(d.pinDimensions());
         assertEquals(0, d.deviceId());
-        assertFalse(d.cpuTuned());
+        assertTrue(d.cpuTuning().isEmpty());
     }
 
     @Test
-    void cpuTunedIsTrueOrFalse() {
-        assertTrue(OnnxOptions.parse(Map.of("cpu_tuned", " TRUE ")).cpuTuned());
+    void cpuTunedChoosesTheEdits() {
+        assertEquals(
+                Optional.of(dev.flux2.onnx.tuning.CpuTuning.FULL),
+                OnnxOptions.parse(Map.of("cpu_tuned", " TRUE ")).cpuTuning());
+        assertEquals(
+                Optional.of(new dev.flux2.onnx.tuning.CpuTuning(false, true)),
+                OnnxOptions.parse(Map.of("cpu_tuned", "fp32")).cpuTuning());
+        assertEquals(
+                Optional.of(new dev.flux2.onnx.tuning.CpuTuning(true, false)),
+                OnnxOptions.parse(Map.of("cpu_tuned", "acc0")).cpuTuning());
+        assertTrue(OnnxOptions.parse(Map.of("cpu_tuned", "false")).cpuTuning().isEmpty());
         String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("cpu_tuned", "yes")))
                 .getMessage();
-        assertTrue(msg.contains("cpu_tuned") && msg.contains("true or false"), msg);
+        assertTrue(msg.contains("cpu_tuned") && msg.contains("fp32"), msg);
     }
 
     @Test

@@ -140,10 +140,14 @@ final class GenerateCommand extends BaseCommand {
 
     @Option(
             names = "--cpu-tuned",
-            description = "Run CPU-tuned text encoder and transformer graphs (MatMulNBits accuracy level 0, fp32 "
-                    + "activations), derived once beside the bundle (or in the cache folder) and reused; backend "
-                    + "option cpu_tuned=true.")
-    boolean cpuTuned;
+            arity = "0..1",
+            fallbackValue = "true",
+            paramLabel = "MODE",
+            description = "Run CPU-tuned text encoder and transformer graphs, derived once beside the bundle (or in "
+                    + "the cache folder) and reused: true (MatMulNBits accuracy level 0 and fp32 activations, the "
+                    + "default MODE), fp32 (fp32 activations only) or acc0 (accuracy level 0 only); backend option "
+                    + "cpu_tuned.")
+    String cpuTuned;
 
     @Option(
             names = "--no-spinning",
@@ -263,8 +267,8 @@ final class GenerateCommand extends BaseCommand {
         if (!providers.isEmpty()) {
             b.backendOption("providers", String.join(",", providers));
         }
-        if (cpuTuned) {
-            b.backendOption("cpu_tuned", "true");
+        if (cpuTuned != null) {
+            b.backendOption("cpu_tuned", cpuTuned);
         }
         if (noSpinning) {
             b.backendOption("allow_spinning", "false");

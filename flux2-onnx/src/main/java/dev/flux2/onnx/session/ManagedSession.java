@@ -30,6 +30,7 @@ public final class ManagedSession implements AutoCloseable {
     private final OrtSession.SessionOptions options;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean shrinkArenaAfterRun;
 
     ManagedSession(SessionSpec spec, OrtSession session, OrtSession.SessionOptions options) {
         this.spec = spec;
@@ -61,7 +62,7 @@ public final class ManagedSession implements AutoCloseable {
                 throw new PipelineClosedException(
                         call.where() + ": the " + spec.label() + " session has been closed (was the pipeline closed?)");
             }
-            try (TerminableRunOptions runOptions = new TerminableRunOptions(context)) {
+            try (TerminableRunOptions runOptions = new TerminableRunOptions(context, shrinkArenaAfterRun)) {
                 long start = System.nanoTime();
                 try {
                     return session.run(call.inputs(), call.requested(), call.pinned(), runOptions.options());
@@ -81,6 +82,15 @@ public final class ManagedSession implements AutoCloseable {
         } finally {
             lock.readLock().unlock();
         }
+    }
+
+    /**
+     * Makes every later run return its CPU arena's free memory at its end, for a session that stays open across
+     * generations without running in between (SEQUENTIAL's kept sessions): otherwise its arena keeps the peak of its
+     * activations (tens to hundreds of MiB for a 512² VAE stage) and that adds to the next stage's peak.
+     */
+    void shrinkArenaAfterRuns() {
+        shrinkArenaAfterRun = true;
     }
 
     /** @return whether {@link #close()} has been called */

@@ -11,7 +11,9 @@ import java.util.function.LongSupplier;
  *   <li><b>Small sessions are kept across generations</b>: a graph of at most {@value #SMALL_GRAPH_BYTES} bytes of
  *       weights (the VAE decoder's graphs, the attention chunk, a miniature text encoder) that is not the bundle's
  *       largest graph (the stage that sets the SEQUENTIAL peak is always closed), while all kept graphs together
- *       weigh no more than {@value #KEPT_BYTES} bytes. Their creation is then paid once.</li>
+ *       weigh no more than {@value #KEPT_BYTES} bytes. Their creation is then paid once; their runs return the CPU
+ *       arena's free memory at their end ({@code memory.enable_memory_arena_shrinkage}), so they keep their weights,
+ *       not their activations.</li>
  *   <li><b>The next stage's session is opened in the background</b> while the current one runs, when the memory
  *       already held (settled estimates of the open sessions, {@code held}) plus the next session's creation peak
  *       stays within the SEQUENTIAL peak plus the slack, and the next creation peak plus working memory fits in what

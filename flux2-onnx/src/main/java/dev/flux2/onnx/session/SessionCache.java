@@ -164,6 +164,10 @@ public final class SessionCache implements AutoCloseable {
                 open.put(session, Boolean.TRUE);
             }
         }
+        if (budget.mayKeep(spec.weightBytes(), 0)) {
+            // A session that may be kept must not keep its activations' memory between generations.
+            session.shrinkArenaAfterRuns();
+        }
         return new SessionLease(session, () -> releaseSequential(session));
     }
 

@@ -26,10 +26,23 @@ final class TerminableRunOptions implements AutoCloseable {
      * @throws OrtException when the run options cannot be created
      */
     TerminableRunOptions(StageContext context) throws OrtException {
+        this(context, false);
+    }
+
+    /**
+     * @param context the generation's context, whose cancellation terminates the run
+     * @param shrinkArena return the CPU arena's free chunks to the system at the end of the run
+     *     ({@code memory.enable_memory_arena_shrinkage}), so a session kept open does not keep its activations' memory
+     * @throws OrtException when the run options cannot be created
+     */
+    TerminableRunOptions(StageContext context, boolean shrinkArena) throws OrtException {
         this.options = new RunOptions();
         try {
+            if (shrinkArena) {
+                options.addRunConfigEntry("memory.enable_memory_arena_shrinkage", "cpu:0");
+            }
             this.registration = context.onCancel(this::terminate);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OrtException e) {
             options.close();
             throw e;
         }
