@@ -51,8 +51,8 @@ measure() { # side run command...
     echo "$side run $run failed, see $out/$side-$run.log" >&2; exit 1; }
   read -r wall user sys rss < "$tfile"
   local cpu mib
-  cpu="$(echo "$user + $sys" | bc)"
-  mib="$(echo "$rss / 1024" | bc)"
+  cpu="$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')"
+  mib="$(awk -v r="$rss" 'BEGIN { printf "%d", r / 1024 }')"
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$side" "$wall" "$cpu" "$mib" "$load" | tee -a "$results"
 }
 

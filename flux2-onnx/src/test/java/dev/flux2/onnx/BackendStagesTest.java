@@ -304,6 +304,12 @@ class BackendStagesTest {
         assertEquals("onnx", s.backend());
         assertEquals("engine", s.details().get("fused_denoiser_convention"));
         assertTrue(s.details().get("execution_providers_available").contains("CPU"));
+        // What MemoryPolicy.AUTO would choose here, and why (a miniature bundle fits any test machine).
+        String auto = s.details().get("memory_policy_auto");
+        assertTrue(auto.startsWith("resident: estimated resident peak") && auto.contains("available"), auto);
+        assertTrue(
+                s.details().get("session_weights").contains("transformer"),
+                s.details().toString());
         assertEquals("tokenizer", s.details().get("tokenizer_dir"));
         assertEquals(
                 Integer.toString(bundle.spec().textSequenceLength()),

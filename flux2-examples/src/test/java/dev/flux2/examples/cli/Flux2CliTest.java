@@ -60,7 +60,11 @@ class Flux2CliTest {
                         .exitCode());
         CliHarness.Run run = CliHarness.run("generate", "--model", "m", "--prompt", "p", "--memory", "lazy");
         assertEquals(ExitCodes.USAGE, run.exitCode());
-        assertTrue(run.err().contains("SEQUENTIAL") && run.err().contains("RESIDENT"), run.err());
+        assertTrue(
+                run.err().contains("SEQUENTIAL")
+                        && run.err().contains("RESIDENT")
+                        && run.err().contains("AUTO"),
+                run.err());
     }
 
     @Test
@@ -127,10 +131,14 @@ class Flux2CliTest {
         GenerateCommand g = parseGenerate("generate", "--model", "m", "--prompt", "a fox");
         assertEquals(1, g.numImages);
         assertEquals(0, g.threads);
-        assertEquals(MemoryPolicy.SEQUENTIAL, g.memory);
+        assertEquals(MemoryPolicy.AUTO, g.memory);
         assertEquals(null, g.seed);
         assertEquals(null, g.width);
         assertFalse(g.noFused);
+        assertEquals(null, g.cpuTuned);
+        assertFalse(g.noSpinning);
+        assertEquals("true", parseGenerate("generate", "--model", "m", "-p", "x", "--cpu-tuned").cpuTuned);
+        assertEquals("fp32", parseGenerate("generate", "--model", "m", "-p", "x", "--cpu-tuned=fp32").cpuTuned);
 
         GenerateCommand all = parseGenerate(
                 "generate",

@@ -66,7 +66,12 @@ public final class SessionSpecs {
         this.pinDimensions = pinDimensions;
         this.levelOverride = Objects.requireNonNull(levelOverride, "levelOverride");
         Map<String, Long> w = new TreeMap<>();
-        SessionFootprint.of(config, io).graphs().forEach(g -> w.put(g.key(), g.totalBytes()));
+        try {
+            SessionFootprint.of(config, io).graphs().forEach(g -> w.put(g.key(), g.totalBytes()));
+        } catch (java.io.UncheckedIOException e) {
+            // Sizes unknown (graphs described but not on disk): weights count as 0, nothing is kept or opened ahead.
+            w.clear();
+        }
         this.weights = Map.copyOf(w);
     }
 
