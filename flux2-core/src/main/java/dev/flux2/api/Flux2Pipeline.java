@@ -55,13 +55,23 @@ public final class Flux2Pipeline implements AutoCloseable {
      * @param request the request
      * @return the images and timings
      * @throws InvalidRequestException when the request does not fit the model (for example an init image on a
-     *     bundle without VAE encoder, or explicit noise of the wrong size)
-     * @throws InferenceException when a backend call fails
+     *     bundle without VAE encoder, or explicit noise of the wrong size) or exceeds the {@link #limits()}
+     * @throws InferenceException when a backend call fails, or a stage's output holds NaN or infinity (the
+     *     message names the stage and step)
      * @throws GenerationCancelledException when the request's token was cancelled
      * @throws PipelineClosedException after {@link #close()}
      */
     public GenerationResult generate(GenerationRequest request) {
         return engine.generate(Objects.requireNonNull(request, "request"));
+    }
+
+    /**
+     * @return the limits every request is checked against: those set with {@link Builder#limits} (default
+     *     {@link GenerationLimits#defaults()}), raised where needed so the model's own defaults pass
+     *     ({@link GenerationLimits#forModel})
+     */
+    public GenerationLimits limits() {
+        return engine.limits();
     }
 
     /**
@@ -88,6 +98,7 @@ public final class Flux2Pipeline implements AutoCloseable {
         private HubOptions hubOptions = HubOptions.defaults();
         private MemoryPolicy memoryPolicy = MemoryPolicy.SEQUENTIAL;
         private String backend;
+        private GenerationLimits limits;
         private final Map<String, String> backendOptions = new LinkedHashMap<>();
         private final List<String> nullOptions = new ArrayList<>();
 
@@ -129,6 +140,17 @@ public final class Flux2Pipeline implements AutoCloseable {
         /** @param policy when sessions stay open (default {@link MemoryPolicy#SEQUENTIAL}) @return this */
         public Builder memoryPolicy(MemoryPolicy policy) {
             this.memoryPolicy = policy;
+            return this;
+        }
+
+        /**
+         * @param limits the largest work a request may ask for (default {@link GenerationLimits#defaults()}); every
+         *     request is checked against them before any backend call, and a refusal is an
+         *     {@link InvalidRequestException} naming the limit and the value
+         * @return this
+         */
+        public Builder limits(GenerationLimits limits) {
+            this.limits = limits;
             return this;
         }
 
@@ -187,7 +209,8 @@ public final class Flux2Pipeline implements AutoCloseable {
             // Resolution (cache lookup, download, verification) comes after every cheap check above.
             Path folder = model != null ? model : Flux2Models.resolve(modelReference, hubOptions);
             BackendConfig config = new BackendConfig(folder, memoryPolicy, backendOptions);
-            return new Flux2Pipeline(new GenerationEngine(BackendLocator.open(config, backend)));
+            GenerationLimits effective = limits != null ? limits : GenerationLimits.defaults();
+            return new Flux2Pipeline(new GenerationEngine(BackendLocator.open(config, backend), effective));
         }
     }
 }
