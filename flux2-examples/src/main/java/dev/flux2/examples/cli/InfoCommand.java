@@ -28,9 +28,15 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = {
             "Describe a bundle: files and sizes, graph inputs/outputs, fused convention, providers.",
-            "Exits with 3 when a file is missing or has the wrong size."
+            "Exits with 3 when it reports any problem (a file missing, of the wrong size, or a graph whose external"
+                    + " data does not fit its shards)."
         })
 final class InfoCommand extends BaseCommand {
+    /** The details key under which the backend lists every problem it found ("none" when there is none). */
+    static final String PROBLEMS = "problems";
+
+    private static final String NONE = "none";
+
     @Mixin
     ModelOption modelOption;
 
@@ -47,14 +53,18 @@ final class InfoCommand extends BaseCommand {
         }
         out().flush();
         List<FileEntry> bad = summary.files().stream().filter(f -> !f.ok()).toList();
+        String problems = summary.details().getOrDefault(PROBLEMS, NONE);
         if (!bad.isEmpty()) {
             err().println("flux2: model error: " + bad.size() + " file(s) missing, of the wrong size or listing"
                     + " wrong shards: "
                     + String.join(", ", bad.stream().map(FileEntry::path).toList()));
-            err().flush();
-            return ExitCodes.MODEL;
         }
-        return ExitCodes.OK;
+        if (!NONE.equals(problems)) {
+            err().println("flux2: model error: " + problems);
+        }
+        err().flush();
+        // Any problem reported is exit 3: a bundle that does not open must not look "ok" to a script.
+        return bad.isEmpty() && NONE.equals(problems) ? ExitCodes.OK : ExitCodes.MODEL;
     }
 
     private static void print(ModelSummary s, PrintWriter out) {
