@@ -1,6 +1,7 @@
 package dev.flux2.pipeline;
 
 import dev.flux2.api.InferenceException;
+import dev.flux2.math.FiniteValues;
 import java.util.Locale;
 
 /**
@@ -9,8 +10,6 @@ import java.util.Locale;
  * copy); the cost is measured in the README ("Limits and failure behaviour"). Stateless and thread-safe.
  */
 final class FiniteCheck {
-    private static final int EXPONENT = 0x7f80_0000;
-
     private FiniteCheck() {}
 
     /**
@@ -21,13 +20,7 @@ final class FiniteCheck {
      * @throws InferenceException when a value is NaN or infinite
      */
     static void require(float[] values, int count, String what) {
-        // The smallest of (~bits & EXPONENT) is 0 exactly when some value has every exponent bit set (NaN or ±inf);
-        // an int min-reduction without branches, which the JIT vectorises.
-        int min = EXPONENT;
-        for (int i = 0; i < count; i++) {
-            min = Math.min(min, ~Float.floatToRawIntBits(values[i]) & EXPONENT);
-        }
-        if (min == 0) {
+        if (!FiniteValues.allFinite(values, count)) {
             throw failure(values, count, what);
         }
     }
