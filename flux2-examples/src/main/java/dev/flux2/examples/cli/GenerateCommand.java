@@ -36,6 +36,8 @@ import picocli.CommandLine.Option;
         })
 final class GenerateCommand extends BaseCommand {
     private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(15);
+    /** The most threads per inference call accepted (far above any useful value). */
+    static final int MAX_THREADS = 1024;
 
     @Mixin
     ModelOption modelOption;
@@ -195,6 +197,10 @@ final class GenerateCommand extends BaseCommand {
         CancellationToken token = new CancellationToken();
         if (jpegQuality < 1 || jpegQuality > 100) {
             throw new InvalidRequestException("--jpeg-quality must be in 1..100, got " + jpegQuality);
+        }
+        if (threads < 0 || threads > MAX_THREADS) {
+            // ONNX Runtime would try to start them all: a typo must not spawn a hundred thousand threads.
+            throw new InvalidRequestException("--threads must be in 0.." + MAX_THREADS + ", got " + threads);
         }
         GenerationLimits limits = limits();
         GenerationRequest.Builder request = requestBuilder(baseSeed, token).limits(limits);

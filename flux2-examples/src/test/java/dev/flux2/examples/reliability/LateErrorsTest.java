@@ -134,6 +134,15 @@ class LateErrorsTest {
         assertEquals(2, pixels.exitCode(), pixels.toString());
         assertTrue(pixels.err().contains("maxPixels = 65536"), pixels.err());
 
+        Cli.Run threads = generate(
+                NO_MODEL,
+                "--threads",
+                "100000",
+                "--output",
+                work.resolve("t.png").toString());
+        assertEquals(2, threads.exitCode(), threads.toString());
+        assertTrue(threads.err().contains("--threads must be in 0..1024"), threads.err());
+
         Path huge = work.resolve("huge.png");
         writePngHeader(huge, 20_000, 20_000);
         Cli.Run init = generate(
