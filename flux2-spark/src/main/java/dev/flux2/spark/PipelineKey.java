@@ -1,0 +1,26 @@
+package dev.flux2.spark;
+
+import java.util.Map;
+
+/**
+ * What identifies an executor's shared pipeline: the model and every option its build and sharing depend on.
+ *
+ * @param model the model as given in {@link BatchOptions#model()}
+ * @param concurrency generations at once
+ * @param intraOpThreads threads per inference call
+ * @param backendOptions backend options
+ */
+record PipelineKey(String model, int concurrency, int intraOpThreads, Map<String, String> backendOptions) {
+    PipelineKey {
+        backendOptions = Map.copyOf(backendOptions);
+    }
+
+    /**
+     * @param options batch options
+     * @return their pipeline key
+     */
+    static PipelineKey of(BatchOptions options) {
+        return new PipelineKey(
+                options.model(), options.concurrency(), options.intraOpThreads(), options.backendOptions());
+    }
+}
