@@ -1,6 +1,9 @@
 package dev.flux2.spark;
 
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.when;
 
 import dev.flux2.api.Flux2Exception;
 import dev.flux2.api.InvalidRequestException;
@@ -78,8 +81,8 @@ public final class Flux2Batch {
         }
         Column[] columns = layout.columns().stream().map(c -> col(c)).toArray(Column[]::new);
         Dataset<Row> selected = requests.select(columns);
-        checkUniqueIds(selected);
-        int partitions = options.partitions() > 0 ? options.partitions() : automaticPartitions(spark, selected);
+        long rows = checkUniqueIds(selected);
+        int partitions = options.partitions() > 0 ? options.partitions() : automaticPartitions(spark, rows);
         checkOutput(spark, options.output());
         warnWithoutPlugin(spark);
         Broadcast<SerializableConfiguration> conf = JavaSparkContext.fromSparkContext(spark.sparkContext())
@@ -105,7 +108,21 @@ public final class Flux2Batch {
         }
     }
 
-    private static void checkUniqueIds(Dataset<Row> requests) {
+    /**
+     * Checks that ids are unique and counts the rows, in one aggregation (a second query names the repeated ids
+     * only when there are some).
+     *
+     * @return the number of rows
+     */
+    private static long checkUniqueIds(Dataset<Row> requests) {
+        Row totals = requests.groupBy(RequestColumns.ID)
+                .count()
+                .agg(sum("count"), max(when(col(RequestColumns.ID).isNotNull(), col("count"))))
+                .first();
+        long rows = totals.isNullAt(0) ? 0 : totals.getLong(0);
+        if (totals.isNullAt(1) || totals.getLong(1) < 2) {
+            return rows;
+        }
         List<Row> repeated =
                 new ArrayList<>(requests.filter(col(RequestColumns.ID).isNotNull())
                         .groupBy(RequestColumns.ID)
@@ -113,19 +130,16 @@ public final class Flux2Batch {
                         .filter(col("count").gt(1))
                         .limit(DUPLICATES_SHOWN + 1)
                         .collectAsList());
-        if (!repeated.isEmpty()) {
-            repeated.sort(Comparator.comparing(r -> r.getString(0)));
-            String shown = repeated.stream()
-                    .limit(DUPLICATES_SHOWN)
-                    .map(r -> Values.quote(r.get(0)) + " (" + r.getLong(1) + " rows)")
-                    .collect(Collectors.joining(", "));
-            throw new InvalidRequestException("ids must be unique (each names its image file), found repeated " + shown
-                    + (repeated.size() > DUPLICATES_SHOWN ? " and more" : ""));
-        }
+        repeated.sort(Comparator.comparing(r -> r.getString(0)));
+        String shown = repeated.stream()
+                .limit(DUPLICATES_SHOWN)
+                .map(r -> Values.quote(r.get(0)) + " (" + r.getLong(1) + " rows)")
+                .collect(Collectors.joining(", "));
+        throw new InvalidRequestException("ids must be unique (each names its image file), found repeated " + shown
+                + (repeated.size() > DUPLICATES_SHOWN ? " and more" : ""));
     }
 
-    private static int automaticPartitions(SparkSession spark, Dataset<Row> requests) {
-        long rows = requests.count();
+    private static int automaticPartitions(SparkSession spark, long rows) {
         long parallelism = 2L * spark.sparkContext().defaultParallelism();
         return (int) Math.max(1, Math.min(rows, parallelism));
     }

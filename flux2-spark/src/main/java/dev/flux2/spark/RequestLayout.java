@@ -13,9 +13,9 @@ import java.util.TreeSet;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.NumericType;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -102,7 +102,7 @@ final class RequestLayout implements Serializable {
         if (type instanceof NullType && !name.equals(RequestColumns.ID) && !name.equals(RequestColumns.PROMPT)) {
             return Kind.NULL;
         }
-        if (type.equals(DataTypes.StringType)) {
+        if (type instanceof StringType) {
             return Kind.STRING;
         }
         if (NUMBER_COLUMNS.contains(name) && type instanceof NumericType) {
@@ -110,7 +110,7 @@ final class RequestLayout implements Serializable {
         }
         if (name.equals(RequestColumns.REFERENCE_IMAGES)
                 && type instanceof ArrayType array
-                && array.elementType().equals(DataTypes.StringType)) {
+                && array.elementType() instanceof StringType) {
             return Kind.STRING_ARRAY;
         }
         String expected = TEXT_COLUMNS.contains(name)

@@ -18,7 +18,6 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
@@ -26,7 +25,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * Writes the job's results: {@code <output>/results/} as Parquet (the action that runs the generation), then
  * {@code <output>/results.jsonl} from that Parquet (one JSON object per row, ordered by id, every column present,
- * nulls included), written to a temporary file and renamed.
+ * nulls included; sorted in one task, since the driver writes the lines anyway), written to a temporary file and
+ * renamed.
  */
 final class ResultsWriter {
     /** The Parquet results folder under the output. */
@@ -46,37 +46,38 @@ final class ResultsWriter {
     static Map<RowStatus, Long> write(SparkSession spark, Dataset<Row> results, String output) throws IOException {
         String parquet = new Path(output, RESULTS).toString();
         results.write().mode(SaveMode.Overwrite).parquet(parquet);
-        Dataset<Row> written = spark.read().parquet(parquet);
-        writeJsonLines(
-                written, new Path(output, RESULTS_JSONL), spark.sparkContext().hadoopConfiguration());
+        return writeJsonLines(
+                spark.read().parquet(parquet),
+                new Path(output, RESULTS_JSONL),
+                spark.sparkContext().hadoopConfiguration());
+    }
+
+    /** Writes the lines and counts the statuses on the way (one pass, one sort in one task). */
+    private static Map<RowStatus, Long> writeJsonLines(Dataset<Row> results, Path target, Configuration conf)
+            throws IOException {
+        Column[] columns = ResultColumns.ALL.stream().map(c -> col(c)).toArray(Column[]::new);
+        Dataset<Row> lines = results.coalesce(1)
+                .sortWithinPartitions(ResultColumns.ID)
+                .select(to_json(struct(columns), Map.of("ignoreNullFields", "false")), col(ResultColumns.STATUS));
         Map<RowStatus, Long> counts = new EnumMap<>(RowStatus.class);
         for (RowStatus status : RowStatus.values()) {
             counts.put(status, 0L);
         }
-        for (Row r : written.groupBy(ResultColumns.STATUS).count().collectAsList()) {
-            for (RowStatus status : RowStatus.values()) {
-                if (status.value().equals(r.getString(0))) {
-                    counts.put(status, r.getLong(1));
-                }
-            }
-        }
-        return counts;
-    }
-
-    private static void writeJsonLines(Dataset<Row> results, Path target, Configuration conf) throws IOException {
-        Column[] columns = ResultColumns.ALL.stream().map(c -> col(c)).toArray(Column[]::new);
-        Dataset<String> lines = results.orderBy(ResultColumns.ID)
-                .select(to_json(struct(columns), Map.of("ignoreNullFields", "false")))
-                .as(Encoders.STRING());
         FileSystem fs = HadoopFiles.forWriting(target, conf);
         Path temporary = new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
         try {
             try (Writer out =
                     new BufferedWriter(new OutputStreamWriter(fs.create(temporary, false), StandardCharsets.UTF_8))) {
-                Iterator<String> it = lines.toLocalIterator();
+                Iterator<Row> it = lines.toLocalIterator();
                 while (it.hasNext()) {
-                    out.write(it.next());
+                    Row line = it.next();
+                    out.write(line.getString(0));
                     out.write('\n');
+                    for (RowStatus status : RowStatus.values()) {
+                        if (status.value().equals(line.getString(1))) {
+                            counts.merge(status, 1L, Long::sum);
+                        }
+                    }
                 }
             }
             if (!fs.rename(temporary, target)) {
@@ -90,5 +91,6 @@ final class ResultsWriter {
                 fs.delete(temporary, false);
             }
         }
+        return counts;
     }
 }
