@@ -23,7 +23,7 @@ public final class ImageConversion {
     private ImageConversion() {}
 
     /**
-     * Post-processing of a decoded image (pipeline-reference §9): {@code u = clamp(x·0.5 + 0.5, 0, 1)} and
+     * Post-processing of a decoded image (docs/pipeline-reference.md §12): {@code u = clamp(x·0.5 + 0.5, 0, 1)} and
      * {@code byte = rint(u·255)} in float32, i.e. numpy's round-half-to-even. NaN becomes 0.
      *
      * @param pixels planar RGB floats, nominally in [−1, 1]; not modified
@@ -61,7 +61,7 @@ public final class ImageConversion {
     }
 
     /**
-     * Pre-processing of an init or reference image (pipeline-reference §10 step 5): RGB as PIL's
+     * Pre-processing of an init or reference image (docs/pipeline-reference.md §10): RGB as PIL's
      * {@code convert("RGB")} gives it (grey replicated, palette looked up, alpha dropped), {@code x/255} in float32,
      * then {@code 2x − 1}, planar.
      *

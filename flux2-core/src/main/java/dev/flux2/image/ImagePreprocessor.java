@@ -8,7 +8,7 @@ import java.util.OptionalInt;
 
 /**
  * Brings init and reference images to a size the pipeline accepts, as the diffusers klein pipelines do
- * (pipeline-reference §10). Every result is a new {@code TYPE_INT_RGB} image whose sides are multiples of 16;
+ * (docs/pipeline-reference.md §10). Every result is a new {@code TYPE_INT_RGB} image whose sides are multiples of 16;
  * inputs are converted to RGB as PIL's {@code convert("RGB")} would (alpha dropped). Stateless and thread-safe.
  *
  * <p>PIL resizes RGBA images in premultiplied form; here alpha is dropped before resizing, so semi-transparent

@@ -3,10 +3,10 @@ package dev.flux2.math;
 import java.util.Objects;
 
 /**
- * The FLUX.2 latent layouts (pipeline-reference §3): 2×2 patchify of the 32-channel VAE latent into 128 channels,
- * and packing of a patchified grid into a row-major token sequence. End to end,
- * {@code tokens[i·W+j][4c+2dy+dx] = z[c][2i+dy][2j+dx]}. Stateless and thread-safe; every method returns a new
- * array and leaves its input untouched.
+ * The FLUX.2 latent layouts (docs/pipeline-reference.md §5): 2×2 patchify of the 32-channel VAE latent into 128
+ * channels, and packing of a patchified grid into a row-major token sequence. End to end,
+ * {@code tokens[i·W+j][4c+2dy+dx] = z[c][2i+dy][2j+dx]}. Stateless and thread-safe; every method returns a new array
+ * and leaves its input untouched.
  */
 public final class LatentLayout {
     /** Tokens per tile of the pack/unpack transpose. */

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * The VAE latent batch-norm statistics (pipeline-reference §4): one mean and variance per patchified channel
+ * The VAE latent batch-norm statistics (docs/pipeline-reference.md §11): one mean and variance per patchified channel
  * {@code f = 4c+2dy+dx}, applied as {@code (P − mean)/sqrt(var + eps)} after encoding and inverted before decoding.
  * The arithmetic is float32, as in the reference ({@code sqrt(var + eps)} of a float32 buffer). Immutable and
  * thread-safe: the arrays are copied on the way in and out.

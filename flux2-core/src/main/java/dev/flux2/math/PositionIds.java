@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * The 4-axis rotary position ids (t, h, w, l) of FLUX.2, as float32, four values per token
- * (pipeline-reference §2, §3, §7). Stateless and thread-safe; every method returns a new array.
+ * (docs/pipeline-reference.md §5). Stateless and thread-safe; every method returns a new array.
  */
 public final class PositionIds {
     /** Values per token: t, h, w, l. */

@@ -32,7 +32,9 @@ class ImagePreprocessorTest {
         return rgb;
     }
 
-    /** pipeline-reference §10: 1500×1000 → s = 0.8360925 → 1254×836 → crop box (3, 2, 1251, 834) → 1248×832. */
+    /**
+     * docs/pipeline-reference.md §10: 1500×1000 → s = 0.8360925 → 1254×836 → crop box (3, 2, 1251, 834) → 1248×832.
+     */
     @Test
     void referenceExampleGeometry() {
         ImagePreprocessor.Size capped = ImagePreprocessor.capArea(1500, 1000);

@@ -32,7 +32,7 @@ class FlowMatchScheduleTest {
         assertEquals(48, schedules().count());
     }
 
-    /** pipeline-reference §5: the float32 recipe reproduces every golden schedule bit for bit. */
+    /** docs/pipeline-reference.md §6: the float32 recipe reproduces every golden schedule bit for bit. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("schedules")
     void reproducesGoldenScheduleBitExactly(String name, JsonNode c) {
@@ -75,9 +75,9 @@ class FlowMatchScheduleTest {
         assertBitExact(Goldens.floats(c.get("sigmas")), s.sigmas(), name + " custom sigmas");
     }
 
-    /** pipeline-reference §11 worked examples (printed to ≥ 10 significant digits). */
+    /** docs/pipeline-reference.md §13, worked examples (printed to ≥ 10 significant digits). */
     @Test
-    void workedExamplesOfSection11() {
+    void workedExamples() {
         assertSigmas(
                 FlowMatchSchedule.forImage(256, 4), 1.0, 0.9553907513618469, 0.8771342635154724, 0.7041116952896118, 0);
         assertSigmas(

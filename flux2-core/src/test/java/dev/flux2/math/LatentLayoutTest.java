@@ -50,7 +50,7 @@ class LatentLayoutTest {
         assertArrayEquals(Goldens.floats(g.get("vae_latent").get("data")), z.data());
     }
 
-    /** pipeline-reference §3: at 256², token 37 is (0,2,5,0) and its feature 6 is z[1, 5, 10]. */
+    /** docs/pipeline-reference.md §5: at 256², token 37 is (0,2,5,0) and its feature 6 is z[1, 5, 10]. */
     @Test
     void workedMappingAt256() {
         int c = 32;

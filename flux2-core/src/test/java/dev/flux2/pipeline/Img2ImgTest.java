@@ -22,7 +22,10 @@ class Img2ImgTest {
     @ParameterizedTest
     @CsvSource({"0.3, 2", "0.6, 1", "0.9, 0", "0.1, 3", "1.0, 0"})
     void runsStepsFromStartIndexOnScaledNoise(double strength, int expectedStart) {
-        assertEquals(expectedStart, ReferenceMath.startIndex(4, strength), "reference table (§8)");
+        assertEquals(
+                expectedStart,
+                ReferenceMath.startIndex(4, strength),
+                "reference table (docs/pipeline-reference.md §9)");
         FakeModel model = FakeModel.distilledModel();
         FakeBackend backend = new FakeBackend(model);
         BufferedImage init = ReferenceMath.testImage(64, 48, 1);

@@ -3,7 +3,7 @@ package dev.flux2.pipeline;
 import java.awt.image.BufferedImage;
 
 /**
- * Test-side re-implementation of the pipeline math, written from pipeline-reference.md (§3, §5, §8, §9) and
+ * Test-side re-implementation of the pipeline math, written from docs/pipeline-reference.md (§5, §6, §9, §12) and
  * independent of the production classes, so that engine tests compare against something the engine did not
  * compute. {@link ReferenceMathTest} pins it to the golden vectors.
  */

@@ -133,7 +133,7 @@ class BackendStagesTest {
     void textEncoderMatchesTheReference() {
         TokenizedPrompt tokens = backend.tokenize("a red fox in the snow");
         assertEquals(64, tokens.inputIds().length);
-        assertEquals(18, tokens.realTokens(), "pipeline-reference §2 example: 18 real tokens");
+        assertEquals(18, tokens.realTokens(), "docs/pipeline-reference.md §3 example: 18 real tokens");
         TestStageContext context = new TestStageContext();
         try (TextEmbedding text = backend.encodeText(tokens, context)) {
             assertWithinOneUlp(

@@ -35,9 +35,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Each backend stage on bundles whose graphs declare other element types than the seed (onnx-bundle §2: the graph
- * is authoritative), against {@link SyntheticReference}, which rounds exactly where each graph's inputs and outputs
- * do.
+ * Each backend stage on bundles whose graphs declare other element types than the seed (docs/bundle-format.md §4: the
+ * graph is authoritative), against {@link SyntheticReference}, which rounds exactly where each graph's inputs and
+ * outputs do.
  *
  * <p>Tolerances: an all-fp32 bundle rounds nowhere, so backend and reference differ only by fp32 summation in the
  * graphs against double in the reference: ≈1e-7 relative to the O(1) summands, over at most a few hundred terms,

@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * The graphs of a FLUX.2 [klein] bundle with their config keys and the real bundle's file names
- * (onnx-bundle.md §3); the synthetic writer uses exactly these names.
+ * (docs/bundle-format.md §6); the synthetic writer uses exactly these names.
  */
 public enum BundleGraph {
     /** Qwen3 text encoder (q4, two external-data shards). */

@@ -1,8 +1,8 @@
 package dev.flux2.testkit;
 
 /**
- * Ways a legitimate bundle of the family can differ from the seed layout without changing the math (onnx-bundle
- * §2, §4 to §8). Each is switched on with {@link SyntheticBundleSpec.Builder#variant}; the
+ * Ways a legitimate bundle of the family can differ from the seed layout without changing the math
+ * (docs/bundle-format.md §3 to §10). Each is switched on with {@link SyntheticBundleSpec.Builder#variant}; the
  * {@link SyntheticReference} is unaffected by all of them except {@link #ZERO_PADDED_CONTEXT}.
  */
 public enum BundleVariant {

@@ -1,7 +1,7 @@
 package dev.flux2.testkit;
 
 /**
- * Which input convention the synthetic fused 4-step transformer graph uses (onnx-bundle.md §7), or none.
+ * Which input convention the synthetic fused 4-step transformer graph uses (docs/bundle-format.md §9), or none.
  */
 public enum FusedConvention {
     /** No {@code transformer_fused_4step} graph is written. */

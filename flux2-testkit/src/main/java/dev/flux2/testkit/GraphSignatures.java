@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The I/O of every synthetic graph: the real names, dtypes and ranks of onnx-bundle.md §6 with the symbolic
- * dimension names of §5. Dimensions the real bundle does not name (H/8 and H/2 of the VAE chain) get descriptive
+ * The I/O of every synthetic graph: the real names, dtypes and ranks of docs/bundle-format.md §8 with the symbolic
+ * dimension names of its §7. Dimensions the real bundle does not name (H/8 and H/2 of the VAE chain) get descriptive
  * names of their own. The spec's options change element types (activations, ids, tokens), ranks
  * ({@link BundleVariant#IDS_WITHOUT_BATCH}, {@link BundleVariant#SCALAR_TIMESTEP}), fixed sizes
  * ({@link BundleVariant#STATIC_SHAPES}) and the decoder graphs, never the names of the seed's tensors.

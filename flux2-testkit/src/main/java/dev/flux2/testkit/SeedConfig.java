@@ -8,7 +8,7 @@ import java.io.UncheckedIOException;
 
 /**
  * The {@code flux2-config.json} of the MarkShark2 q4 bundle layout as the project first received it (it names the
- * optional fused graph and VAE encoder that the pinned public revision lacks; see {@code docs/bundle-format.md}).
+ * optional fused graph and VAE encoder that the pinned public revision lacks; see {@code docs/bundle-format.md} §6).
  * Tests use it to check that the backend reads a real-world config, not only the ones flux2-testkit writes.
  */
 public final class SeedConfig {

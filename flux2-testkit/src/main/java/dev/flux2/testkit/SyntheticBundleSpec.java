@@ -511,10 +511,9 @@ public final class SyntheticBundleSpec {
          * every run (for memory benchmarks). Rounded up to whole padding columns. [0]
          *
          * <p>The padding node is a MatMulNBits with M = 1 (the mean token tiled to K = 2048) whose codes all equal
-         * their zero points, so it adds exactly 0 but cannot be folded. Measured with 1 GiB on the CPU EP (ORT
-         * 1.26, 1 intra-op thread): writing takes ≈2 s with ≈20 MB of heap; process RSS grows by ≈0.7 GB at
-         * session creation (pre-packed codes) and ≈1.07 GB after the first run (scales read on first use); each
-         * run costs ≈0.2 s more.
+         * their zero points, so it adds exactly 0 but cannot be folded. Writing streams the padding (little heap);
+         * ONNX Runtime pre-packs the codes at session creation and reads the scales on the first run, so process
+         * RSS and run time grow with the padding (figures in docs/performance.md).
          *
          * @param value minimum extra bytes, 0..{@link #MAX_PADDING_BYTES}
          * @return this

@@ -1,7 +1,7 @@
 package dev.flux2.testkit;
 
 /**
- * The real bundle's tensor names for the split VAE decoder chain (onnx-bundle.md §6).
+ * The real bundle's tensor names for the split VAE decoder chain (docs/bundle-format.md §10.1).
  */
 public final class TensorNames {
     /** Residual output of {@code vae_decoder_pre}, first input of post stage 0. */

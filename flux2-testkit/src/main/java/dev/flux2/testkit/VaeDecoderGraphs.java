@@ -9,11 +9,11 @@ import ai.onnx.proto.OnnxMl.ModelProto;
 import java.util.List;
 
 /**
- * The VAE decoder graphs (onnx-bundle.md §8): the split chain (pre-attention, attention chunk, post stages 0..3),
- * the single post-attention graph (post stages 0..3 in one) and the unified decoder (everything in one). The math
- * is documented on {@link SyntheticReference}. Each stage's body is written once; a merged graph chains the bodies
- * and rounds the tensor between two of them to its activation type, exactly where the split graphs' outputs and
- * inputs round it, so every layout computes the same function.
+ * The VAE decoder graphs (docs/bundle-format.md §10): the split chain (pre-attention, attention chunk, post stages
+ * 0..3), the single post-attention graph (post stages 0..3 in one) and the unified decoder (everything in one). The
+ * math is documented on {@link SyntheticReference}. Each stage's body is written once; a merged graph chains the bodies
+ * and rounds the tensor between two of them to its activation type, exactly where the split graphs' outputs and inputs
+ * round it, so every layout computes the same function.
  */
 final class VaeDecoderGraphs {
     private static final int CR = SyntheticDims.RESIDUAL_CHANNELS;

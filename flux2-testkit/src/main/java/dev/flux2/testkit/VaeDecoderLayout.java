@@ -1,6 +1,8 @@
 package dev.flux2.testkit;
 
-/** Which VAE decoder graphs a synthetic bundle has (onnx-bundle §2, §8); all compute the same function. */
+/**
+ * Which VAE decoder graphs a synthetic bundle has (docs/bundle-format.md §3.3, §10); all compute the same function.
+ */
 public enum VaeDecoderLayout {
     /** The seed's split chain: pre, attention chunk, post stages 0..3 listed in {@code vae_decoder_post_stage_keys}. */
     SPLIT,

@@ -250,7 +250,7 @@ class BundleLayoutTest {
         }
     }
 
-    /** Every graph runs with the free-dimension overrides the browser engine sets (onnx-bundle.md §5). */
+    /** Every graph runs with the free-dimension overrides the browser engine sets (docs/bundle-format.md §7). */
     @Test
     void everyGraphRunsWithPinnedSymbolicDimensions() throws Exception {
         SyntheticBundleSpec spec = SyntheticBundleSpec.builder()

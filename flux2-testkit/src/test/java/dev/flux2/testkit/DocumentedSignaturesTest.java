@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Graph I/O as ONNX Runtime reports it, against the table of onnx-bundle.md §6 and the symbolic names of §5,
- * written out literally here (independent of the writer's own signature table). Entries are
- * {@code name:TYPE:dims} with dims fixed sizes, symbolic names, or {@code ?} for a symbolic dimension the real
- * bundle does not name. Spec: text 64×32, hd 8.
+ * Graph I/O as ONNX Runtime reports it, against the table of docs/bundle-format.md §8 and the symbolic names of its §7,
+ * written out literally here (independent of the writer's own signature table). Entries are {@code name:TYPE:dims} with
+ * dims fixed sizes, symbolic names, or {@code ?} for a symbolic dimension the real bundle does not name. Spec: text
+ * 64×32, hd 8.
  */
 class DocumentedSignaturesTest {
     private static final String R = TensorNames.VAE_RESIDUAL;

@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * Test access to the reference token ids and the Qwen3 tokenizer fixture, both shipped by flux2-testkit
- * ({@link TokenizerFixture}). Also holds one shared 512-token tokenizer, loaded once per test JVM (the 11 MB {@code tokenizer.json}
- * takes about half a second to parse) and never closed: it lives as long as the JVM.
+ * ({@link TokenizerFixture}). Also holds one shared 512-token tokenizer, loaded once per test JVM (parsing the 11 MB
+ * {@code tokenizer.json} is slow, see docs/performance.md) and never closed: it lives as long as the JVM.
  */
 final class Goldens {
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 
-/** The klein chat template, written out literally (pipeline-reference §2) rather than taken from the code. */
+/** The klein chat template, written out literally (docs/pipeline-reference.md §3) rather than taken from the code. */
 class PromptTemplateTest {
 
     @Test

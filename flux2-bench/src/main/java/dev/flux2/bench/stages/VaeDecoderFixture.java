@@ -26,10 +26,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The split VAE decoder taken apart (onnx-bundle.md §8), with every intermediate tensor computed once at setup so
- * each part can be run on its own: the pre-attention stage on z, one attention chunk of the bundle's chunk size,
- * attention over the whole sequence in one call, and each post stage on its real input. Runs go through the
- * backend's session cache and {@code ManagedSession.run}, with the same I/O names the decoder chain uses.
+ * The split VAE decoder taken apart (docs/bundle-format.md §10), with every intermediate tensor computed once at setup
+ * so each part can be run on its own: the pre-attention stage on z, one attention chunk of the bundle's chunk size,
+ * attention over the whole sequence in one call, and each post stage on its real input. Runs go through the backend's
+ * session cache and {@code ManagedSession.run}, with the same I/O names the decoder chain uses.
  */
 final class VaeDecoderFixture implements AutoCloseable {
     private final StageHarness harness;

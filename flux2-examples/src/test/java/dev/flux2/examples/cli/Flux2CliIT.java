@@ -191,7 +191,7 @@ class Flux2CliIT {
                     json.get("attention_mask").get(i).asLong(),
                     "mask " + i);
         }
-        assertEquals(18, json.get("real_tokens").asInt(), "pipeline-reference §2 example");
+        assertEquals(18, json.get("real_tokens").asInt(), "docs/pipeline-reference.md §3 example");
         assertEquals(0, json.get("truncated").asInt());
     }
 

@@ -19,7 +19,7 @@ class KnownBundlesTest {
         KnownBundle q4 = shipped.find(DownloadOptions.DEFAULT_REPO, DownloadOptions.DEFAULT_REVISION)
                 .orElseThrow();
         assertEquals(18, q4.files().size());
-        // docs/bundle-format.md: the pinned files total 5,225,022,190 bytes.
+        // docs/bundle-format.md §6: the pinned files total 5,225,022,190 bytes.
         assertEquals(
                 5_225_022_190L,
                 q4.files().values().stream()

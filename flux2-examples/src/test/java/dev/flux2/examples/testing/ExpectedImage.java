@@ -13,7 +13,7 @@ import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 /**
  * The image a text-to-image generation on a synthetic bundle must produce, computed without the pipeline: the
  * tokenizer, the golden-tested core math (torch-compatible noise, schedule, packing, position ids) and the testkit's
- * independent evaluation of the synthetic graphs, chained the way pipeline-reference.md §3–§6 and §9 describe
+ * independent evaluation of the synthetic graphs, chained the way docs/pipeline-reference.md §4 to §7 and §12 describe
  * (per-step Euler in fp32, σ fed to the transformer, round-half-even to bytes).
  */
 public final class ExpectedImage {
@@ -46,7 +46,7 @@ public final class ExpectedImage {
         int gh = request.height() / 16;
         int gw = request.width() / 16;
         int n = gh * gw;
-        // pipeline-reference §3: randn(1, 128, H/16, W/16) in the patchified space, then pack.
+        // docs/pipeline-reference.md §4: randn(1, 128, H/16, W/16) in the patchified space, then pack.
         float[] noise = TorchRandom.randn(request.seed(), 1, 128, gh, gw);
         float[] x = LatentLayout.pack(new LatentGrid(noise, 128, gh, gw));
         float[] ids = PositionIds.image(gh, gw);
@@ -54,7 +54,7 @@ public final class ExpectedImage {
         for (int i = 0; i < request.steps(); i++) {
             float sigma = schedule.sigma(i);
             float[] v = ref.velocity(x, ids, sigma, context);
-            // §6: x ← x + (σ_{i+1} − σ_i)·v, dt as a float32 difference, x kept in float32.
+            // docs/pipeline-reference.md §7: x ← x + (σ_{i+1} − σ_i)·v, dt as a float32 difference, x kept in float32.
             float dt = schedule.sigma(i + 1) - sigma;
             for (int k = 0; k < x.length; k++) {
                 x[k] = x[k] + dt * v[k];
@@ -70,7 +70,7 @@ public final class ExpectedImage {
         return rgb;
     }
 
-    /** §9: u = clamp(x·0.5 + 0.5, 0, 1), byte = round-half-even(u·255). */
+    /** docs/pipeline-reference.md §12: u = clamp(x·0.5 + 0.5, 0, 1), byte = round-half-even(u·255). */
     private static int toByte(float v) {
         float u = Math.min(1f, Math.max(0f, v * 0.5f + 0.5f));
         return (int) Math.rint(u * 255f);

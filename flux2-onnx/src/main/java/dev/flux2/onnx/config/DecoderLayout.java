@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Which graphs decode latents (onnx-bundle §2, §8): the single graph {@code models.vae_decoder}, or the split chain
- * {@code vae_decoder_pre} → {@code vae_decoder_attn_chunk} → post graphs, where the post graphs are the stages of
- * {@code vae_decoder_post_stage_keys} or the single {@code models.vae_decoder_post}.
+ * Which graphs decode latents (docs/bundle-format.md §3.3, §10): the single graph {@code models.vae_decoder}, or the
+ * split chain {@code vae_decoder_pre} → {@code vae_decoder_attn_chunk} → post graphs, where the post graphs are the
+ * stages of {@code vae_decoder_post_stage_keys} or the single {@code models.vae_decoder_post}.
  *
  * @param unified whether the single-graph decoder is used
  * @param postKeys for the split chain, the post graphs in run order; empty when unified

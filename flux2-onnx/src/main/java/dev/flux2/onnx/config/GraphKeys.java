@@ -2,7 +2,7 @@ package dev.flux2.onnx.config;
 
 /**
  * The {@code models} keys this backend knows. Post-stage keys come from {@code vae_decoder_post_stage_keys}; any
- * other key is ignored (onnx-bundle §2: "ignore unknown keys").
+ * other key is ignored (docs/bundle-format.md §3).
  */
 public final class GraphKeys {
     /** Qwen3 text encoder: ids and mask → context. */

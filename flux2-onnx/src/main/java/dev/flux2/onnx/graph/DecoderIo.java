@@ -1,7 +1,7 @@
 package dev.flux2.onnx.graph;
 
 /**
- * How the bundle decodes latents (onnx-bundle §2, §8): one unified graph ({@link UnifiedDecoderIo},
+ * How the bundle decodes latents (docs/bundle-format.md §3.3, §10): one unified graph ({@link UnifiedDecoderIo},
  * {@code models.vae_decoder}) or the split chain ({@link VaeDecoderIo}: pre-attention, attention chunk, and either
  * the post stages of {@code vae_decoder_post_stage_keys} or the single {@code models.vae_decoder_post}).
  */

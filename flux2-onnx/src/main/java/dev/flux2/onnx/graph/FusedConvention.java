@@ -1,6 +1,6 @@
 package dev.flux2.onnx.graph;
 
-/** How a fused multi-step transformer graph takes its schedule (onnx-bundle §7). */
+/** How a fused multi-step transformer graph takes its schedule (docs/bundle-format.md §9). */
 public enum FusedConvention {
     /** No usable fused graph: absent, or inputs matching neither convention. */
     NONE,

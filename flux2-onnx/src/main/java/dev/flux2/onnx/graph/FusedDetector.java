@@ -15,9 +15,9 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * Detects a fused transformer graph's schedule convention from its real input names (onnx-bundle §7). The config's
- * {@code inputs} are not trusted here, because the seed config lists {@code timesteps} while the browser engine
- * feeds {@code timestep_0..3} and {@code dt_0..3}.
+ * Detects a fused transformer graph's schedule convention from its real input names (docs/bundle-format.md §9). The
+ * config's {@code inputs} are not trusted here, because the seed config lists {@code timesteps} while the browser
+ * engine feeds {@code timestep_0..3} and {@code dt_0..3}.
  *
  * <ul>
  *   <li>ENGINE: inputs {@code timestep_0..k−1} and {@code dt_0..k−1}, each holding one value of a float type.

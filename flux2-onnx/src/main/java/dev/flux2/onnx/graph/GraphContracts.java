@@ -16,10 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The I/O contract of every graph a bundle uses (onnx-bundle §6 to §8), checked against the graphs' real
- * signatures, which are authoritative (§2): the element type of every tensor is the one its graph declares, and
- * tensor names are resolved from the graph (and the config's lists while they agree with it), by the names known
- * exports use and, for the VAE chain, by name matching between stages. One class per graph family does the
+ * The I/O contract of every graph a bundle uses (docs/bundle-format.md §8 to §11), checked against the graphs' real
+ * signatures, which are authoritative (docs/bundle-format.md §4): the element type of every tensor is the one its graph
+ * declares, and tensor names are resolved from the graph (and the config's lists while they agree with it), by the
+ * names known exports use and, for the VAE chain, by name matching between stages. One class per graph family does the
  * resolving ({@link TextEncoderContract}, {@link TransformerContract}, {@link FusedDetector},
  * {@link VaeDecoderContract}); this class reads the headers and puts them together. Graphs the config lists but the
  * backend does not use are not read. Stateless.

@@ -14,12 +14,12 @@ import org.slf4j.LoggerFactory;
  * Checks one graph's real signature against what the config declares and what the contract requires, with
  * messages that name the graph key, its file, the tensor, the expectation and what the graph has.
  *
- * <p>The graph is authoritative (onnx-bundle §2): the config's {@code inputs}/{@code outputs} lists are used to
- * order and name roles only while every name they list exists in the graph. A list that names a tensor the graph
- * does not have is stale (the seed config lists {@code timesteps} for a fused graph that takes {@code timestep_i});
- * it is then ignored with a warning and roles are resolved from the graph's own names. Extra graph outputs are
- * harmless (only the needed ones are requested); an input no stage feeds is an error
- * ({@link #requireOnlyInputs}). One instance per graph; not thread-safe (used once at load time).
+ * <p>The graph is authoritative (docs/bundle-format.md §4): the config's {@code inputs}/{@code outputs} lists are used
+ * to order and name roles only while every name they list exists in the graph. A list that names a tensor the graph
+ * does not have is stale (the seed config lists {@code timesteps} for a fused graph that takes {@code timestep_i}); it
+ * is then ignored with a warning and roles are resolved from the graph's own names. Extra graph outputs are harmless
+ * (only the needed ones are requested); an input no stage feeds is an error ({@link #requireOnlyInputs}). One instance
+ * per graph; not thread-safe (used once at load time).
  */
 public final class SignatureCheck {
     private static final Logger LOG = LoggerFactory.getLogger(SignatureCheck.class);

@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The text encoder's contract (onnx-bundle §6, §12): token ids [1, text_seq] (INT64 or INT32), an optional
+ * The text encoder's contract (docs/bundle-format.md §8.1): token ids [1, text_seq] (INT64 or INT32), an optional
  * attention mask and optional position ids of the same shape, and one float context output
  * [1, text_seq, context_dim] ({@code ctx} in the seed bundle, {@code prompt_embeds} in hlhc's export, else the
  * first output). Stateless.

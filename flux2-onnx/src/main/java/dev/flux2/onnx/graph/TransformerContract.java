@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The per-step transformer's contract (onnx-bundle §6, §12), resolved from the names known exports use: latent
+ * The per-step transformer's contract (docs/bundle-format.md §8.2), resolved from the names known exports use: latent
  * tokens {@code x}/{@code hidden_states} [1, N, 128], ids {@code x_ids}/{@code img_ids} [1, N, 4] (or [N, 4]),
  * σ {@code timesteps}/{@code timestep} (one value), context {@code ctx}/{@code encoder_hidden_states}
  * [1, text_seq, context_dim], text ids {@code ctx_ids}/{@code txt_ids}, and the velocity

@@ -3,7 +3,7 @@ package dev.flux2.onnx.graph;
 import java.util.Set;
 
 /**
- * The element types each kind of graph tensor may have. The graph declares which one it uses (onnx-bundle §2:
+ * The element types each kind of graph tensor may have. The graph declares which one it uses (docs/bundle-format.md §4:
  * the graph's own signature is authoritative), and every stage feeds and reads exactly that type.
  */
 public final class TypeSets {

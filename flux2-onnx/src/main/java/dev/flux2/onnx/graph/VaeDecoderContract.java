@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The VAE decoder's contract (onnx-bundle §6, §8), for both layouts.
+ * The VAE decoder's contract (docs/bundle-format.md §10), for both layouts.
  *
  * <p>Unified ({@code models.vae_decoder}): one latent input → one image output.
  *

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The resolved split VAE decoder chain (onnx-bundle §8): pre-attention stage, attention chunk, then post stages in
- * run order (the {@code vae_decoder_post_stage_keys} stages, or the single {@code vae_decoder_post} graph). Every
- * tensor keeps the element type its graph declares; the chain converts where a consumer declares another type.
+ * The resolved split VAE decoder chain (docs/bundle-format.md §10): pre-attention stage, attention chunk, then post
+ * stages in run order (the {@code vae_decoder_post_stage_keys} stages, or the single {@code vae_decoder_post} graph).
+ * Every tensor keeps the element type its graph declares; the chain converts where a consumer declares another type.
  *
  * @param preKey the pre stage's config key
  * @param z the pre stage's latent input [1, 128, H/16, W/16]

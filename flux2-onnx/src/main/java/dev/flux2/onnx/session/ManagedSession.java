@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * options) and never while a run is in flight.
  *
  * <p>{@link #run} holds a read lock, {@link #close()} the write lock, because {@code OrtSession.run} takes no lock
- * against a concurrent close (java-notes §4). Each run gets its own {@link TerminableRunOptions} tied to the
+ * against a concurrent close (docs/design-notes.md §4). Each run gets its own {@link TerminableRunOptions} tied to the
  * generation's cancellation; the time spent inside {@code OrtSession.run} is reported to the
  * {@link StageContext}. Runtime errors become {@link InferenceException} with the {@code OrtErrorCode} name and the
  * call's position, or {@link GenerationCancelledException} when the generation was cancelled. Thread-safe:
@@ -105,7 +105,7 @@ public final class ManagedSession implements AutoCloseable {
             } finally {
                 SessionLifecycleClock.closed(System.nanoTime() - start);
                 OpenSessionCounter.closed();
-                // After the session (java-notes §4); a failure here must not leave the write lock held.
+                // After the session (docs/design-notes.md §4); a failure here must not leave the write lock held.
                 options.close();
             }
             LOG.debug("closed session {}", spec.label());

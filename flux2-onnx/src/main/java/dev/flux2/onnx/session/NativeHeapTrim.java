@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
  * <p>Why: memory that native code frees (the tokenizer's parse buffers, a closed session's smaller allocations)
  * stays in glibc's heaps and keeps counting in the process's RSS. Under
  * {@link dev.flux2.api.MemoryPolicy#SEQUENTIAL} the peak is set while the next large session is created (≈ 1.3 × its
- * weights, ONNX Runtime's pre-packing), so whatever freed memory is still held at that moment adds to the peak;
- * measured on a bundle with 1 GiB of transformer weights, trimming first lowered the peak by ≈ 60 MiB for ≈ 5 ms
- * per call (README, "Performance and memory").
+ * weights, ONNX Runtime's pre-packing), so whatever freed memory is still held at that moment adds to the peak.
+ * Trimming first lowers that peak for a few milliseconds per call (figures in docs/performance.md, "Memory settings
+ * of the ONNX backend").
  *
  * <p>Only glibc has {@code malloc_trim}: elsewhere (macOS, Windows, musl) the first call logs at DEBUG that
  * trimming is unavailable and every call is a no-op, leaving freed memory to the platform's allocator as before.

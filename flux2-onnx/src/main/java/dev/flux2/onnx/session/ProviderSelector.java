@@ -20,11 +20,11 @@ import org.slf4j.LoggerFactory;
  * Turns the requested provider names into the providers sessions will use, at load time.
  *
  * <p>Each requested provider is checked twice: it must be in {@link OrtEnvironment#getAvailableProviders()} (the
- * natives on the classpath were built with it), and enabling it on throwaway session options must succeed (the GPU
- * jar lists CUDA even without CUDA libraries; enabling it is what fails, java-notes §2). An unavailable provider
- * either fails the load ({@link ProviderFallback#FAIL}) with a {@link ModelLoadException} naming the provider and
- * the reason, or is skipped with a warning ({@link ProviderFallback#WARN_AND_FALL_BACK}). An unknown name always
- * fails with an {@link InvalidRequestException}: it is a typo, not an unavailable provider. Stateless.
+ * natives on the classpath were built with it), and enabling it on throwaway session options must succeed (the GPU jar
+ * lists CUDA even without CUDA libraries; enabling it is what fails, docs/design-notes.md §2). An unavailable provider
+ * either fails the load ({@link ProviderFallback#FAIL}) with a {@link ModelLoadException} naming the provider and the
+ * reason, or is skipped with a warning ({@link ProviderFallback#WARN_AND_FALL_BACK}). An unknown name always fails with
+ * an {@link InvalidRequestException}: it is a typo, not an unavailable provider. Stateless.
  */
 public final class ProviderSelector {
     private static final Logger LOG = LoggerFactory.getLogger(ProviderSelector.class);

@@ -13,20 +13,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Opens sessions: builds {@link OrtSession.SessionOptions} (optimization level, intra-op threads, pinned symbolic
- * dimensions, execution providers, memory settings), creates the session from the graph's path so ONNX Runtime
- * finds the external data beside it (java-notes §5), and hands both to a {@link ManagedSession} that closes the
+ * dimensions, execution providers, memory settings), creates the session from the graph's path so ONNX Runtime finds
+ * the external data beside it (docs/design-notes.md §5), and hands both to a {@link ManagedSession} that closes the
  * options after the session. Thread-safe.
  *
- * <p>Memory settings, the same for every session (measured with {@code flux2-bench}'s {@code EndToEndProfile}, see
- * the README's "Performance and memory"):
+ * <p>Memory settings, the same for every session (chosen from {@code flux2-bench}'s {@code EndToEndProfile}; the
+ * figures are in docs/performance.md, "Memory settings of the ONNX backend"):
  * <ul>
  *   <li><b>Memory-pattern optimisation off</b> ({@code setMemoryPatternOptimization(false)}, as the browser engine
- *       runs this bundle, onnx-bundle §11). With it on, the second run of a session allocates the planned pattern
- *       block beside the arena the first run filled, so RESIDENT memory stepped up once by ≈ 150 MiB (+18.6 % over
- *       50 generations) and the peak RSS of the timing bundle was ≈ 700 MiB higher; with it off the same runs grow
- *       0.3 % and a transformer step is not slower (the arena already reuses its blocks).</li>
+ *       runs this bundle, docs/bundle-format.md §13). With it on, the second run of a session allocates the planned
+ *       pattern block beside the arena the first run filled, so RESIDENT memory steps up once and the peak RSS is
+ *       higher; with it off memory stays flat over many generations and a transformer step is not slower (the
+ *       arena already reuses its blocks).</li>
  *   <li><b>CPU arena on</b> (the runtime's default, set explicitly): turning it off also keeps memory flat but
- *       made a transformer step ≈ 50 % slower.</li>
+ *       makes a transformer step markedly slower.</li>
  * </ul>
  */
 public final class SessionFactory {
@@ -75,7 +75,7 @@ public final class SessionFactory {
         OrtSession.SessionOptions options = new OrtSession.SessionOptions();
         try {
             options.setOptimizationLevel(spec.optimizationLevel().ortLevel());
-            // Why both: see the class comment (measured RSS growth and step time).
+            // Why both: see the class comment and docs/performance.md (RSS growth and step time).
             options.setMemoryPatternOptimization(false);
             options.setCPUArenaAllocator(true);
             if (intraOpThreads > 0) {

@@ -7,8 +7,8 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * What a session is opened for: one graph file with some symbolic dimensions pinned to sizes (onnx-bundle §5).
- * Two specs are equal when a session opened for one serves the other.
+ * What a session is opened for: one graph file with some symbolic dimensions pinned to sizes (docs/bundle-format.md
+ * §7). Two specs are equal when a session opened for one serves the other.
  *
  * @param graphKey the config key, for messages and for the resident cache
  * @param file the graph file (its external data beside it)

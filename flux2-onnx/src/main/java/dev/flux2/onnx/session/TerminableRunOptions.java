@@ -7,8 +7,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link RunOptions} of one run, wired to the generation's cancellation: cancelling sets the terminate flag,
- * which ONNX Runtime checks between graph nodes (java-notes §6). One instance per run because the flag is sticky.
+ * The {@link RunOptions} of one run, wired to the generation's cancellation: cancelling sets the terminate flag, which
+ * ONNX Runtime checks between graph nodes (docs/design-notes.md §6). One instance per run because the flag is sticky.
  *
  * <p>Cancellation hooks may fire on another thread at any time, including after the run: {@link #terminate()} and
  * {@link #close()} are synchronized and terminate is a no-op once closed, so the native handle is never used after

@@ -23,7 +23,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Runs a fused multi-step transformer graph once for a whole schedule (onnx-bundle §7), in either convention:
+ * Runs a fused multi-step transformer graph once for a whole schedule (docs/bundle-format.md §9), in either convention:
  * <ul>
  *   <li>{@link FusedConvention#ENGINE}: {@code timestep_i} = σ_i and {@code dt_i} = σ_{i+1} − σ_i (computed in
  *       fp32, as the per-step Euler update does), each a one-value tensor of the type the graph declares;</li>

@@ -18,12 +18,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Runs the attention-chunk graph over the pre stage's q, kᵀ and v (onnx-bundle §8). Whole: q is fed as is and the
- * result written straight into the output. Chunked: q is copied out once, each chunk's rows are copied into a
- * reused [1, 1, C, d] tensor (the last chunk zero-padded to C rows, so every call has the same shape), the full kᵀ
- * and v are fed every time, and the first {@code min(C, S − start)} result rows are copied into the output. A pre
- * stage output whose type the attention graph does not take is converted once before the first call. Reports
- * one progress unit per call and checks cancellation between chunks. Stateless apart from its configuration.
+ * Runs the attention-chunk graph over the pre stage's q, kᵀ and v (docs/bundle-format.md §10.3). Whole: q is fed as is
+ * and the result written straight into the output. Chunked: q is copied out once, each chunk's rows are copied into a
+ * reused [1, 1, C, d] tensor (the last chunk zero-padded to C rows, so every call has the same shape), the full kᵀ and
+ * v are fed every time, and the first {@code min(C, S − start)} result rows are copied into the output. A pre stage
+ * output whose type the attention graph does not take is converted once before the first call. Reports one progress
+ * unit per call and checks cancellation between chunks. Stateless apart from its configuration.
  */
 final class VaeAttention {
     private final StageResources resources;

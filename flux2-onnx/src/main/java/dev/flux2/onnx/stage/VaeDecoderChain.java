@@ -25,7 +25,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Decodes a latent with the bundle's VAE decoder (onnx-bundle §8).
+ * Decodes a latent with the bundle's VAE decoder (docs/bundle-format.md §10).
  *
  * <p>Unified ({@code models.vae_decoder}): one run from z [1, 128, H/16, W/16] to the image [1, 3, H, W].
  *

@@ -14,9 +14,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Encodes pixels with the VAE encoder: image [1, 3, H, W] in [−1, 1] → z [1, 128, H/16, W/16], already the
- * distribution mode, patchified and BatchNorm-normalised by the graph itself (onnx-bundle §6). Thread-safe (no
- * mutable state).
+ * Encodes pixels with the VAE encoder: image [1, 3, H, W] in [−1, 1] → z [1, 128, H/16, W/16], already the distribution
+ * mode, patchified and BatchNorm-normalised by the graph itself (docs/bundle-format.md §11). Thread-safe (no mutable
+ * state).
  */
 public final class VaeEncoderStage {
     private static final int CHANNELS = 128;

@@ -8,13 +8,13 @@ import java.util.Iterator;
 /**
  * Reuses the direct, native-order buffers behind {@link TensorBuffer}s across stage calls and generations.
  *
- * <p>Why: closing a buffer-backed tensor frees only ONNX Runtime's wrapper; the direct memory goes back to the OS
- * when a garbage collection finds the buffer unreachable (java-notes §6). The tensors of one generation (the text
- * context, the latent input and prediction, the VAE stages' inputs, attention chunks and conversions) live for
- * seconds or minutes, so they reach the old generation and pile up between collections: measured on the timing
- * bundle, the JVM's direct memory grew by ≈ 11 MiB per 512² generation until a collection ran. Released buffers are
- * kept here instead and handed out again for the same byte size, so a steady stream of generations at one size
- * reuses the same native memory.
+ * <p>Why: closing a buffer-backed tensor frees only ONNX Runtime's wrapper; the direct memory goes back to the OS when
+ * a garbage collection finds the buffer unreachable (docs/design-notes.md §7). The tensors of one generation (the text
+ * context, the latent input and prediction, the VAE stages' inputs, attention chunks and conversions) live for seconds
+ * or minutes, so they reach the old generation and pile up between collections: without the pool the JVM's direct
+ * memory grew with every generation until a collection ran (docs/performance.md). Released buffers are kept here
+ * instead and handed out again for the same byte size, so a steady stream of generations at one size reuses the same
+ * native memory.
  *
  * <p>The pool keeps at most {@link #maxPooledBytes()} of released buffers; beyond that the oldest are dropped (the
  * garbage collector frees them as before). A reused buffer is zero-filled before it is handed out, as a freshly

@@ -14,9 +14,9 @@ import java.nio.ShortBuffer;
  * may declare for a float or id tensor: FLOAT and DOUBLE exactly, FLOAT16 saturating at ±65504 ({@link Fp16}),
  * BFLOAT16 rounding to nearest even, and INT64/INT32 for values that are whole numbers (position ids).
  *
- * <p>16-bit types go through a caller-supplied scratch array and one bulk copy per block, which java-notes §3
- * measured faster than ONNX Runtime's bulk buffer conversions. Stateless and thread-safe (the scratch belongs to
- * the caller).
+ * <p>16-bit types go through a caller-supplied scratch array and one bulk copy per block, which was faster than ONNX
+ * Runtime's bulk buffer conversions (docs/design-notes.md §3). Stateless and thread-safe (the scratch belongs to the
+ * caller).
  */
 final class ElementCodec {
     private ElementCodec() {}

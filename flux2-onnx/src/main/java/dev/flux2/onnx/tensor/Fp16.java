@@ -5,10 +5,10 @@ import ai.onnxruntime.platform.Fp16Conversions;
 /**
  * IEEE half-precision conversion as the graphs' fp16 tensors need it.
  *
- * <p>Conversion uses ONNX Runtime's scalar {@link Fp16Conversions} (round to nearest even; {@code Float}'s
- * intrinsic on JDK 20+), which java-notes §3 measured faster than its bulk buffer methods. Values beyond the fp16
- * range are clamped to ±65504 first, as the browser engine does, instead of becoming ±inf; NaN stays NaN.
- * Stateless and thread-safe.
+ * <p>Conversion uses ONNX Runtime's scalar {@link Fp16Conversions} (round to nearest even; {@code Float}'s intrinsic on
+ * JDK 20+), which was faster than its bulk buffer methods (docs/design-notes.md §3). Values beyond the fp16 range are
+ * clamped to ±65504 first, as the browser engine does, instead of becoming ±inf; NaN stays NaN. Stateless and
+ * thread-safe.
  */
 public final class Fp16 {
     /** The largest finite fp16 value. */

@@ -13,7 +13,7 @@ import java.util.Arrays;
 /**
  * Reads tensors that ONNX Runtime allocated. These are copied out with {@code getFloatBuffer}/{@code getByteBuffer}
  * and never through {@code getBufferRef()}, which throws a {@code NullPointerException} on runtime-allocated
- * outputs in 1.26 (java-notes §3). Stateless.
+ * outputs in 1.26 (docs/design-notes.md §3). Stateless.
  */
 public final class OutputReader {
     private OutputReader() {}

@@ -13,9 +13,9 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A tensor of fixed shape over a direct, native-order buffer that this object owns, so ONNX Runtime reads and
- * writes it without copies (java-notes §3). Used for every input and for pinned outputs; rewriting the buffer
- * between runs changes what the next run sees.
+ * A tensor of fixed shape over a direct, native-order buffer that this object owns, so ONNX Runtime reads and writes it
+ * without copies (docs/design-notes.md §3). Used for every input and for pinned outputs; rewriting the buffer between
+ * runs changes what the next run sees.
  *
  * <p>Host values are fp32 ({@code float[]}), converted to and from whatever element type the graph declares
  * ({@link ElementCodec}: fp16 through a small reused array and one bulk copy per block, with saturation at

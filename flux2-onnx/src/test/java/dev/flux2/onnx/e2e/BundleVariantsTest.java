@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Text-to-image through the public API on bundles of the family that differ from the seed layout (onnx-bundle §2,
- * §6 to §8): other element types, other VAE decoder layouts, config options, static shapes and looser configs. Each
- * image is compared with {@link ExpectedImage}'s independent computation, whose graph math comes from the testkit's
- * reference for the same spec (it rounds exactly where that bundle's graphs do).
+ * Text-to-image through the public API on bundles of the family that differ from the seed layout (docs/bundle-format.md
+ * §3, §4, §8 to §10): other element types, other VAE decoder layouts, config options, static shapes and looser configs.
+ * Each image is compared with {@link ExpectedImage}'s independent computation, whose graph math comes from the
+ * testkit's reference for the same spec (it rounds exactly where that bundle's graphs do).
  *
  * <p>Tolerances: fp16 bundles use {@link ImageComparison}'s bound (≤ 1 LSB, mean ≤ 0.02 LSB, argued there). A
  * bundle that is fp32 end to end rounds only to bytes, and the graph/reference difference is fp32 summation error

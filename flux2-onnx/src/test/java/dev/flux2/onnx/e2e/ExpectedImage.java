@@ -99,7 +99,7 @@ final class ExpectedImage {
 
     /**
      * @param v a pixel value in [−1, 1]
-     * @return its 8-bit value: round-half-even of clamp(v/2 + 1/2)·255 (pipeline-reference §9)
+     * @return its 8-bit value: round-half-even of clamp(v/2 + 1/2)·255 (docs/pipeline-reference.md §12)
      */
     static int toByte(float v) {
         float u = Math.max(0f, Math.min(1f, v * 0.5f + 0.5f));
@@ -108,7 +108,7 @@ final class ExpectedImage {
 
     /**
      * @param image an 8-bit RGB image
-     * @return its planar RGB [3][H][W] in [−1, 1]: 2·(v/255) − 1 per channel (pipeline-reference §10 step 5)
+     * @return its planar RGB [3][H][W] in [−1, 1]: 2·(v/255) − 1 per channel (docs/pipeline-reference.md §10)
      */
     static float[] pixels(java.awt.image.BufferedImage image) {
         int w = image.getWidth();

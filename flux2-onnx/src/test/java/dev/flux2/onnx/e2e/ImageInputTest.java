@@ -61,7 +61,7 @@ class ImageInputTest {
                     .strength(0.6)
                     .build());
         }
-        // pipeline-reference §8: init = min(n·s, n) = 2.4, t_start = (int) max(n − init, 0) = 1: three steps.
+        // docs/pipeline-reference.md §9: init = min(n·s, n) = 2.4, t_start = (int) max(n − init, 0) = 1: three steps.
         int steps = 4;
         int tStart = (int) Math.max(steps - Math.min(steps * 0.6, steps), 0);
         assertEquals(1, tStart);

@@ -20,10 +20,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Opt-in checks with a real bundle (onnx-bundle §14), skipped unless {@code -Dflux2.model=DIR} is set. Run with
- * {@code mvn -pl flux2-onnx -am verify -Dgroups=model -Dflux2.model=DIR -Dflux2.test.argLine=-Xmx12g
- * -Dsurefire.failIfNoSpecifiedTests=false}. Images are written to
- * {@code target/real-bundle/} for a look.
+ * Opt-in checks with a real bundle (docs/bundle-format.md §15), skipped unless {@code -Dflux2.model=DIR} is set. Run
+ * with {@code mvn -pl flux2-onnx -am verify -Dgroups=model -Dflux2.model=DIR -Dflux2.test.argLine=-Xmx12g
+ * -Dsurefire.failIfNoSpecifiedTests=false}. Images are written to {@code target/real-bundle/} for a look.
  */
 @Tag("model")
 class RealBundleTest {

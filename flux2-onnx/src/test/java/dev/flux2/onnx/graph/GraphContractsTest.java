@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The contract checks on hand-made signatures that follow onnx-bundle §6 for the seed config (512 × 7680 text,
- * fp16 activations, fp32 ids), with one thing changed per test.
+ * The contract checks on hand-made signatures that follow docs/bundle-format.md §8 for the seed config (512 × 7680
+ * text, fp16 activations, fp32 ids), with one thing changed per test.
  */
 public class GraphContractsTest {
     private static final ElementType H = ElementType.FLOAT16;
@@ -48,7 +48,7 @@ public class GraphContractsTest {
         return new GraphSignature(Path.of("g.onnx"), in, out);
     }
 
-    /** Signatures as onnx-bundle §6 documents them, with the engine's fused convention. */
+    /** Signatures as docs/bundle-format.md §8 documents them, with the engine's fused convention. */
     public static Map<String, GraphSignature> documented() {
         Map<String, GraphSignature> m = new LinkedHashMap<>();
         m.put(

@@ -26,7 +26,7 @@ class TensorBufferTest {
         // 1 + 2^-11 is exactly halfway between 1 and 1 + 2^-10: ties round to the even mantissa (1.0).
         assertEquals((short) 0x3C00, Fp16.fromFloat(1f + 0x1p-11f));
         assertEquals((short) 0x3C02, Fp16.fromFloat(1f + 3 * 0x1p-11f));
-        assertEquals(0.9555664f, Fp16.round(0.9553907513618469f), 0f, "pipeline-reference §11 fp16 sigma");
+        assertEquals(0.9555664f, Fp16.round(0.9553907513618469f), 0f, "docs/pipeline-reference.md §13 fp16 sigma");
     }
 
     @Test

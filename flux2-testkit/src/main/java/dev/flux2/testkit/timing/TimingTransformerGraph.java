@@ -22,7 +22,7 @@ import java.util.SplittableRandom;
  * output projection of the image tokens.
  *
  * <p>Precision follows the bundle's {@code float16-selective-fp32}: activations and linear layers are fp16;
- * q/k normalisation, RoPE, the split 128^−¼ scale, scores and softmax run in fp32 (onnx-bundle.md §10).
+ * q/k normalisation, RoPE, the split 128^−¼ scale, scores and softmax run in fp32 (docs/bundle-format.md §12).
  */
 final class TimingTransformerGraph {
     private static final float ROPE_THETA = 2000f;

@@ -86,7 +86,7 @@ public final class TimingTransformerSpec {
 
     /**
      * @return how many groups of heads each block's attention is computed in (the real export has two score
-     *         MatMuls per block, onnx-bundle.md §10)
+     *         MatMuls per block, docs/bundle-format.md §12)
      */
     public int headGroups() {
         return headGroups;
