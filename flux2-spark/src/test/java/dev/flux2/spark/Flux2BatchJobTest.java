@@ -70,6 +70,8 @@ class Flux2BatchJobTest {
         Path inputs = Files.createDirectories(work.resolve("inputs"));
         Files.writeString(inputs.resolve("requests.jsonl"), JSONL);
         Files.writeString(inputs.resolve("requests.json"), JSON);
+        // .json holding JSON Lines, as Spark itself writes .json files.
+        Files.writeString(inputs.resolve("requests-lines.json"), JSONL);
         Files.writeString(inputs.resolve("requests.csv"), CSV);
         StructType schema = new StructType()
                 .add("id", DataTypes.StringType)
@@ -113,10 +115,12 @@ class Flux2BatchJobTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jsonl", "json", "csv", "parquet"})
-    void eachInputFormatGivesTheSameImagesAndResults(String format) throws IOException {
-        Path output = work.resolve("out-" + format);
-        Run run = batch(work.resolve("inputs/requests." + format).toString(), output);
+    @ValueSource(
+            strings = {"requests.jsonl", "requests.json", "requests-lines.json", "requests.csv", "requests.parquet"})
+    void eachInputFormatGivesTheSameImagesAndResults(String file) throws IOException {
+        String format = file.substring(file.indexOf('.') + 1);
+        Path output = work.resolve("out-" + file);
+        Run run = batch(work.resolve("inputs/" + file).toString(), output);
         assertEquals(0, run.code(), run.err());
         assertTrue(run.out().startsWith("flux2-batch: 3 rows: 3 ok, 0 skipped, 0 failed; images in "), run.out());
         assertEquals(List.of("a1.png", "a2.png", "a3.png"), Images.names(output.resolve("images")));
@@ -150,8 +154,8 @@ class Flux2BatchJobTest {
                 ResultColumns.SCHEMA,
                 spark.read().parquet(output.resolve("results").toString()).schema());
 
-        if (!format.equals("jsonl")) {
-            Path reference = work.resolve("out-jsonl/images");
+        if (!file.equals("requests.jsonl")) {
+            Path reference = work.resolve("out-requests.jsonl/images");
             if (Files.isDirectory(reference)) {
                 for (String name : List.of("a1.png", "a2.png", "a3.png")) {
                     assertArrayEquals(
