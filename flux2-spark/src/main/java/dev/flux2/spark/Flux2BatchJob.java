@@ -30,7 +30,8 @@ import picocli.CommandLine;
  * on stdout. It registers {@link Flux2SparkPlugin} in {@code spark.plugins} (keeping plugins already listed).
  * Errors are one line on stderr ({@code flux2-batch: …}). Exit codes: 0 the batch ran
  * (failed rows are in the results), 1 unexpected failure, 2 usage error or unusable input, 3 unusable model, 4 a row
- * failed under {@code --fail-fast}.
+ * failed under {@code --fail-fast}, 130 or 143 interrupted by SIGINT or SIGTERM (the running generations are cancelled
+ * and the pipelines closed before the JVM exits).
  */
 public final class Flux2BatchJob {
     private static final String NAME = "flux2-batch";
@@ -130,7 +131,11 @@ public final class Flux2BatchJob {
             out.flush();
             return JobExitCodes.OK;
         } catch (Exception e) {
-            JobFailure failure = JobFailure.of(e);
+            JobFailure failure = ExecutorSignals.received()
+                    .map(signal -> new JobFailure(
+                            JobExitCodes.INTERRUPTED_BASE + signal.getNumber(),
+                            "interrupted by SIG" + signal.getName() + ": the running generations were cancelled"))
+                    .orElseGet(() -> JobFailure.of(e));
             err.println(NAME + ": " + failure.message());
             err.flush();
             return failure.exitCode();

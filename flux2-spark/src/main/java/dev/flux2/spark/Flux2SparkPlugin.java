@@ -14,10 +14,11 @@ import org.apache.spark.api.plugin.SparkPlugin;
  * concurrently, so a pipeline still open (or generating) when the JVM exits can abort the process. Spark stops
  * an executor, and calls {@link ExecutorPlugin#shutdown()}, before the executor JVM exits in every orderly case
  * (end of the application, dynamic de-allocation, decommissioning, {@code SparkContext.stop()} in local mode);
- * the pipelines are closed there, running generations cancelled first. When the executor is killed by a signal,
- * Spark's stop runs in its own shutdown hook, concurrently with ONNX Runtime's, and no order can be imposed; the
- * worst case is a native crash of a JVM that was dying anyway, and the write protocol still leaves no partial
- * image (see {@link Flux2Batch}).
+ * the pipelines are closed there, running generations cancelled first. When the executor is stopped by SIGTERM
+ * (a cluster manager killing its container) or SIGINT, a signal handler that the executor side installs closes
+ * the pipelines on the signal, before the JVM starts its shutdown hooks, then passes the signal on. Only a signal
+ * the JVM cannot handle (SIGKILL) leaves no chance; then the JVM dies at once, and the write protocol still leaves
+ * no partial image (see {@link Flux2Batch}).
  */
 public final class Flux2SparkPlugin implements SparkPlugin {
     /** Spark instantiates plugins with their no-argument constructor. */
@@ -39,7 +40,8 @@ public final class Flux2SparkPlugin implements SparkPlugin {
     private static final class ExecutorSide implements ExecutorPlugin {
         @Override
         public void init(PluginContext ctx, Map<String, String> extraConf) {
-            // Pipelines are built lazily by the first task that needs one.
+            // Pipelines are built lazily by the first task that needs one; a SIGTERM closes them first.
+            ExecutorSignals.install();
         }
 
         @Override

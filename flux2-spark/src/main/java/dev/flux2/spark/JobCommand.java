@@ -21,7 +21,8 @@ import picocli.CommandLine.Option;
             "1:unexpected failure (output not writable, Spark failure)",
             "2:usage error or unusable input (missing, unknown format, bad columns, repeated ids)",
             "3:the model cannot be loaded",
-            "4:--fail-fast: a row failed"
+            "4:--fail-fast: a row failed",
+            "130/143:interrupted by SIGINT/SIGTERM: generations cancelled, pipelines closed"
         })
 final class JobCommand {
     @Option(

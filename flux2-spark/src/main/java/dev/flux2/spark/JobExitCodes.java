@@ -11,6 +11,8 @@ package dev.flux2.spark;
  *     missing or mistyped columns, repeated ids</td></tr>
  * <tr><td>3</td><td>the model cannot be loaded on the executors</td></tr>
  * <tr><td>4</td><td>{@code --fail-fast}: a row failed</td></tr>
+ * <tr><td>130, 143</td><td>interrupted by SIGINT or SIGTERM (128 + the signal; running generations cancelled,
+ *     pipelines closed)</td></tr>
  * </table>
  */
 final class JobExitCodes {
@@ -24,6 +26,8 @@ final class JobExitCodes {
     static final int MODEL = 3;
     /** A row failed under fail-fast. */
     static final int ROW_FAILED = 4;
+    /** Interrupted by a signal: this plus the signal's number (130 for SIGINT, 143 for SIGTERM). */
+    static final int INTERRUPTED_BASE = 128;
 
     private JobExitCodes() {}
 }

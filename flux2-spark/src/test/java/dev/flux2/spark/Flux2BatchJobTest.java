@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import sun.misc.Signal;
 
 /** {@link Flux2BatchJob} in Spark local mode: each input format, the output layout, exit codes and messages. */
 class Flux2BatchJobTest {
@@ -223,6 +225,24 @@ class Flux2BatchJobTest {
             assertEquals(1, r.err().strip().lines().count(), r.err());
         }
         assertFalse(Files.exists(work.resolve("out-x/images/a.png")));
+    }
+
+    @Test
+    void aSignalClosesThePipelinesBeforeTheJvmExits() throws IOException {
+        Path input = Files.writeString(work.resolve("signal.jsonl"), "{\"id\": \"s1\", \"prompt\": \"p\"}\n");
+        assertEquals(0, batch(input.toString(), work.resolve("out-signal")).code());
+        assertTrue(ExecutorSignals.installed(), "the plugin's executor side installed the handlers");
+        assertTrue(ExecutorPipelines.open() > 0, "the executor's pipeline is open");
+        List<String> passedOn = new ArrayList<>();
+        try {
+            ExecutorSignals.onSignal(new Signal("TERM"), s -> passedOn.add(s.getName()));
+            assertEquals(0, ExecutorPipelines.open(), "closed on the signal, before any shutdown hook");
+            assertEquals(List.of("TERM"), passedOn, "then the signal goes to the handler it replaced");
+            assertEquals(
+                    Optional.of("TERM"), ExecutorSignals.received().map(Signal::getName), "the job reports it (143)");
+        } finally {
+            ExecutorSignals.clearReceived();
+        }
     }
 
     @Test
