@@ -14,6 +14,11 @@ public final class CancellationToken {
     private final AtomicBoolean cancelled = new AtomicBoolean();
     private final List<Runnable> hooks = new CopyOnWriteArrayList<>();
 
+    /** Creates a token that is not cancelled. */
+    public CancellationToken() {
+        // A token starts live; cancel() is the only transition.
+    }
+
     /** Requests cancellation. Idempotent. */
     public void cancel() {
         if (cancelled.compareAndSet(false, true)) {

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -33,7 +32,7 @@ public final class Flux2Pipeline implements AutoCloseable {
         this.engine = engine;
     }
 
-    /** @return a builder with the defaults: CPU, {@link MemoryPolicy#SEQUENTIAL}, runtime-chosen thread count */
+    /** @return a builder with the defaults: {@link MemoryPolicy#SEQUENTIAL}, any backend, no backend options */
     public static Builder builder() {
         return new Builder();
     }
@@ -78,17 +77,16 @@ public final class Flux2Pipeline implements AutoCloseable {
         engine.close();
     }
 
-    /** Immutable-result builder of {@link Flux2Pipeline}; validated in {@link #build()}. Not thread-safe. */
+    /**
+     * Builder of {@link Flux2Pipeline}. Setters only record values; {@link #build()} validates them, finds the
+     * backend and opens the model. Not thread-safe.
+     */
     public static final class Builder {
         private Path model;
         private MemoryPolicy memoryPolicy = MemoryPolicy.SEQUENTIAL;
-        private int intraOpThreads;
-        private final List<String> providers = new ArrayList<>();
-        private ProviderFallback providerFallback = ProviderFallback.FAIL;
-        private VaeAttentionMode vaeAttention = VaeAttentionMode.AUTO;
-        private int vaeChunkSize;
         private String backend;
-        private final Map<String, String> options = new LinkedHashMap<>();
+        private final Map<String, String> backendOptions = new LinkedHashMap<>();
+        private final List<String> nullOptions = new ArrayList<>();
 
         private Builder() {}
 
@@ -104,90 +102,56 @@ public final class Flux2Pipeline implements AutoCloseable {
             return this;
         }
 
-        /** @param threads threads per inference call, 0 = runtime default @return this */
-        public Builder intraOpThreads(int threads) {
-            this.intraOpThreads = threads;
-            return this;
-        }
-
         /**
-         * Adds an execution provider to try, in order (for example {@code cuda}); CPU is always the last resort.
-         *
-         * @param provider provider name, case-insensitive ({@code cpu}, {@code cuda}, {@code coreml}, …)
+         * @param name use only the backend with this name, case-insensitive (default, or null: the first backend
+         *     that recognises the folder)
          * @return this
          */
-        public Builder executionProvider(String provider) {
-            providers.add(Objects.requireNonNull(provider, "provider").trim().toLowerCase(Locale.ROOT));
-            return this;
-        }
-
-        /** @param fallback what to do when a requested provider is unavailable (default FAIL) @return this */
-        public Builder providerFallback(ProviderFallback fallback) {
-            this.providerFallback = fallback;
-            return this;
-        }
-
-        /** @param mode how the VAE decoder computes attention (default AUTO) @return this */
-        public Builder vaeAttention(VaeAttentionMode mode) {
-            this.vaeAttention = mode;
-            return this;
-        }
-
-        /** @param rows query rows per VAE attention chunk; 0 = the bundle's chunk size @return this */
-        public Builder vaeChunkSize(int rows) {
-            this.vaeChunkSize = rows;
-            return this;
-        }
-
-        /** @param name use only the backend with this name (default: the first that can open the folder) @return this */
         public Builder backend(String name) {
             this.backend = name;
             return this;
         }
 
         /**
-         * Sets a backend-specific option (unknown keys are rejected by the backend in {@code build()}).
+         * Sets an option of the backend (threads, execution providers, …), replacing an earlier value of the same
+         * key. The keys and values a backend accepts are its own: see the backend's documentation (the ONNX
+         * backend's keys are listed in the project README). The backend parses every option in {@code build()} and
+         * rejects an unknown key or a bad value.
          *
          * @param key option key
          * @param value option value
          * @return this
          */
-        public Builder option(String key, String value) {
-            options.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        public Builder backendOption(String key, String value) {
+            if (key == null || value == null) {
+                nullOptions.add(key + "=" + value);
+            } else {
+                backendOptions.put(key, value);
+            }
             return this;
         }
 
         /**
-         * Validates the options, finds a backend and opens the model, checking every file and graph signature.
+         * Validates the settings, finds a backend and opens the model; the backend checks its options and every
+         * file and graph signature before this returns.
          *
          * @return the pipeline; the caller closes it
-         * @throws InvalidRequestException for a bad option
+         * @throws InvalidRequestException for a missing model folder or memory policy, or a backend option that is
+         *     null, unknown to the backend or has a bad value
          * @throws ModelLoadException when the model cannot be used
          */
         public Flux2Pipeline build() {
             if (model == null) {
-                throw new InvalidRequestException("model directory must be set with model(Path)");
+                throw new InvalidRequestException("model directory must be set with model(Path), got none");
             }
-            if (memoryPolicy == null || providerFallback == null || vaeAttention == null) {
-                throw new InvalidRequestException("memoryPolicy, providerFallback and vaeAttention must not be null");
+            if (memoryPolicy == null) {
+                throw new InvalidRequestException("memoryPolicy must be SEQUENTIAL or RESIDENT, got null");
             }
-            if (intraOpThreads < 0) {
+            if (!nullOptions.isEmpty()) {
                 throw new InvalidRequestException(
-                        "intraOpThreads must be >= 0 (0 = runtime default), got " + intraOpThreads);
+                        "backendOption key and value must not be null, got " + String.join(", ", nullOptions));
             }
-            if (vaeChunkSize < 0) {
-                throw new InvalidRequestException(
-                        "vaeChunkSize must be >= 0 (0 = bundle default), got " + vaeChunkSize);
-            }
-            BackendConfig config = new BackendConfig(
-                    model,
-                    memoryPolicy,
-                    intraOpThreads,
-                    providers,
-                    providerFallback,
-                    vaeAttention,
-                    vaeChunkSize,
-                    options);
+            BackendConfig config = new BackendConfig(model, memoryPolicy, backendOptions);
             return new Flux2Pipeline(new GenerationEngine(BackendLocator.open(config, backend)));
         }
     }

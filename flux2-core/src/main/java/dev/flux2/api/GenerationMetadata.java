@@ -28,7 +28,7 @@ public record GenerationMetadata(
         int stepsRun,
         int width,
         int height,
-        float guidance,
+        double guidance,
         OptionalDouble strength,
         int referenceCount,
         boolean fused,

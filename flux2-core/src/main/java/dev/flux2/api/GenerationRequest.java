@@ -40,12 +40,11 @@ public final class GenerationRequest {
     private final float[] customSigmas;
     private final Long seed;
     private final float[] noise;
-    private final Float guidance;
+    private final Double guidance;
     private final BufferedImage initImage;
     private final Double strength;
     private final List<BufferedImage> referenceImages;
     private final int numImages;
-    private final boolean forcePerStep;
     private final ProgressListener progressListener;
     private final CancellationToken cancellation;
 
@@ -63,7 +62,6 @@ public final class GenerationRequest {
         this.strength = b.strength;
         this.referenceImages = List.copyOf(references);
         this.numImages = b.numImages;
-        this.forcePerStep = b.forcePerStep;
         this.progressListener = b.progressListener;
         this.cancellation = b.cancellation;
     }
@@ -97,7 +95,6 @@ public final class GenerationRequest {
         b.strength = strength;
         b.references.addAll(referenceImages);
         b.numImages = numImages;
-        b.forcePerStep = forcePerStep;
         b.progressListener = progressListener;
         b.cancellation = cancellation;
         return b;
@@ -144,8 +141,8 @@ public final class GenerationRequest {
     }
 
     /** @return the guidance scale, if set */
-    public Optional<Float> guidance() {
-        return Optional.ofNullable(guidance);
+    public OptionalDouble guidance() {
+        return guidance == null ? OptionalDouble.empty() : OptionalDouble.of(guidance);
     }
 
     /** @return the init image for img2img, if set */
@@ -166,11 +163,6 @@ public final class GenerationRequest {
     /** @return how many images to generate (seeds seed, seed+1, …) */
     public int numImages() {
         return numImages;
-    }
-
-    /** @return whether a fused multi-step denoiser must not be used even when it could be */
-    public boolean forcePerStep() {
-        return forcePerStep;
     }
 
     /** @return the progress listener ({@link ProgressListener#NONE} when unset) */
@@ -197,13 +189,12 @@ public final class GenerationRequest {
         private float[] customSigmas;
         private Long seed;
         private float[] noise;
-        private Float guidance;
+        private Double guidance;
         private BufferedImage initImage;
         private Path initImagePath;
         private Double strength;
         private final List<Object> references = new ArrayList<>();
         private int numImages = 1;
-        private boolean forcePerStep;
         private ProgressListener progressListener = ProgressListener.NONE;
         private CancellationToken cancellation;
 
@@ -284,7 +275,7 @@ public final class GenerationRequest {
          *     above 1 enables CFG with the negative prompt
          * @return this
          */
-        public Builder guidance(float guidance) {
+        public Builder guidance(double guidance) {
             this.guidance = guidance;
             return this;
         }
@@ -342,12 +333,6 @@ public final class GenerationRequest {
             return this;
         }
 
-        /** @param forcePerStep true to never use a fused multi-step denoiser graph @return this */
-        public Builder forcePerStep(boolean forcePerStep) {
-            this.forcePerStep = forcePerStep;
-            return this;
-        }
-
         /** @param listener receives stage and step events on the generating thread @return this */
         public Builder progressListener(ProgressListener listener) {
             this.progressListener = listener == null ? ProgressListener.NONE : listener;
@@ -381,7 +366,7 @@ public final class GenerationRequest {
             } else if (steps != null && steps < 1) {
                 throw new InvalidRequestException("steps must be >= 1, got " + steps);
             }
-            if (guidance != null && !(guidance >= 0f && Float.isFinite(guidance))) {
+            if (guidance != null && !(guidance >= 0.0 && Double.isFinite(guidance))) {
                 throw new InvalidRequestException("guidance must be a finite value >= 0, got " + guidance);
             }
             if (numImages < 1) {

@@ -14,13 +14,14 @@ import java.util.Objects;
  * @param defaultHeight height in pixels used when a request does not set it (a multiple of 16)
  * @param textSequenceLength number of text tokens the encoder takes (512 for klein)
  * @param supportsImageInput whether the bundle has a VAE encoder (needed for init and reference images)
- * @param fusedSteps step count of the bundle's fused denoiser graph, or 0 when it has none
+ * @param fusedSteps step count of the fused denoiser graph the backend will use, or 0 when the bundle has none or a
+ *     backend option turned it off
  */
 public record ModelInfo(
         String variant,
         boolean distilled,
         int defaultSteps,
-        float defaultGuidance,
+        double defaultGuidance,
         int defaultWidth,
         int defaultHeight,
         int textSequenceLength,

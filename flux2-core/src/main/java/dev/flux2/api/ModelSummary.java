@@ -8,17 +8,19 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A human-oriented description of a model folder: its files, each graph's inputs and outputs, the fused-denoiser
- * convention detected and the execution providers this runtime offers. Produced by {@link Flux2Models#inspect}.
+ * A human-oriented description of a model folder: its files with their expected and actual sizes, each graph's
+ * inputs and outputs, and further backend-specific facts. Produced by {@link Flux2Models#inspect} without loading
+ * weights; it also describes an incomplete folder (missing files are listed as such), so a downloader can learn
+ * which files a bundle needs and check them.
  *
  * @param directory the model folder
  * @param backend the backend that understood the folder
  * @param variant the bundle's variant label
- * @param files every file the bundle names, with expected and actual sizes
- * @param graphs every graph, with its real inputs and outputs
- * @param fusedConvention the fused denoiser convention detected, or {@code "none"}
- * @param availableProviders execution providers offered by the runtime on the classpath
- * @param details further backend-specific facts, in display order
+ * @param files every file the model uses or may use, with expected and actual sizes; a file listed by another
+ *     file (such as the weight shards a manifest names) appears once that file is present
+ * @param graphs every graph, with its real inputs and outputs (empty lists when a graph cannot be read)
+ * @param details further facts of the backend, in display order (for the ONNX backend: defaults from the config,
+ *     the fused-denoiser convention, the execution providers this runtime offers, every problem found, …)
  */
 public record ModelSummary(
         Path directory,
@@ -26,30 +28,53 @@ public record ModelSummary(
         String variant,
         List<FileEntry> files,
         List<GraphEntry> graphs,
-        String fusedConvention,
-        List<String> availableProviders,
         Map<String, String> details) {
 
     /** Copies the collections; {@code details} keeps its iteration order. */
     public ModelSummary {
         Objects.requireNonNull(directory, "directory");
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(variant, "variant");
         files = List.copyOf(files);
         graphs = List.copyOf(graphs);
-        availableProviders = List.copyOf(availableProviders);
         details = Collections.unmodifiableMap(new LinkedHashMap<>(details));
     }
 
     /**
-     * One file of the bundle.
+     * One file of the model folder.
      *
-     * @param path path relative to the model folder
-     * @param expectedBytes size the configuration promises, or -1 when it promises none
+     * @param path path relative to the model folder, with {@code /} separators
+     * @param expectedBytes size the model's configuration promises, or -1 when it promises none
      * @param actualBytes size on disk, or -1 when the file is missing
+     * @param optional whether the model is usable without it (for example a graph the pipeline can do without);
+     *     an optional file that is present is checked like any other
+     * @param problem what is wrong with the file (missing, wrong size, a shard set it lists that does not add up,
+     *     …), or empty when nothing is
      */
-    public record FileEntry(String path, long expectedBytes, long actualBytes) {
-        /** @return whether the file exists and, when a size is promised, has it */
+    public record FileEntry(String path, long expectedBytes, long actualBytes, boolean optional, String problem) {
+        /**
+         * Validates: a missing required file, or a present one whose size differs from the promised size, must
+         * say what is wrong.
+         */
+        public FileEntry {
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(problem, "problem");
+            boolean missingRequired = actualBytes < 0 && !optional;
+            boolean wrongSize = actualBytes >= 0 && expectedBytes >= 0 && expectedBytes != actualBytes;
+            if ((missingRequired || wrongSize) && problem.isEmpty()) {
+                throw new IllegalArgumentException(path + " is " + (missingRequired ? "missing" : "of the wrong size")
+                        + " (expected " + expectedBytes + " bytes, found " + actualBytes + "), so it needs a problem");
+            }
+        }
+
+        /** @return whether the file is on disk */
+        public boolean present() {
+            return actualBytes >= 0;
+        }
+
+        /** @return whether nothing is wrong with the file (an optional file may be absent) */
         public boolean ok() {
-            return actualBytes >= 0 && (expectedBytes < 0 || expectedBytes == actualBytes);
+            return problem.isEmpty();
         }
     }
 

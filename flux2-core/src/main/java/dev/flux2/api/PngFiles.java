@@ -136,7 +136,7 @@ public final class PngFiles {
         json.append(",\"steps_run\":").append(m.stepsRun());
         json.append(",\"width\":").append(m.width());
         json.append(",\"height\":").append(m.height());
-        json.append(",\"guidance\":").append(jsonNumber(Float.toString(m.guidance())));
+        json.append(",\"guidance\":").append(jsonNumber(Double.toString(m.guidance())));
         m.strength().ifPresent(s -> json.append(",\"strength\":").append(jsonNumber(Double.toString(s))));
         json.append(",\"reference_images\":").append(m.referenceCount());
         json.append(",\"fused\":").append(m.fused());

@@ -1,5 +1,6 @@
 package dev.flux2.api;
 
+import dev.flux2.spi.LatentGrid;
 import java.awt.image.BufferedImage;
 
 /** The checks shared by {@link GenerationRequest.Builder} and the pipeline; messages say what was expected. */
@@ -43,8 +44,9 @@ final class RequestValidation {
     }
 
     static void checkNoiseValues(float[] noise) {
-        if (noise.length == 0 || noise.length % 128 != 0) {
-            throw new InvalidRequestException("noise must hold 128·(H/16)·(W/16) values, got " + noise.length);
+        if (noise.length == 0 || noise.length % LatentGrid.CHANNELS != 0) {
+            throw new InvalidRequestException(
+                    "noise must hold " + LatentGrid.CHANNELS + "·(W/16)·(H/16) values, got " + noise.length);
         }
         for (int i = 0; i < noise.length; i++) {
             if (!Float.isFinite(noise[i])) {

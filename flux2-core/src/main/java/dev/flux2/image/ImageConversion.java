@@ -1,5 +1,6 @@
 package dev.flux2.image;
 
+import dev.flux2.spi.PixelTensor;
 import java.awt.image.BufferedImage;
 import java.awt.image.DataBufferInt;
 import java.util.Objects;

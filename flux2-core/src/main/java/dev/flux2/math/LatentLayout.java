@@ -1,5 +1,6 @@
 package dev.flux2.math;
 
+import dev.flux2.spi.LatentGrid;
 import java.util.Objects;
 
 /**
@@ -27,7 +28,7 @@ public final class LatentLayout {
         int width = z.width();
         if ((height & 1) != 0 || (width & 1) != 0) {
             throw new IllegalArgumentException(
-                    "patchify needs an even latent height and width, got " + height + "x" + width);
+                    "patchify needs an even latent width and height, got " + width + "x" + height);
         }
         int h = height / 2;
         int w = width / 2;
@@ -45,7 +46,7 @@ public final class LatentLayout {
                 }
             }
         }
-        return new LatentGrid(dst, 4 * z.channels(), h, w);
+        return new LatentGrid(dst, 4 * z.channels(), w, h);
     }
 
     /**
@@ -80,7 +81,7 @@ public final class LatentLayout {
                 }
             }
         }
-        return new LatentGrid(dst, channels, height, width);
+        return new LatentGrid(dst, channels, width, height);
     }
 
     /**
@@ -113,17 +114,17 @@ public final class LatentLayout {
      * The inverse of {@link #pack}.
      *
      * @param tokens {@code height·width·channels} values in token-major order; not modified
-     * @param channels features per token (128 for FLUX.2)
-     * @param height token-grid rows (H/16)
+     * @param channels features per token ({@link LatentGrid#CHANNELS} for FLUX.2)
      * @param width token-grid columns (W/16)
+     * @param height token-grid rows (H/16)
      * @return the grid {@code [channels, height, width]}
      * @throws IllegalArgumentException if a size is below 1 or the length does not match
      */
-    public static LatentGrid unpack(float[] tokens, int channels, int height, int width) {
+    public static LatentGrid unpack(float[] tokens, int channels, int width, int height) {
         Objects.requireNonNull(tokens, "tokens");
         if (channels < 1 || height < 1 || width < 1 || (long) channels * height * width != tokens.length) {
-            throw new IllegalArgumentException("unpack to " + channels + "x" + height + "x" + width + " needs "
-                    + ((long) channels * height * width) + " token values, got " + tokens.length);
+            throw new IllegalArgumentException("unpack to " + channels + " channels on a " + width + "x" + height
+                    + " grid needs " + ((long) channels * width * height) + " token values, got " + tokens.length);
         }
         int count = height * width;
         float[] dst = new float[tokens.length];
@@ -136,6 +137,6 @@ public final class LatentLayout {
                 }
             }
         }
-        return new LatentGrid(dst, channels, height, width);
+        return new LatentGrid(dst, channels, width, height);
     }
 }

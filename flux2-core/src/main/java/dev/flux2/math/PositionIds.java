@@ -17,12 +17,12 @@ public final class PositionIds {
     /**
      * Ids of the noise tokens: {@code (0, r, c, 0)} in row-major order, matching {@link LatentLayout#pack}.
      *
-     * @param gridHeight token rows (H/16), at least 1
      * @param gridWidth token columns (W/16), at least 1
-     * @return {@code 4·gridHeight·gridWidth} values
+     * @param gridHeight token rows (H/16), at least 1
+     * @return {@code 4·gridWidth·gridHeight} values
      */
-    public static float[] image(int gridHeight, int gridWidth) {
-        return grid(0, gridHeight, gridWidth);
+    public static float[] image(int gridWidth, int gridHeight) {
+        return grid(0, gridWidth, gridHeight);
     }
 
     /**
@@ -46,15 +46,15 @@ public final class PositionIds {
      * Ids of a reference image's tokens: {@code (10·(referenceIndex+1), r, c, 0)} in row-major order.
      *
      * @param referenceIndex 0 for the first reference, 1 for the second, …
-     * @param gridHeight the reference's token rows, at least 1
      * @param gridWidth the reference's token columns, at least 1
-     * @return {@code 4·gridHeight·gridWidth} values
+     * @param gridHeight the reference's token rows, at least 1
+     * @return {@code 4·gridWidth·gridHeight} values
      */
-    public static float[] reference(int referenceIndex, int gridHeight, int gridWidth) {
+    public static float[] reference(int referenceIndex, int gridWidth, int gridHeight) {
         if (referenceIndex < 0) {
             throw new IllegalArgumentException("referenceIndex must be non-negative, got " + referenceIndex);
         }
-        return grid(REFERENCE_TIME_STEP * (referenceIndex + 1), gridHeight, gridWidth);
+        return grid(REFERENCE_TIME_STEP * (referenceIndex + 1), gridWidth, gridHeight);
     }
 
     /**
@@ -81,9 +81,9 @@ public final class PositionIds {
         return out;
     }
 
-    private static float[] grid(float t, int gridHeight, int gridWidth) {
+    private static float[] grid(float t, int gridWidth, int gridHeight) {
         if (gridHeight < 1 || gridWidth < 1) {
-            throw new IllegalArgumentException("token grid must be at least 1x1, got " + gridHeight + "x" + gridWidth);
+            throw new IllegalArgumentException("token grid must be at least 1x1, got " + gridWidth + "x" + gridHeight);
         }
         float[] ids = new float[Math.multiplyExact(AXES, Math.multiplyExact(gridHeight, gridWidth))];
         int k = 0;

@@ -77,8 +77,8 @@ public final class BackendLocator {
      */
     static Flux2BackendProvider select(Path directory, String backendName, List<Flux2BackendProvider> providers) {
         if (!Files.isDirectory(directory)) {
-            throw new ModelLoadException(
-                    "model directory " + directory.toAbsolutePath() + " does not exist or is not a directory");
+            throw new ModelLoadException("model directory " + directory.toAbsolutePath()
+                    + " does not exist or is not a directory (an ONNX bundle is a folder holding flux2-config.json)");
         }
         if (providers.isEmpty()) {
             throw new ModelLoadException("no FLUX.2 backend on the classpath: add the flux2-onnx artifact "

@@ -77,7 +77,8 @@ final class DenoisingLoop {
         context.run(
                 where + " (negative prompt)",
                 () -> session.predictVelocity(step, x, text.negative(), negativeVelocity));
-        float scale = request.guidance().scale();
+        // The reference combines float32 tensors with the scale cast to float32.
+        float scale = (float) request.guidance().scale();
         for (int j = 0; j < velocity.length; j++) {
             velocity[j] = negativeVelocity[j] + scale * (velocity[j] - negativeVelocity[j]);
         }

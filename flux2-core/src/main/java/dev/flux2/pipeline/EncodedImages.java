@@ -1,6 +1,6 @@
 package dev.flux2.pipeline;
 
-import dev.flux2.math.LatentGrid;
+import dev.flux2.spi.LatentGrid;
 
 /**
  * The request's images in latent space.

@@ -8,9 +8,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decides whether a request runs the bundle's fused multi-step denoiser. It is used only when the step count
- * equals the graph's, the request has no init or reference images, guidance needs one pass per step, the caller
- * did not force per-step denoising and the backend says the graph can run. When only the backend's answer stands
- * in the way, its reason is logged at INFO: a silently slower path is a bug report waiting to happen.
+ * equals the graph's, the request has no init or reference images, guidance needs one pass per step and the backend
+ * says the graph can run (a backend told not to use its fused graph reports none in its model info). When only the
+ * backend's answer stands in the way, its reason is logged at INFO: a silently slower path is a bug report waiting to
+ * happen.
  */
 final class FusedPolicy {
     private static final Logger LOG = LoggerFactory.getLogger(FusedPolicy.class);
@@ -46,7 +47,7 @@ final class FusedPolicy {
 
     private static String ruledOutBy(ResolvedRequest request, ModelInfo model) {
         if (model.fusedSteps() <= 0) {
-            return "the model has no fused denoiser";
+            return "the backend offers no fused denoiser (the bundle has none, or a backend option turned it off)";
         }
         if (request.steps() != model.fusedSteps()) {
             return "the fused denoiser runs " + model.fusedSteps() + " steps, the request " + request.steps();
@@ -59,9 +60,6 @@ final class FusedPolicy {
         }
         if (request.guidance().classifierFree()) {
             return "classifier-free guidance needs two passes per step";
-        }
-        if (request.forcePerStep()) {
-            return "the request forces per-step denoising";
         }
         return null;
     }

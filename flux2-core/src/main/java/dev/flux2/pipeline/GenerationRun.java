@@ -8,14 +8,14 @@ import dev.flux2.api.InferenceException;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.Stage;
 import dev.flux2.image.ImageConversion;
-import dev.flux2.image.PixelTensor;
 import dev.flux2.math.Img2ImgNoising;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.math.LatentLayout;
 import dev.flux2.math.PositionIds;
 import dev.flux2.spi.DenoiserSession;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.Flux2Backend;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import java.awt.image.BufferedImage;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +79,7 @@ final class GenerationRun {
         for (int k = 0; k < decoded.size(); k++) {
             results.add(new GeneratedImage(decoded.get(k), metadata(resolved, denoised, k)));
         }
-        LOG.info(
+        LOG.debug(
                 "Generated {} image(s) of {} in {} ms: {} steps ({} run per image{}), seed {}",
                 resolved.numImages(),
                 resolved.size(),
@@ -97,9 +97,9 @@ final class GenerationRun {
     private Denoised denoiseAll(ResolvedRequest resolved, TextConditioning text, EncodedImages encoded) {
         WorkingSize size = resolved.size();
         DenoiserSetup setup = new DenoiserSetup(
-                size.gridHeight(),
                 size.gridWidth(),
-                PositionIds.concat(PositionIds.image(size.gridHeight(), size.gridWidth()), encoded.referenceIds()),
+                size.gridHeight(),
+                PositionIds.concat(PositionIds.image(size.gridWidth(), size.gridHeight()), encoded.referenceIds()),
                 encoded.referenceTokens(),
                 PositionIds.text(text.sequenceLength()));
         float[][] latents = new float[resolved.numImages()][];
@@ -133,8 +133,7 @@ final class GenerationRun {
             float sigma = resolved.schedule().sigma(resolved.startIndex());
             start = Img2ImgNoising.scaleNoise(encoded.init().data(), start, sigma);
         }
-        return LatentLayout.pack(
-                new LatentGrid(start, WorkingSize.LATENT_CHANNELS, size.gridHeight(), size.gridWidth()));
+        return LatentLayout.pack(new LatentGrid(start, LatentGrid.CHANNELS, size.gridWidth(), size.gridHeight()));
     }
 
     private List<BufferedImage> decodeAll(ResolvedRequest resolved, float[][] latents) {
@@ -143,7 +142,7 @@ final class GenerationRun {
         for (int k = 0; k < latents.length; k++) {
             GenerationContext.StageSpan span = context.begin(Stage.VAE_DECODE, k, 1);
             LatentGrid latent =
-                    LatentLayout.unpack(latents[k], WorkingSize.LATENT_CHANNELS, size.gridHeight(), size.gridWidth());
+                    LatentLayout.unpack(latents[k], LatentGrid.CHANNELS, size.gridWidth(), size.gridHeight());
             String where = "VAE decoding of image " + (k + 1);
             PixelTensor pixels = context.call(where, () -> backend.decodeLatent(latent, context));
             if (pixels.width() != size.width() || pixels.height() != size.height()) {

@@ -7,4 +7,4 @@ package dev.flux2.pipeline;
  * @param classifierFree whether true classifier-free guidance runs: two transformer passes per step combined as
  *     {@code v_neg + scale·(v_pos − v_neg)}
  */
-record GuidancePlan(float scale, boolean classifierFree) {}
+record GuidancePlan(double scale, boolean classifierFree) {}

@@ -7,11 +7,11 @@ import dev.flux2.api.ModelInfo;
 import dev.flux2.api.Stage;
 import dev.flux2.image.ImageConversion;
 import dev.flux2.image.ImagePreprocessor;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.math.LatentLayout;
 import dev.flux2.math.PositionIds;
 import dev.flux2.spi.Flux2Backend;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import java.awt.image.BufferedImage;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +83,7 @@ final class ImageInputs {
         LatentGrid init = null;
         if (images.hasInit()) {
             init = encodeOne(images.init(), "init image", backend, context);
-            requireGrid(init, size.gridHeight(), size.gridWidth(), "init image");
+            requireGrid(init, size.gridWidth(), size.gridHeight(), "init image");
             span.advanced(++done);
         }
         List<float[]> tokens = new ArrayList<>();
@@ -92,11 +92,11 @@ final class ImageInputs {
             BufferedImage reference = images.references().get(i);
             String what = "reference image " + i;
             LatentGrid latent = encodeOne(reference, what, backend, context);
-            int gridHeight = reference.getHeight() / WorkingSize.PIXELS_PER_TOKEN;
             int gridWidth = reference.getWidth() / WorkingSize.PIXELS_PER_TOKEN;
-            requireGrid(latent, gridHeight, gridWidth, what);
+            int gridHeight = reference.getHeight() / WorkingSize.PIXELS_PER_TOKEN;
+            requireGrid(latent, gridWidth, gridHeight, what);
             tokens.add(LatentLayout.pack(latent));
-            ids.add(PositionIds.reference(i, gridHeight, gridWidth));
+            ids.add(PositionIds.reference(i, gridWidth, gridHeight));
             span.advanced(++done);
         }
         span.finish();
@@ -109,13 +109,12 @@ final class ImageInputs {
         return context.call("VAE encoding of the " + what, () -> backend.encodeImage(pixels, context));
     }
 
-    private static void requireGrid(LatentGrid latent, int gridHeight, int gridWidth, String what) {
-        if (latent.channels() != WorkingSize.LATENT_CHANNELS
-                || latent.height() != gridHeight
-                || latent.width() != gridWidth) {
+    private static void requireGrid(LatentGrid latent, int gridWidth, int gridHeight, String what) {
+        if (latent.channels() != LatentGrid.CHANNELS || latent.width() != gridWidth || latent.height() != gridHeight) {
             throw new InferenceException("VAE encoding of the " + what + ": expected a latent of "
-                    + WorkingSize.LATENT_CHANNELS + "x" + gridHeight + "x" + gridWidth + " (channels x H/16 x W/16)"
-                    + ", the backend returned " + latent.channels() + "x" + latent.height() + "x" + latent.width());
+                    + LatentGrid.CHANNELS + " channels on a " + gridWidth + "x" + gridHeight + " grid (W/16 x H/16)"
+                    + ", the backend returned " + latent.channels() + " channels on a " + latent.width() + "x"
+                    + latent.height() + " grid");
         }
     }
 

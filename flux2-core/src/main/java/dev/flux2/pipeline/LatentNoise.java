@@ -1,6 +1,7 @@
 package dev.flux2.pipeline;
 
 import dev.flux2.math.TorchRandom;
+import dev.flux2.spi.LatentGrid;
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -42,6 +43,6 @@ final class LatentNoise {
         if (explicit != null) {
             return explicit.clone();
         }
-        return TorchRandom.randn(baseSeed + image, 1, WorkingSize.LATENT_CHANNELS, size.gridHeight(), size.gridWidth());
+        return TorchRandom.randn(baseSeed + image, 1, LatentGrid.CHANNELS, size.gridHeight(), size.gridWidth());
     }
 }

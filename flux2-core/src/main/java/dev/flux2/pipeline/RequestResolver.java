@@ -5,6 +5,7 @@ import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.math.FlowMatchSchedule;
 import dev.flux2.math.Img2ImgNoising;
+import dev.flux2.spi.LatentGrid;
 import java.awt.image.BufferedImage;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -58,7 +59,6 @@ final class RequestResolver {
                 resolveNoise(request, size),
                 strength,
                 request.numImages(),
-                request.forcePerStep(),
                 images);
     }
 
@@ -85,17 +85,18 @@ final class RequestResolver {
 
     private static GuidancePlan resolveGuidance(GenerationRequest request, ModelInfo model) {
         if (model.distilled()) {
-            request.guidance()
-                    .filter(g -> g != model.defaultGuidance())
-                    .ifPresent(g -> LOG.warn(
-                            "Guidance {} is ignored: model {} is step-distilled and runs one "
-                                    + "transformer pass per step without classifier-free guidance",
-                            g,
-                            model.variant()));
-            return new GuidancePlan(1f, false);
+            OptionalDouble requested = request.guidance();
+            if (requested.isPresent() && requested.getAsDouble() != model.defaultGuidance()) {
+                LOG.warn(
+                        "Guidance {} is ignored: model {} is step-distilled and runs one "
+                                + "transformer pass per step without classifier-free guidance",
+                        requested.getAsDouble(),
+                        model.variant());
+            }
+            return new GuidancePlan(1.0, false);
         }
-        float scale = request.guidance().orElse(model.defaultGuidance());
-        return new GuidancePlan(scale, scale > 1f);
+        double scale = request.guidance().orElse(model.defaultGuidance());
+        return new GuidancePlan(scale, scale > 1.0);
     }
 
     private static LatentNoise resolveNoise(GenerationRequest request, WorkingSize size) {
@@ -104,8 +105,8 @@ final class RequestResolver {
             float[] noise = explicit.get();
             if (noise.length != size.latentValues()) {
                 throw new InvalidRequestException("explicit noise has " + noise.length + " values, but the working"
-                        + " size " + size + " needs 128·(H/16)·(W/16) = 128·" + size.gridHeight() + "·"
-                        + size.gridWidth() + " = " + size.latentValues());
+                        + " size " + size + " needs " + LatentGrid.CHANNELS + "·(W/16)·(H/16) = " + LatentGrid.CHANNELS
+                        + "·" + size.gridWidth() + "·" + size.gridHeight() + " = " + size.latentValues());
             }
             return LatentNoise.explicit(noise);
         }

@@ -15,7 +15,6 @@ import java.util.OptionalDouble;
  * @param noise the initial noise of each image
  * @param strength the img2img strength in effect, when an init image is used
  * @param numImages images to generate
- * @param forcePerStep whether the fused denoiser is ruled out by the caller
  * @param images the prepared init and reference images
  */
 record ResolvedRequest(
@@ -28,7 +27,6 @@ record ResolvedRequest(
         LatentNoise noise,
         OptionalDouble strength,
         int numImages,
-        boolean forcePerStep,
         PreparedImages images) {
 
     /** @return n, the schedule's step count */

@@ -1,5 +1,7 @@
 package dev.flux2.pipeline;
 
+import dev.flux2.spi.LatentGrid;
+
 /**
  * The output size of a generation and the latent geometry it implies.
  *
@@ -7,8 +9,6 @@ package dev.flux2.pipeline;
  * @param height pixels, a multiple of 16
  */
 record WorkingSize(int width, int height) {
-    /** Patchified latent channels (32 VAE channels × 2×2 patches). */
-    static final int LATENT_CHANNELS = 128;
     /** Pixels per latent token along each side (VAE factor 8 × patch 2). */
     static final int PIXELS_PER_TOKEN = 16;
 
@@ -37,9 +37,9 @@ record WorkingSize(int width, int height) {
         return gridWidth() * gridHeight();
     }
 
-    /** @return 128·N, the number of latent values (noise length) */
+    /** @return {@value LatentGrid#CHANNELS}·N, the number of latent values (noise length) */
     int latentValues() {
-        return LATENT_CHANNELS * tokens();
+        return LatentGrid.CHANNELS * tokens();
     }
 
     @Override

@@ -1,49 +1,31 @@
 package dev.flux2.spi;
 
 import dev.flux2.api.MemoryPolicy;
-import dev.flux2.api.ProviderFallback;
-import dev.flux2.api.VaeAttentionMode;
 import java.nio.file.Path;
-import java.util.List;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything a backend needs to open a model, as chosen on {@code Flux2Pipeline.builder()}.
+ * Everything a backend needs to open a model, as chosen on {@code Flux2Pipeline.builder()}: the backend-neutral
+ * settings and the backend's own options as strings, which the backend parses and validates when it opens the
+ * model (an unknown key or a bad value is an {@link dev.flux2.api.InvalidRequestException} naming the key, the value
+ * and what is accepted).
  *
  * @param modelDirectory the model folder
  * @param memoryPolicy when sessions stay open
- * @param intraOpThreads threads per inference call; 0 lets the runtime decide
- * @param executionProviders requested providers in order of preference (for example {@code [cuda, cpu]}); empty
- *     means CPU only
- * @param providerFallback what to do when a requested provider cannot be enabled
- * @param vaeAttention how the VAE decoder computes attention
- * @param vaeChunkSize query rows per VAE attention chunk; 0 uses the bundle's own chunk size
- * @param options further backend-specific options (unknown keys are an error in the backend)
+ * @param options backend-specific options in the order they were set (keys and values non-null)
  */
-public record BackendConfig(
-        Path modelDirectory,
-        MemoryPolicy memoryPolicy,
-        int intraOpThreads,
-        List<String> executionProviders,
-        ProviderFallback providerFallback,
-        VaeAttentionMode vaeAttention,
-        int vaeChunkSize,
-        Map<String, String> options) {
+public record BackendConfig(Path modelDirectory, MemoryPolicy memoryPolicy, Map<String, String> options) {
 
-    /** Validates and copies. */
+    /** Validates and copies, keeping the options' order. */
     public BackendConfig {
         Objects.requireNonNull(modelDirectory, "modelDirectory");
         Objects.requireNonNull(memoryPolicy, "memoryPolicy");
-        Objects.requireNonNull(providerFallback, "providerFallback");
-        Objects.requireNonNull(vaeAttention, "vaeAttention");
-        executionProviders = List.copyOf(executionProviders);
-        options = Map.copyOf(options);
-        if (intraOpThreads < 0) {
-            throw new IllegalArgumentException("intraOpThreads must be >= 0, got " + intraOpThreads);
-        }
-        if (vaeChunkSize < 0) {
-            throw new IllegalArgumentException("vaeChunkSize must be >= 0, got " + vaeChunkSize);
-        }
+        Map<String, String> copy = new LinkedHashMap<>();
+        options.forEach((key, value) ->
+                copy.put(Objects.requireNonNull(key, "option key"), Objects.requireNonNull(value, "option value")));
+        options = Collections.unmodifiableMap(copy);
     }
 }

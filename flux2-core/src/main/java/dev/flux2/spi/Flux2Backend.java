@@ -1,8 +1,6 @@
 package dev.flux2.spi;
 
 import dev.flux2.api.ModelInfo;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 
 /**
  * An opened model. The pipeline calls the stages in data-flow order; each call either returns its value or throws

@@ -50,12 +50,10 @@ class Flux2PipelineTest {
         try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
                 .model(model)
                 .memoryPolicy(MemoryPolicy.RESIDENT)
-                .intraOpThreads(3)
-                .executionProvider(" CUDA ")
-                .providerFallback(ProviderFallback.WARN_AND_FALL_BACK)
-                .vaeAttention(VaeAttentionMode.CHUNKED)
-                .vaeChunkSize(256)
-                .option("k", "v")
+                .backendOption("threads", "3")
+                .backendOption("providers", "cuda")
+                .backendOption("k", "v")
+                .backendOption("threads", "4")
                 .backend("fake")
                 .build()) {
             assertEquals("fake-distilled", pipeline.modelInfo().variant());
@@ -63,12 +61,11 @@ class Flux2PipelineTest {
         BackendConfig config = FakeBackendProvider.LAST_CONFIG.get();
         assertEquals(model, config.modelDirectory());
         assertEquals(MemoryPolicy.RESIDENT, config.memoryPolicy());
-        assertEquals(3, config.intraOpThreads());
-        assertEquals(List.of("cuda"), config.executionProviders());
-        assertEquals(ProviderFallback.WARN_AND_FALL_BACK, config.providerFallback());
-        assertEquals(VaeAttentionMode.CHUNKED, config.vaeAttention());
-        assertEquals(256, config.vaeChunkSize());
-        assertEquals(Map.of("k", "v"), config.options());
+        assertEquals(Map.of("threads", "4", "providers", "cuda", "k", "v"), config.options());
+        assertEquals(
+                List.of("threads", "providers", "k"),
+                List.copyOf(config.options().keySet()),
+                "options keep the order they were first set in; a later value replaces an earlier one");
     }
 
     @Test
@@ -123,34 +120,25 @@ class Flux2PipelineTest {
     }
 
     @Test
-    void negativeThreadsAndChunkSizesAreRejected() {
-        InvalidRequestException threads = assertThrows(
-                InvalidRequestException.class,
-                () -> Flux2Pipeline.builder().model(dir).intraOpThreads(-1).build());
-        assertTrue(
-                threads.getMessage().contains("intraOpThreads must be >= 0")
-                        && threads.getMessage().contains("got -1"),
-                threads.getMessage());
-        InvalidRequestException chunks = assertThrows(
-                InvalidRequestException.class,
-                () -> Flux2Pipeline.builder().model(dir).vaeChunkSize(-8).build());
-        assertTrue(
-                chunks.getMessage().contains("vaeChunkSize must be >= 0")
-                        && chunks.getMessage().contains("got -8"),
-                chunks.getMessage());
-    }
-
-    @Test
-    void nullEnumsAreRejected() {
+    void nullSettingsAreRejected() {
         assertThrows(
                 InvalidRequestException.class,
                 () -> Flux2Pipeline.builder().model(dir).memoryPolicy(null).build());
-        assertThrows(
+        InvalidRequestException key = assertThrows(
                 InvalidRequestException.class,
-                () -> Flux2Pipeline.builder().model(dir).providerFallback(null).build());
-        assertThrows(
+                () -> Flux2Pipeline.builder()
+                        .model(dir)
+                        .backendOption(null, "4")
+                        .build());
+        assertTrue(
+                key.getMessage().contains("backendOption") && key.getMessage().contains("null=4"), key.getMessage());
+        InvalidRequestException value = assertThrows(
                 InvalidRequestException.class,
-                () -> Flux2Pipeline.builder().model(dir).vaeAttention(null).build());
+                () -> Flux2Pipeline.builder()
+                        .model(dir)
+                        .backendOption("threads", null)
+                        .build());
+        assertTrue(value.getMessage().contains("threads=null"), value.getMessage());
     }
 
     @Test

@@ -229,14 +229,14 @@ class GenerationRequestValidationTest {
                 .steps(3)
                 .guidance(2f)
                 .numImages(2)
-                .forcePerStep(true)
+                .negativePrompt("blurry")
                 .build();
         GenerationRequest copy = request.toBuilder().seed(6).build();
         assertEquals(64, copy.width().getAsInt());
         assertEquals(3, copy.steps().getAsInt());
         assertEquals(2f, copy.guidance().orElseThrow());
         assertEquals(2, copy.numImages());
-        assertTrue(copy.forcePerStep());
+        assertEquals("blurry", copy.negativePrompt());
         assertEquals(6, copy.seed().getAsLong());
     }
 }

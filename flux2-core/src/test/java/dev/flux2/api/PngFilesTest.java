@@ -37,7 +37,7 @@ class PngFilesTest {
     @TempDir
     Path tmp;
 
-    private static GenerationMetadata metadata(String prompt, OptionalDouble strength, float guidance) {
+    private static GenerationMetadata metadata(String prompt, OptionalDouble strength, double guidance) {
         return new GenerationMetadata(
                 prompt,
                 OptionalLong.of(1234567890123L),
@@ -61,7 +61,7 @@ class PngFilesTest {
                 img.setRGB(x, y, (x * 8) << 16 | (y * 16) << 8 | 77);
             }
         }
-        return new GeneratedImage(img, metadata(prompt, strength, 1.0f));
+        return new GeneratedImage(img, metadata(prompt, strength, 1.0));
     }
 
     @Test
@@ -132,7 +132,7 @@ class PngFilesTest {
                 ""
             })
     void parametersJsonMatchesJackson(String prompt) {
-        for (float guidance : new float[] {1.0f, 3.5f, 0.1f, 1e-7f, 4.0E10f}) {
+        for (double guidance : new double[] {1.0, 3.5, 0.1, 1e-7, 4.0E10, 0.1f}) {
             GenerationMetadata m = metadata(prompt, OptionalDouble.of(0.1 + 0.2), guidance);
             ObjectNode all = JSON.createObjectNode();
             all.put("prompt", m.prompt());

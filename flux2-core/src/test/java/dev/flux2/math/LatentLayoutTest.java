@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flux2.spi.LatentGrid;
 import dev.flux2.testsupport.Goldens;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,7 @@ class LatentLayoutTest {
     private static LatentGrid grid(JsonNode node) {
         int[] shape = Goldens.ints(node.get("shape"));
         assertEquals(1, shape[0], "batch");
-        return new LatentGrid(Goldens.floats(node.get("data")), shape[1], shape[2], shape[3]);
+        return new LatentGrid(Goldens.floats(node.get("data")), shape[1], shape[3], shape[2]);
     }
 
     @Test
@@ -41,7 +42,7 @@ class LatentLayoutTest {
     void unpackAndUnpatchifyInvertTheGolden() {
         JsonNode g = Goldens.load("latents_ids.json");
         float[] packed = Goldens.floats(g.get("packed").get("data"));
-        LatentGrid p = LatentLayout.unpack(packed, 128, 2, 3);
+        LatentGrid p = LatentLayout.unpack(packed, 128, 3, 2);
         assertArrayEquals(Goldens.floats(g.get("patchified").get("data")), p.data());
         LatentGrid z = LatentLayout.unpatchify(p);
         assertEquals(32, z.channels());
@@ -75,7 +76,7 @@ class LatentLayoutTest {
         for (int i = 0; i < data.length; i++) {
             data[i] = random.nextFloat();
         }
-        LatentGrid z = new LatentGrid(data, c, 2 * h, 2 * w);
+        LatentGrid z = new LatentGrid(data, c, 2 * w, 2 * h);
         float[] tokens = LatentLayout.pack(LatentLayout.patchify(z));
         for (int ch = 0; ch < c; ch++) {
             for (int i = 0; i < h; i++) {
@@ -93,7 +94,7 @@ class LatentLayoutTest {
         }
         assertArrayEquals(
                 data,
-                LatentLayout.unpatchify(LatentLayout.unpack(tokens, 4 * c, h, w))
+                LatentLayout.unpatchify(LatentLayout.unpack(tokens, 4 * c, w, h))
                         .data());
     }
 
@@ -105,7 +106,7 @@ class LatentLayoutTest {
         assertEquals(true, e.getMessage().contains("3x4"), e.getMessage());
         assertThrows(
                 IllegalArgumentException.class,
-                () -> LatentLayout.patchify(new LatentGrid(new float[2 * 4 * 5], 2, 4, 5)));
+                () -> LatentLayout.patchify(new LatentGrid(new float[2 * 4 * 5], 2, 5, 4)));
         assertThrows(
                 IllegalArgumentException.class, () -> LatentLayout.unpatchify(new LatentGrid(new float[6], 6, 1, 1)));
         assertThrows(IllegalArgumentException.class, () -> LatentLayout.unpack(new float[10], 128, 1, 1));

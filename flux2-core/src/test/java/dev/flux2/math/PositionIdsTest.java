@@ -16,7 +16,7 @@ class PositionIdsTest {
         JsonNode ids = GOLDEN.get("latent_ids");
         int[] patchShape = Goldens.ints(GOLDEN.get("patchified").get("shape"));
         assertEquals(patchShape[2] * patchShape[3], Goldens.ints(ids.get("shape"))[1]);
-        assertArrayEquals(Goldens.floats(ids.get("data")), PositionIds.image(patchShape[2], patchShape[3]));
+        assertArrayEquals(Goldens.floats(ids.get("data")), PositionIds.image(patchShape[3], patchShape[2]));
     }
 
     @Test
@@ -33,7 +33,7 @@ class PositionIdsTest {
         float[][] parts = new float[shapes.size()][];
         for (int i = 0; i < parts.length; i++) {
             int[] s = Goldens.ints(shapes.get(i));
-            parts[i] = PositionIds.reference(i, s[2], s[3]);
+            parts[i] = PositionIds.reference(i, s[3], s[2]);
         }
         assertEquals(2, parts.length);
         assertArrayEquals(Goldens.floats(ref.get("data")), PositionIds.concat(parts));
@@ -41,7 +41,7 @@ class PositionIdsTest {
 
     @Test
     void concatKeepsOrderAndLengths() {
-        float[] all = PositionIds.concat(PositionIds.image(1, 2), PositionIds.reference(2, 1, 1));
+        float[] all = PositionIds.concat(PositionIds.image(2, 1), PositionIds.reference(2, 1, 1));
         assertArrayEquals(new float[] {0, 0, 0, 0, 0, 0, 1, 0, 30, 0, 0, 0}, all);
         assertEquals(0, PositionIds.concat().length);
         assertThrows(IllegalArgumentException.class, () -> PositionIds.concat(new float[3]));
@@ -57,7 +57,7 @@ class PositionIdsTest {
 
     @Test
     void rejectsBadArguments() {
-        assertThrows(IllegalArgumentException.class, () -> PositionIds.image(0, 4));
+        assertThrows(IllegalArgumentException.class, () -> PositionIds.image(4, 0));
         assertThrows(IllegalArgumentException.class, () -> PositionIds.text(0));
         assertThrows(IllegalArgumentException.class, () -> PositionIds.reference(-1, 2, 2));
     }

@@ -47,15 +47,7 @@ class BackendLocatorTest {
     @Test
     void providerFailuresBecomeModelLoadExceptions() throws Exception {
         Files.writeString(dir.resolve(FakeBackendProvider.MARKER), "defaultSteps=notanumber\n");
-        BackendConfig config = new BackendConfig(
-                dir,
-                dev.flux2.api.MemoryPolicy.SEQUENTIAL,
-                0,
-                List.of(),
-                dev.flux2.api.ProviderFallback.FAIL,
-                dev.flux2.api.VaeAttentionMode.AUTO,
-                0,
-                java.util.Map.of());
+        BackendConfig config = new BackendConfig(dir, dev.flux2.api.MemoryPolicy.SEQUENTIAL, java.util.Map.of());
         ModelLoadException e = assertThrows(ModelLoadException.class, () -> BackendLocator.open(config, null));
         assertTrue(e.getMessage().contains("backend 'fake' failed to open"), e.getMessage());
         assertTrue(e.getCause() instanceof NumberFormatException);

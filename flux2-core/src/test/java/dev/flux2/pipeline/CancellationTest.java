@@ -72,14 +72,11 @@ class CancellationTest {
 
     @Test
     void backendFailureWhileCancelledBecomesCancellationWithCause() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         backend.blockAtStep = 1;
         CancellationToken token = new CancellationToken();
-        GenerationRequest request = GenerationRequest.builder("x")
-                .seed(1)
-                .forcePerStep(true)
-                .cancellation(token)
-                .build();
+        GenerationRequest request =
+                GenerationRequest.builder("x").seed(1).cancellation(token).build();
         Thread canceller = new Thread(() -> {
             try {
                 backend.blocked.await();
@@ -102,12 +99,11 @@ class CancellationTest {
 
     @Test
     void backendFailureIsWrappedWithStageAndHandlesAreClosed() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         IllegalStateException bug = new IllegalStateException("kernel exploded");
         backend.failOnPredict = bug;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationRequest request =
-                    GenerationRequest.builder("x").seed(1).forcePerStep(true).build();
+            GenerationRequest request = GenerationRequest.builder("x").seed(1).build();
             InferenceException e = assertThrows(InferenceException.class, () -> engine.generate(request));
             assertSame(bug, e.getCause());
             assertTrue(e.getMessage().contains("step 1/4"), e.getMessage());

@@ -28,13 +28,13 @@ class EngineLifecycleTest {
 
     @Test
     void closeCancelsARunningGenerationWaitsAndClosesTheBackendOnce() throws Exception {
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         backend.blockAtStep = 1;
         GenerationEngine engine = new GenerationEngine(backend);
         ExecutorService executor = Executors.newSingleThreadExecutor();
         try {
-            Future<GenerationResult> running = executor.submit(() -> engine.generate(
-                    GenerationRequest.builder("x").seed(1).forcePerStep(true).build()));
+            Future<GenerationResult> running = executor.submit(
+                    () -> engine.generate(GenerationRequest.builder("x").seed(1).build()));
             assertTrue(backend.blocked.await(20, TimeUnit.SECONDS), "generation never reached step 2");
             engine.close();
             // When the backend closed, no call was in flight and every handle of the generation was closed
@@ -68,12 +68,11 @@ class EngineLifecycleTest {
 
     @Test
     void closeFromAProgressListenerCancelsAndClosesAfterUnwinding() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         GenerationEngine engine = new GenerationEngine(backend);
         AtomicReference<Integer> closesSeenInListener = new AtomicReference<>();
         GenerationRequest request = GenerationRequest.builder("x")
                 .seed(1)
-                .forcePerStep(true)
                 .progressListener(e -> {
                     if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED && e.completed() == 1) {
                         engine.close();
@@ -90,16 +89,14 @@ class EngineLifecycleTest {
 
     @Test
     void concurrentGenerationsShareTheEngine() throws Exception {
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         ExecutorService executor = Executors.newFixedThreadPool(3);
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             List<Future<GenerationResult>> futures = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
                 long seed = i;
-                futures.add(executor.submit(() -> engine.generate(GenerationRequest.builder("x")
-                        .seed(seed)
-                        .forcePerStep(true)
-                        .build())));
+                futures.add(executor.submit(() -> engine.generate(
+                        GenerationRequest.builder("x").seed(seed).build())));
             }
             for (int i = 0; i < futures.size(); i++) {
                 assertEquals(
@@ -151,8 +148,8 @@ class EngineLifecycleTest {
         }
 
         @Override
-        public dev.flux2.math.LatentGrid encodeImage(
-                dev.flux2.image.PixelTensor image, dev.flux2.spi.StageContext context) {
+        public dev.flux2.spi.LatentGrid encodeImage(
+                dev.flux2.spi.PixelTensor image, dev.flux2.spi.StageContext context) {
             return delegate.encodeImage(image, context);
         }
 
@@ -163,8 +160,8 @@ class EngineLifecycleTest {
         }
 
         @Override
-        public dev.flux2.image.PixelTensor decodeLatent(
-                dev.flux2.math.LatentGrid latent, dev.flux2.spi.StageContext context) {
+        public dev.flux2.spi.PixelTensor decodeLatent(
+                dev.flux2.spi.LatentGrid latent, dev.flux2.spi.StageContext context) {
             return delegate.decodeLatent(latent, context);
         }
 

@@ -3,19 +3,20 @@ package dev.flux2.pipeline;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.Stage;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSession;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.FusedSupport;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
 import dev.flux2.spi.TokenizedPrompt;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -64,8 +65,20 @@ public final class FakeBackend implements Flux2Backend {
     /** Thrown by decodeLatent when set. */
     public volatile RuntimeException failOnDecode;
 
+    /** The backend option that turns the fused graph off, as the ONNX backend takes it. */
+    public static final Map<String, String> FUSED_OFF = Map.of("fused", "off");
+
     public FakeBackend(FakeModel model) {
-        this.model = model;
+        this(model, Map.of());
+    }
+
+    /**
+     * @param model the fake model
+     * @param options backend options; like the ONNX backend, {@code fused=off} makes the backend report no fused
+     *     graph in its model info
+     */
+    public FakeBackend(FakeModel model, Map<String, String> options) {
+        this.model = "off".equals(options.get("fused")) ? model.withFusedSteps(0) : model;
     }
 
     public FakeModel model() {
@@ -102,7 +115,7 @@ public final class FakeBackend implements Flux2Backend {
             calls.add("encodeImage");
             encodedPixels.add(new PixelTensor(image.data().clone(), image.width(), image.height()));
             LatentGrid latent = FakeModel.encode(image);
-            encodedLatents.add(new LatentGrid(latent.data().clone(), 128, latent.height(), latent.width()));
+            encodedLatents.add(new LatentGrid(latent.data().clone(), 128, latent.width(), latent.height()));
             return latent;
         });
     }
@@ -125,7 +138,7 @@ public final class FakeBackend implements Flux2Backend {
             if (latent.channels() != 128) {
                 throw new IllegalArgumentException("decode expects 128 channels, got " + latent.channels());
             }
-            decodedLatents.add(new LatentGrid(latent.data().clone(), 128, latent.height(), latent.width()));
+            decodedLatents.add(new LatentGrid(latent.data().clone(), 128, latent.width(), latent.height()));
             context.advance(Stage.VAE_DECODE, 1, 2);
             context.advance(Stage.VAE_DECODE, 2, 2);
             return FakeModel.decode(latent);

@@ -42,7 +42,8 @@ public final class FakeBackendProvider implements Flux2BackendProvider {
     @Override
     public Flux2Backend open(BackendConfig config) {
         LAST_CONFIG.set(config);
-        FakeBackend backend = new FakeBackend(FakeModel.fromProperties(read(config.modelDirectory())));
+        FakeBackend backend =
+                new FakeBackend(FakeModel.fromProperties(read(config.modelDirectory())), config.options());
         LAST_OPENED.set(backend);
         return backend;
     }
@@ -54,10 +55,8 @@ public final class FakeBackendProvider implements Flux2BackendProvider {
                 modelDirectory,
                 name(),
                 model.variant(),
-                List.of(new ModelSummary.FileEntry(MARKER, -1, 1)),
+                List.of(new ModelSummary.FileEntry(MARKER, -1, 1, false, "")),
                 List.of(),
-                "none",
-                List.of("cpu"),
                 Map.of());
     }
 

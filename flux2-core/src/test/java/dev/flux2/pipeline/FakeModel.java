@@ -1,8 +1,8 @@
 package dev.flux2.pipeline;
 
 import dev.flux2.api.ModelInfo;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import dev.flux2.spi.TokenizedPrompt;
 import java.util.Properties;
 
@@ -196,7 +196,7 @@ public record FakeModel(
                 data[f * gh * gw + i] = plane[(f % 3) * gh * gw + i] + 0.01f * (f % 7) - 0.02f * (f / 7 % 5);
             }
         }
-        return new LatentGrid(data, 128, gh, gw);
+        return new LatentGrid(data, 128, gw, gh);
     }
 
     /** Fake VAE decoder: each pixel is tanh of one latent feature of its token, [3, 16·gh, 16·gw]. */

@@ -17,7 +17,15 @@ class FusedDenoiserTest {
     private record Run(FakeBackend backend, GenerationResult result, String log) {}
 
     private static Run run(FakeModel model, UnaryOperator<GenerationRequest.Builder> customise) {
-        FakeBackend backend = new FakeBackend(model);
+        return run(new FakeBackend(model), customise);
+    }
+
+    /** A run on a backend opened with the backend option {@code fused=off}. */
+    private static Run runFusedOff(FakeModel model, UnaryOperator<GenerationRequest.Builder> customise) {
+        return run(new FakeBackend(model, FakeBackend.FUSED_OFF), customise);
+    }
+
+    private static Run run(FakeBackend backend, UnaryOperator<GenerationRequest.Builder> customise) {
         try (GenerationEngine engine = new GenerationEngine(backend);
                 LogCapture log = new LogCapture()) {
             GenerationResult result = engine.generate(
@@ -39,7 +47,7 @@ class FusedDenoiserTest {
                 fused.backend().fusedCalls.get(0).latent());
 
         // The fake's fused graph is the same Euler loop, so both paths give the same image.
-        Run perStep = run(FakeModel.distilledModel(), b -> b.forcePerStep(true));
+        Run perStep = runFusedOff(FakeModel.distilledModel(), b -> b);
         assertFalse(perStep.result().first().metadata().fused());
         assertEquals(4, perStep.backend().velocityCalls.size());
         assertEquals(0, perStep.backend().fusedCalls.size());
@@ -49,8 +57,8 @@ class FusedDenoiserTest {
     }
 
     @Test
-    void forcePerStepIsNotReportedAsAProblem() {
-        Run run = run(FakeModel.distilledModel(), b -> b.forcePerStep(true));
+    void fusedOffIsNotReportedAsAProblem() {
+        Run run = runFusedOff(FakeModel.distilledModel(), b -> b);
         assertFalse(run.log().contains("fused"), run.log());
     }
 

@@ -98,24 +98,18 @@ class GuidanceTest {
     @Test
     void distilledModelIgnoresGuidanceAndSaysSo() {
         FakeModel model = FakeModel.distilledModel();
-        FakeBackend guided = new FakeBackend(model);
-        FakeBackend plain = new FakeBackend(model);
+        FakeBackend guided = new FakeBackend(model, FakeBackend.FUSED_OFF);
+        FakeBackend plain = new FakeBackend(model, FakeBackend.FUSED_OFF);
         float[] noise = TextToImageTest.gaussian(128 * 12, 8);
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(guided);
                 LogCapture log = new LogCapture()) {
-            result = engine.generate(GenerationRequest.builder(PROMPT)
-                    .guidance(4f)
-                    .noise(noise)
-                    .forcePerStep(true)
-                    .build());
+            result = engine.generate(
+                    GenerationRequest.builder(PROMPT).guidance(4f).noise(noise).build());
             assertTrue(log.text().contains("Guidance 4.0 is ignored"), log.text());
         }
         try (GenerationEngine engine = new GenerationEngine(plain)) {
-            engine.generate(GenerationRequest.builder(PROMPT)
-                    .noise(noise)
-                    .forcePerStep(true)
-                    .build());
+            engine.generate(GenerationRequest.builder(PROMPT).noise(noise).build());
         }
         assertEquals(1f, result.first().metadata().guidance(), "guidance in effect is 1 for distilled models");
         assertEquals(1, guided.texts.size(), "no negative prompt");

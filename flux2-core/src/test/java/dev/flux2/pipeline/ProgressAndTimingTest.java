@@ -132,14 +132,11 @@ class ProgressAndTimingTest {
 
     @Test
     void timingsPerImageAndPerRequest() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            result = engine.generate(GenerationRequest.builder("x")
-                    .seed(1)
-                    .numImages(2)
-                    .forcePerStep(true)
-                    .build());
+            result = engine.generate(
+                    GenerationRequest.builder("x").seed(1).numImages(2).build());
         }
         StageTimings first = result.images().get(0).metadata().timings();
         StageTimings second = result.images().get(1).metadata().timings();

@@ -24,15 +24,12 @@ class SeedsAndNoiseTest {
 
     @Test
     void imageKUsesSeedPlusK() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         long seed = 1234;
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            result = engine.generate(GenerationRequest.builder(PROMPT)
-                    .seed(seed)
-                    .numImages(3)
-                    .forcePerStep(true)
-                    .build());
+            result = engine.generate(
+                    GenerationRequest.builder(PROMPT).seed(seed).numImages(3).build());
         }
         assertEquals(3, result.images().size());
         assertEquals(1, backend.texts.size(), "text encoded once per request");
@@ -54,26 +51,22 @@ class SeedsAndNoiseTest {
 
     @Test
     void randomSeedIsReportedAndReproducible() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         GenerationResult first;
         GenerationResult second;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            first = engine.generate(
-                    GenerationRequest.builder(PROMPT).forcePerStep(true).build());
-            second = engine.generate(
-                    GenerationRequest.builder(PROMPT).forcePerStep(true).build());
+            first = engine.generate(GenerationRequest.builder(PROMPT).build());
+            second = engine.generate(GenerationRequest.builder(PROMPT).build());
         }
         long seed = first.first().metadata().seed().orElseThrow();
         assertArrayEquals(seededTokens(seed), backend.velocityCalls.get(0).latent());
         assertTrue(second.first().metadata().seed().isPresent());
         assertTrue(seed != second.first().metadata().seed().getAsLong(), "two random draws of 64 bits collided");
 
-        FakeBackend replay = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend replay = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         try (GenerationEngine engine = new GenerationEngine(replay)) {
-            GenerationResult again = engine.generate(GenerationRequest.builder(PROMPT)
-                    .seed(seed)
-                    .forcePerStep(true)
-                    .build());
+            GenerationResult again =
+                    engine.generate(GenerationRequest.builder(PROMPT).seed(seed).build());
             assertArrayEquals(
                     ReferenceMath.rgb(first.first().image()),
                     ReferenceMath.rgb(again.first().image()));
@@ -82,13 +75,11 @@ class SeedsAndNoiseTest {
 
     @Test
     void explicitNoiseIsUsedVerbatim() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         float[] noise = TextToImageTest.gaussian(128 * 12, 99);
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
-                    .noise(noise)
-                    .forcePerStep(true)
-                    .build());
+            GenerationResult result = engine.generate(
+                    GenerationRequest.builder(PROMPT).noise(noise).build());
             assertTrue(result.first().metadata().seed().isEmpty());
         }
         assertArrayEquals(

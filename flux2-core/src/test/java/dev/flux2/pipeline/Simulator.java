@@ -1,6 +1,6 @@
 package dev.flux2.pipeline;
 
-import dev.flux2.math.LatentGrid;
+import dev.flux2.spi.LatentGrid;
 
 /** The test's own sampler over {@link FakeModel}: what the engine should have computed. */
 final class Simulator {
@@ -44,7 +44,7 @@ final class Simulator {
     /** Unpack, fake-decode and quantise to 0xRRGGBB like the reference post-processing. */
     static int[] image(float[] tokens, int gridHeight, int gridWidth) {
         float[] nchw = ReferenceMath.unpack(tokens, 128, gridHeight, gridWidth);
-        var pixels = FakeModel.decode(new LatentGrid(nchw, 128, gridHeight, gridWidth));
+        var pixels = FakeModel.decode(new LatentGrid(nchw, 128, gridWidth, gridHeight));
         return ReferenceMath.rgb(pixels.data(), pixels.width(), pixels.height());
     }
 

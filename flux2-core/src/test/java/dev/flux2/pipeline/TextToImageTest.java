@@ -32,15 +32,12 @@ class TextToImageTest {
     @Test
     void perStepTextToImageMatchesIndependentSampler() {
         FakeModel model = FakeModel.distilledModel();
-        FakeBackend backend = new FakeBackend(model);
+        FakeBackend backend = new FakeBackend(model, FakeBackend.FUSED_OFF);
         float[] noise = gaussian(128 * 3 * 4, 11);
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            result = engine.generate(GenerationRequest.builder(PROMPT)
-                    .size(64, 48)
-                    .noise(noise)
-                    .forcePerStep(true)
-                    .build());
+            result = engine.generate(
+                    GenerationRequest.builder(PROMPT).size(64, 48).noise(noise).build());
         }
 
         float[] sigmas = ReferenceMath.sigmas(12, 4);
@@ -100,11 +97,10 @@ class TextToImageTest {
 
     @Test
     void defaultsComeFromTheModel() {
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            result = engine.generate(
-                    GenerationRequest.builder(PROMPT).seed(3).forcePerStep(true).build());
+            result = engine.generate(GenerationRequest.builder(PROMPT).seed(3).build());
         }
         GeneratedImage image = result.first();
         assertEquals(64, image.image().getWidth());

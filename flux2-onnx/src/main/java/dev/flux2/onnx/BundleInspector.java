@@ -20,15 +20,25 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
- * Describes a bundle folder for humans without loading weights: files with expected and actual sizes, every
- * readable graph's real inputs and outputs (from the graph headers), the fused convention, the providers of the
- * ONNX Runtime on the classpath, and every problem found. Only an unreadable config is an error: an incomplete
- * bundle is described, with its problems. Optional graphs the config names but the folder lacks are listed apart
- * ({@code absent_optional_graphs}), as {@link OnnxBundle#load} runs without them. Stateless.
+ * Describes a bundle folder for humans without loading weights: files with expected and actual sizes and what is
+ * wrong with each, every readable graph's real inputs and outputs (from the graph headers), and as details the
+ * config's defaults, the fused convention, the providers of the ONNX Runtime on the classpath and every problem
+ * found. Only an unreadable config is an error: an incomplete bundle is described, with its problems, so a
+ * downloader can learn from it which files to fetch. Optional graphs the config names but the folder lacks are
+ * listed as optional files (and in {@code absent_optional_graphs}), as {@link OnnxBundle#load} runs without them.
+ * Stateless.
  */
 final class BundleInspector {
+    /** Detail key: the {@code tokenizer_dir} folder, relative to the bundle folder. */
+    static final String TOKENIZER_DIR = "tokenizer_dir";
+    /** Detail key: the {@code text_seq_len} the tokenizer pads and truncates to. */
+    static final String TEXT_SEQ_LEN = "text_seq_len";
+
     private BundleInspector() {}
 
     /**
@@ -40,9 +50,9 @@ final class BundleInspector {
         BundleConfig named = OnnxBundle.readConfig(directory);
         // Described as the backend opens it: an optional graph the revision lacks is not a missing file.
         List<ModelEntry> absent = BundleValidator.absentOptionalGraphs(named);
-        BundleConfig config =
-                named.withoutModels(absent.stream().map(ModelEntry::key).toList());
-        BundleInventory inventory = BundleValidator.inventory(config);
+        Set<String> absentKeys = absent.stream().map(ModelEntry::key).collect(Collectors.toSet());
+        BundleConfig config = named.withoutModels(absentKeys);
+        BundleInventory inventory = BundleValidator.inventory(named, absentKeys);
         List<String> problems = new ArrayList<>(inventory.problems());
         Map<String, GraphSignature> signatures = new LinkedHashMap<>();
         List<ModelSummary.GraphEntry> graphs = new ArrayList<>();
@@ -77,11 +87,8 @@ final class BundleInspector {
         }
         List<ModelSummary.FileEntry> files = new ArrayList<>();
         for (BundleFile f : inventory.files()) {
-            files.add(new ModelSummary.FileEntry(f.path(), f.expectedBytes(), f.actualBytes()));
-        }
-        List<String> providers = new ArrayList<>();
-        for (OrtProvider p : OrtEnvironment.getAvailableProviders()) {
-            providers.add(p.name());
+            files.add(new ModelSummary.FileEntry(
+                    f.path(), f.expectedBytes(), f.actualBytes(), f.optional(), f.problem()));
         }
         return new ModelSummary(
                 directory,
@@ -89,9 +96,7 @@ final class BundleInspector {
                 config.defaults().variant(),
                 files,
                 graphs,
-                fused,
-                providers,
-                details(config, absent, problems));
+                details(config, fused, absent, problems));
     }
 
     private static List<ModelSummary.TensorEntry> tensors(List<TensorSignature> list) {
@@ -102,23 +107,26 @@ final class BundleInspector {
         return out;
     }
 
-    private static Map<String, String> details(BundleConfig config, List<ModelEntry> absent, List<String> problems) {
+    private static Map<String, String> details(
+            BundleConfig config, String fused, List<ModelEntry> absent, List<String> problems) {
         Map<String, String> d = new LinkedHashMap<>();
         d.put("model_name", config.defaults().modelName());
         d.put("distilled", Boolean.toString(config.defaults().distilled()));
         d.put("default_steps", Integer.toString(config.defaults().numSteps()));
-        d.put("default_guidance", Float.toString(config.defaults().guidance()));
+        d.put("default_guidance", Double.toString(config.defaults().guidance()));
         d.put(
                 "default_size",
                 config.defaults().width() + "x" + config.defaults().height());
-        d.put("text_seq_len", Integer.toString(config.text().sequenceLength()));
+        d.put(TEXT_SEQ_LEN, Integer.toString(config.text().sequenceLength()));
         d.put("context_dim", Integer.toString(config.text().contextDim()));
+        d.put(TOKENIZER_DIR, config.text().tokenizerDir());
         d.put("supports_image_input", Boolean.toString(config.supportsImageInput()));
         d.put(
                 "vae_decoder",
                 config.decoder().unified()
                         ? "unified (models.vae_decoder)"
                         : "split: " + String.join(" -> ", config.decoder().graphKeys()));
+        d.put("fused_denoiser_convention", fused);
         d.put(
                 "absent_optional_graphs",
                 absent.isEmpty()
@@ -131,8 +139,31 @@ final class BundleInspector {
         d.put(
                 "ignored_models",
                 config.ignoredModelKeys().isEmpty() ? "none" : String.join(", ", config.ignoredModelKeys()));
-        d.put("onnxruntime_version", OrtEnvironment.getEnvironment().getVersion());
+        d.put("execution_providers_available", runtimeFact(BundleInspector::availableProviders));
+        d.put(
+                "onnxruntime_version",
+                runtimeFact(() -> OrtEnvironment.getEnvironment().getVersion()));
         d.put("problems", problems.isEmpty() ? "none" : String.join("; ", problems));
         return d;
+    }
+
+    /**
+     * A fact only the ONNX Runtime natives can tell. The description of the files must not depend on them (the
+     * downloader inspects a folder on any platform), so a runtime that cannot load is reported, not thrown.
+     */
+    private static String runtimeFact(Supplier<String> fact) {
+        try {
+            return fact.get();
+        } catch (RuntimeException | LinkageError e) {
+            return "unknown (ONNX Runtime could not be loaded: " + e + ")";
+        }
+    }
+
+    private static String availableProviders() {
+        List<String> providers = new ArrayList<>();
+        for (OrtProvider p : OrtEnvironment.getAvailableProviders()) {
+            providers.add(p.name());
+        }
+        return String.join(", ", providers);
     }
 }

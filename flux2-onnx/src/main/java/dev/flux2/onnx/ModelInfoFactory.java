@@ -13,12 +13,15 @@ final class ModelInfoFactory {
     /**
      * @param config the config
      * @param io the checked graphs
+     * @param fusedEnabled false when the backend option {@code fused=off} turned fused graphs off
      * @return the model's identity and defaults; {@code fusedSteps} is the fused graph's step count when the bundle
-     *     has a usable one, else 0
+     *     has a usable one and fused graphs are enabled, else 0
      */
-    static ModelInfo of(BundleConfig config, BundleIo io) {
+    static ModelInfo of(BundleConfig config, BundleIo io, boolean fusedEnabled) {
         ModelDefaults d = config.defaults();
-        int fusedSteps = io.fused().filter(FusedIo::usable).map(FusedIo::steps).orElse(0);
+        int fusedSteps = fusedEnabled
+                ? io.fused().filter(FusedIo::usable).map(FusedIo::steps).orElse(0)
+                : 0;
         return new ModelInfo(
                 d.variant(),
                 d.distilled(),

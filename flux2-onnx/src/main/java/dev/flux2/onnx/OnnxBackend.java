@@ -3,8 +3,6 @@ package dev.flux2.onnx;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.stage.AttentionSettings;
 import dev.flux2.onnx.stage.OnnxDenoiserSession;
@@ -15,6 +13,8 @@ import dev.flux2.onnx.stage.VaeEncoderStage;
 import dev.flux2.spi.DenoiserSession;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.Flux2Backend;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
 import dev.flux2.spi.TokenizedPrompt;
@@ -34,7 +34,7 @@ import java.util.function.Supplier;
  * run of a generation still going fail with {@link PipelineClosedException}, then waits for the SPI calls in
  * progress to return before closing the tokenizer. Every call after close throws {@link PipelineClosedException}.
  */
-public final class OnnxBackend implements Flux2Backend {
+final class OnnxBackend implements Flux2Backend {
     private final ModelInfo modelInfo;
     private final Qwen3PromptTokenizer tokenizer;
     private final SessionCache sessions;

@@ -66,39 +66,39 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
 
     @Override
     public Flux2Backend open(BackendConfig config) {
-        OnnxBackendOptions options = OnnxBackendOptions.parse(config.options());
+        OnnxOptions options = OnnxOptions.parse(config.options());
         OnnxBundle bundle = OnnxBundle.load(config.modelDirectory());
         BundleConfig bundleConfig = bundle.config();
         BundleIo io = bundle.io();
-        AttentionSettings attention = attentionSettings(config, bundleConfig, io);
-        ModelInfo info = ModelInfoFactory.of(bundleConfig, io);
+        AttentionSettings attention = attentionSettings(options, bundleConfig, io);
+        ModelInfo info = ModelInfoFactory.of(bundleConfig, io, options.fusedEnabled());
         io.fused()
-                .filter(f -> !f.usable())
+                .filter(f -> options.fusedEnabled() && !f.usable())
                 .ifPresent(f -> LOG.warn(
                         "the bundle's fused transformer cannot be used, every generation will run per step: {}",
                         f.detail()));
         ExecutionProviders providers =
-                ProviderSelector.select(config.executionProviders(), config.providerFallback(), options.deviceId());
+                ProviderSelector.select(options.providers(), options.providerFallback(), options.deviceId());
         OrtEnvironment env = SharedEnvironment.get();
         Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(
                 bundleConfig.directory().resolve(bundleConfig.text().tokenizerDir()),
                 bundleConfig.text().sequenceLength());
         try {
-            SessionCache sessions = new SessionCache(
-                    new SessionFactory(env, providers, config.intraOpThreads()), config.memoryPolicy());
+            SessionCache sessions =
+                    new SessionCache(new SessionFactory(env, providers, options.threads()), config.memoryPolicy());
             StageResources resources = new StageResources(
                     env,
                     sessions,
                     bundleConfig,
                     io,
                     new SessionSpecs(bundleConfig, io, options.pinDimensions(), options.optimizationLevel()));
-            LOG.info(
+            LOG.debug(
                     "opened {} ({}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
                     info.variant(),
                     config.memoryPolicy(),
                     providers.describe(),
-                    io.fusedConvention(),
+                    options.fusedEnabled() ? io.fusedConvention() : "off (backend option fused=off)",
                     String.join(" -> ", io.decoder().graphKeys()),
                     io.splitDecoder().isEmpty()
                             ? ""
@@ -113,19 +113,19 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
     }
 
     /** The unified decoder has no attention graph: the settings then only matter for reporting. */
-    private static AttentionSettings attentionSettings(BackendConfig config, BundleConfig bundle, BundleIo io) {
+    private static AttentionSettings attentionSettings(OnnxOptions options, BundleConfig bundle, BundleIo io) {
         if (io.splitDecoder().isEmpty()) {
             return new AttentionSettings(
-                    config.vaeAttention(),
-                    config.vaeChunkSize() > 0 ? config.vaeChunkSize() : AttentionPlan.DEFAULT_CHUNK_ROWS);
+                    options.vaeAttention(),
+                    options.vaeChunkSize() > 0 ? options.vaeChunkSize() : AttentionPlan.DEFAULT_CHUNK_ROWS);
         }
         ModelEntry attn = bundle.requiredModel(GraphKeys.VAE_DECODER_ATTN_CHUNK);
         long fixed = io.splitDecoder().orElseThrow().attention().fixedChunkRows();
-        AttentionPlan.checkCompatible(config.vaeAttention(), config.vaeChunkSize(), fixed);
-        int rows = config.vaeChunkSize() > 0
-                ? config.vaeChunkSize()
+        AttentionPlan.checkCompatible(options.vaeAttention(), options.vaeChunkSize(), fixed);
+        int rows = options.vaeChunkSize() > 0
+                ? options.vaeChunkSize()
                 : (int) (fixed > 0 ? fixed : attn.settings().chunkSize().orElse(AttentionPlan.DEFAULT_CHUNK_ROWS));
-        return new AttentionSettings(config.vaeAttention(), rows);
+        return new AttentionSettings(options.vaeAttention(), rows);
     }
 
     @Override

@@ -52,16 +52,18 @@ public record OnnxBundle(BundleConfig config, BundleInventory inventory, BundleI
 
     /**
      * A revision may name a fused denoiser or a VAE encoder without shipping its graph (the pinned q4 revision lacks
-     * both, and {@code flux2 download} reports them as absent); the bundle is then used without them, with a
-     * warning naming the file and what is lost. A graph file that is present is checked in full, shards included.
+     * both, and {@code flux2 download} reports them as absent); the bundle is then used without them, logged at DEBUG
+     * naming the file and what is lost. A graph file that is present is checked in full, shards included.
      *
      * @param config the parsed config
      * @return the config without the optional graphs whose graph file is absent
      */
     static BundleConfig withoutAbsentOptionalGraphs(BundleConfig config) {
         List<ModelEntry> absent = BundleValidator.absentOptionalGraphs(config);
+        // The routine case for the pinned revision, so not a warning: ModelInfo (fusedSteps 0, supportsImageInput
+        // false) and flux2 info report it, and an init image fails with a clear error.
         for (ModelEntry e : absent) {
-            LOG.warn(
+            LOG.debug(
                     "{} names {} (models.{}), which is not in {}: running without it, so {}",
                     BundleConfigReader.FILE_NAME,
                     e.file(),

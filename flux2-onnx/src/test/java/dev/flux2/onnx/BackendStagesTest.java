@@ -12,14 +12,11 @@ import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.api.PipelineClosedException;
-import dev.flux2.api.ProviderFallback;
-import dev.flux2.api.VaeAttentionMode;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.math.PositionIds;
 import dev.flux2.math.TorchRandom;
 import dev.flux2.onnx.session.OpenSessionCounter;
 import dev.flux2.onnx.stage.OnnxTextEmbedding;
+import dev.flux2.onnx.stage.VaeAttentionMode;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.spi.BackendConfig;
 import dev.flux2.spi.DenoiseStep;
@@ -27,6 +24,8 @@ import dev.flux2.spi.DenoiserSession;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.FusedSupport;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import dev.flux2.spi.TextEmbedding;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.testkit.FusedConvention;
@@ -76,7 +75,10 @@ class BackendStagesTest {
     }
 
     private static BackendConfig config(Path dir, VaeAttentionMode mode) {
-        return new BackendConfig(dir, MemoryPolicy.SEQUENTIAL, 1, List.of(), ProviderFallback.FAIL, mode, 0, Map.of());
+        return new BackendConfig(
+                dir,
+                MemoryPolicy.SEQUENTIAL,
+                Map.of("threads", "1", "vae_attention", mode.name().toLowerCase(java.util.Locale.ROOT)));
     }
 
     @BeforeEach
@@ -180,8 +182,8 @@ class BackendStagesTest {
             for (boolean withRefs : new boolean[] {false, true}) {
                 float[] refs = withRefs ? refTokens : new float[0];
                 float[] ids = PositionIds.concat(
-                        PositionIds.image(gh, gw), withRefs ? PositionIds.reference(0, 2, 2) : new float[0]);
-                DenoiserSetup setup = new DenoiserSetup(gh, gw, ids, refs, PositionIds.text(64));
+                        PositionIds.image(gw, gh), withRefs ? PositionIds.reference(0, 2, 2) : new float[0]);
+                DenoiserSetup setup = new DenoiserSetup(gw, gh, ids, refs, PositionIds.text(64));
                 float[] v = new float[6 * 128];
                 try (DenoiserSession session = backend.openDenoiser(setup, new TestStageContext())) {
                     session.predictVelocity(new DenoiseStep(1, 4, 0.9f, 0.7f), latent, text, v);
@@ -224,11 +226,11 @@ class BackendStagesTest {
         int gh = 3;
         int gw = 4; // S = (48/8)(64/8) = 48 = 20 + 20 + 8
         float[] latent = TorchRandom.randn(7L, 128 * gh * gw);
-        float[] expected = ref.decodeLatent(latent, gh, gw);
+        float[] expected = ref.decodeLatent(latent, gw, gh);
         for (VaeAttentionMode mode : new VaeAttentionMode[] {VaeAttentionMode.CHUNKED, VaeAttentionMode.WHOLE}) {
             try (Flux2Backend b = new OnnxBackendProvider().open(config(bundle.directory(), mode))) {
                 TestStageContext context = new TestStageContext();
-                PixelTensor pixels = b.decodeLatent(new LatentGrid(latent.clone(), 128, gh, gw), context);
+                PixelTensor pixels = b.decodeLatent(new LatentGrid(latent.clone(), 128, gw, gh), context);
                 assertEquals(64, pixels.width());
                 assertEquals(48, pixels.height());
                 double max = 0;
@@ -300,8 +302,12 @@ class BackendStagesTest {
     void inspectDescribesGraphsWithoutOpeningSessions() {
         ModelSummary s = dev.flux2.api.Flux2Models.inspect(bundle.directory());
         assertEquals("onnx", s.backend());
-        assertEquals("engine", s.fusedConvention());
-        assertTrue(s.availableProviders().contains("CPU"));
+        assertEquals("engine", s.details().get("fused_denoiser_convention"));
+        assertTrue(s.details().get("execution_providers_available").contains("CPU"));
+        assertEquals("tokenizer", s.details().get("tokenizer_dir"));
+        assertEquals(
+                Integer.toString(bundle.spec().textSequenceLength()),
+                s.details().get("text_seq_len"));
         assertTrue(
                 s.files().stream().allMatch(ModelSummary.FileEntry::ok),
                 s.files().toString());

@@ -15,17 +15,17 @@ import java.util.Objects;
  *     {@code s3a://…}); images go to {@code <output>/images/<id>.png}
  * @param concurrency generations at once per executor JVM, sharing its one pipeline (≥ 1)
  * @param failFast whether the first failed row fails the job instead of becoming a {@code failed} result row
- * @param intraOpThreads threads per inference call, 0 = the runtime's choice (all cores of the machine)
  * @param partitions how many tasks the rows are spread over; 0 = twice Spark's default parallelism, at most one per
  *     row
- * @param backendOptions backend options passed to {@code Flux2Pipeline.Builder.option(key, value)}
+ * @param backendOptions backend options passed to {@code Flux2Pipeline.Builder.backendOption(key, value)}, for
+ *     example the ONNX backend's {@code threads} (threads per inference call; by default ONNX Runtime uses every
+ *     core of the machine)
  */
 public record BatchOptions(
         String model,
         String output,
         int concurrency,
         boolean failFast,
-        int intraOpThreads,
         int partitions,
         Map<String, String> backendOptions)
         implements Serializable {
@@ -46,10 +46,6 @@ public record BatchOptions(
         if (concurrency < 1) {
             throw new InvalidRequestException("concurrency must be >= 1, found " + concurrency);
         }
-        if (intraOpThreads < 0) {
-            throw new InvalidRequestException(
-                    "intraOpThreads must be >= 0 (0 = runtime default), found " + intraOpThreads);
-        }
         if (partitions < 0) {
             throw new InvalidRequestException("partitions must be >= 0 (0 = automatic), found " + partitions);
         }
@@ -59,7 +55,7 @@ public record BatchOptions(
     /**
      * @param model the model folder, the same path on every executor
      * @param output the output folder URI
-     * @return a builder with concurrency 1, no fail-fast, runtime-chosen threads and automatic partitions
+     * @return a builder with concurrency 1, no fail-fast, automatic partitions and no backend option
      */
     public static Builder builder(String model, String output) {
         return new Builder(model, output);
@@ -71,7 +67,6 @@ public record BatchOptions(
         private final String output;
         private int concurrency = 1;
         private boolean failFast;
-        private int intraOpThreads;
         private int partitions;
         private final Map<String, String> backendOptions = new LinkedHashMap<>();
 
@@ -89,12 +84,6 @@ public record BatchOptions(
         /** @param value whether a failed row fails the job (default false) @return this */
         public Builder failFast(boolean value) {
             this.failFast = value;
-            return this;
-        }
-
-        /** @param value threads per inference call, 0 = runtime default @return this */
-        public Builder intraOpThreads(int value) {
-            this.intraOpThreads = value;
             return this;
         }
 
@@ -119,7 +108,7 @@ public record BatchOptions(
          * @throws InvalidRequestException naming a bad value
          */
         public BatchOptions build() {
-            return new BatchOptions(model, output, concurrency, failFast, intraOpThreads, partitions, backendOptions);
+            return new BatchOptions(model, output, concurrency, failFast, partitions, backendOptions);
         }
     }
 }

@@ -47,12 +47,11 @@ final class ExecutorPipelines {
         long start = System.nanoTime();
         Flux2Pipeline.Builder builder = Flux2Pipeline.builder()
                 .model(ModelLocation.resolve(key.model()))
-                .memoryPolicy(MemoryPolicy.RESIDENT)
-                .intraOpThreads(key.intraOpThreads());
-        key.backendOptions().forEach(builder::option);
+                .memoryPolicy(MemoryPolicy.RESIDENT);
+        key.backendOptions().forEach(builder::backendOption);
         Flux2Pipeline pipeline = builder.build();
         BUILDS.incrementAndGet();
-        LOG.info(
+        LOG.debug(
                 "flux2 pipeline for model {} built in {} ms (RESIDENT, {} generation(s) at once)",
                 key.model(),
                 (System.nanoTime() - start) / 1_000_000,
@@ -75,7 +74,7 @@ final class ExecutorPipelines {
             }
         }
         if (!closing.isEmpty()) {
-            LOG.info("closed {} flux2 pipeline(s)", closing.size());
+            LOG.debug("closed {} flux2 pipeline(s)", closing.size());
         }
     }
 

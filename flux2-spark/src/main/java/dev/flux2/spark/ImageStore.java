@@ -116,7 +116,7 @@ final class ImageStore {
         }
         Optional<Map<String, String>> existing = readComplete(target);
         if (existing.isPresent() && sameRequest.test(existing.get())) {
-            LOG.info("{} was completed by another attempt meanwhile; keeping it", target);
+            LOG.debug("{} was completed by another attempt meanwhile; keeping it", target);
             return false;
         }
         // A stale or broken file from an earlier run: replace it (never partial, but briefly absent).
@@ -139,7 +139,7 @@ final class ImageStore {
         } catch (FileNotFoundException e) {
             return Optional.empty();
         } catch (IOException e) {
-            LOG.info("{} is not a complete PNG ({}); it will be replaced", file, Values.oneLine(e));
+            LOG.debug("{} is not a complete PNG ({}); it will be replaced", file, Values.oneLine(e));
             return Optional.empty();
         }
     }

@@ -7,10 +7,9 @@ import java.util.Map;
  *
  * @param model the model as given in {@link BatchOptions#model()}
  * @param concurrency generations at once
- * @param intraOpThreads threads per inference call
  * @param backendOptions backend options
  */
-record PipelineKey(String model, int concurrency, int intraOpThreads, Map<String, String> backendOptions) {
+record PipelineKey(String model, int concurrency, Map<String, String> backendOptions) {
     PipelineKey {
         backendOptions = Map.copyOf(backendOptions);
     }
@@ -20,7 +19,6 @@ record PipelineKey(String model, int concurrency, int intraOpThreads, Map<String
      * @return their pipeline key
      */
     static PipelineKey of(BatchOptions options) {
-        return new PipelineKey(
-                options.model(), options.concurrency(), options.intraOpThreads(), options.backendOptions());
+        return new PipelineKey(options.model(), options.concurrency(), options.backendOptions());
     }
 }

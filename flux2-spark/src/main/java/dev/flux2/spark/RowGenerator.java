@@ -101,7 +101,7 @@ final class RowGenerator {
             b.steps(r.steps());
         }
         if (r.guidance() != null) {
-            b.guidance(r.guidance().floatValue());
+            b.guidance(r.guidance());
         }
         if (r.strength() != null) {
             b.strength(r.strength());

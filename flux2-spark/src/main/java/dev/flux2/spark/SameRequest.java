@@ -22,23 +22,12 @@ final class SameRequest {
                 && sameInt(text.get("width"), request.width())
                 && sameInt(text.get("height"), request.height())
                 && sameInt(text.get("steps"), request.steps())
-                && sameFloat(text.get("guidance"), request.guidance())
+                && sameDouble(text.get("guidance"), request.guidance())
                 && sameDouble(text.get("strength"), request.strength());
     }
 
     private static boolean sameInt(String stored, Integer requested) {
         return requested == null || Objects.equals(stored, requested.toString());
-    }
-
-    private static boolean sameFloat(String stored, Double requested) {
-        if (requested == null) {
-            return true;
-        }
-        try {
-            return stored != null && Float.parseFloat(stored) == requested.floatValue();
-        } catch (NumberFormatException e) {
-            return false;
-        }
     }
 
     private static boolean sameDouble(String stored, Double requested) {

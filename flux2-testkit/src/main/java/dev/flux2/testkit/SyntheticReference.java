@@ -351,11 +351,11 @@ public final class SyntheticReference {
      * change the math: query rows are independent).
      *
      * @param latent [128][gridHeight][gridWidth] (NCHW, as fed to {@code z})
-     * @param gridHeight H/16
      * @param gridWidth W/16
+     * @param gridHeight H/16
      * @return [3][16·gridHeight][16·gridWidth] the values of {@code image}, rounded to its type
      */
-    public float[] decodeLatent(float[] latent, int gridHeight, int gridWidth) {
+    public float[] decodeLatent(float[] latent, int gridWidth, int gridHeight) {
         // A bundle with a unified decoder decodes with it; its internal hand-overs round to its own type.
         boolean unified = spec.contains(BundleGraph.VAE_DECODER);
         TensorElementType all = spec.activationType(BundleGraph.VAE_DECODER);
@@ -402,11 +402,11 @@ public final class SyntheticReference {
      * </pre>
      *
      * @param latent [128][gridHeight][gridWidth]
-     * @param gridHeight H/16
      * @param gridWidth W/16
+     * @param gridHeight H/16
      * @return the four outputs
      */
-    public VaeDecoderPreOutputs decoderPre(float[] latent, int gridHeight, int gridWidth) {
+    public VaeDecoderPreOutputs decoderPre(float[] latent, int gridWidth, int gridHeight) {
         return decoderPre(latent, gridHeight, gridWidth, stageType(BundleGraph.VAE_DECODER_PRE));
     }
 
@@ -517,11 +517,11 @@ public final class SyntheticReference {
      *
      * @param residual [Cr][H/8][W/8]
      * @param attention [S][hd]
-     * @param gridHeight H/16
      * @param gridWidth W/16
+     * @param gridHeight H/16
      * @return [C₀][H/2][W/2]
      */
-    public float[] postStage0(float[] residual, float[] attention, int gridHeight, int gridWidth) {
+    public float[] postStage0(float[] residual, float[] attention, int gridWidth, int gridHeight) {
         return postStage0(residual, attention, new Grid(gridHeight, gridWidth), stageType(BundleGraph.postStage(0)));
     }
 
@@ -534,7 +534,7 @@ public final class SyntheticReference {
         int s = h8 * w8;
         int cr = SyntheticDims.RESIDUAL_CHANNELS;
         if (residual.length != cr * s || attention.length != s * hd) {
-            throw new IllegalArgumentException("post stage 0 inputs do not match grid " + gridHeight + "x" + gridWidth);
+            throw new IllegalArgumentException("post stage 0 inputs do not match grid " + gridWidth + "x" + gridHeight);
         }
         float[] attn = Rounding.rounded(type, attention);
         float[] res = Rounding.rounded(type, residual);
@@ -556,11 +556,11 @@ public final class SyntheticReference {
      * Post stage 1: out = fp16(conv3×3(nearest×2(x)) + b), zero padding → [C₁][H][W].
      *
      * @param stage0 [C₀][H/2][W/2]
-     * @param gridHeight H/16
      * @param gridWidth W/16
+     * @param gridHeight H/16
      * @return [C₁][H][W]
      */
-    public float[] postStage1(float[] stage0, int gridHeight, int gridWidth) {
+    public float[] postStage1(float[] stage0, int gridWidth, int gridHeight) {
         return postStage1(stage0, new Grid(gridHeight, gridWidth), stageType(BundleGraph.postStage(1)));
     }
 
@@ -579,11 +579,11 @@ public final class SyntheticReference {
      * Post stage 2: out = fp16(x + conv1×1(silu(x))) → [C₂][H][W].
      *
      * @param stage1 [C₁][H][W]
-     * @param gridHeight H/16
      * @param gridWidth W/16
+     * @param gridHeight H/16
      * @return [C₂][H][W]
      */
-    public float[] postStage2(float[] stage1, int gridHeight, int gridWidth) {
+    public float[] postStage2(float[] stage1, int gridWidth, int gridHeight) {
         return postStage2(stage1, new Grid(gridHeight, gridWidth), stageType(BundleGraph.postStage(2)));
     }
 
@@ -604,11 +604,11 @@ public final class SyntheticReference {
      * Post stage 3: image = fp16(tanh(conv1×1(x))) → [3][H][W] in [−1, 1].
      *
      * @param stage2 [C₂][H][W]
-     * @param gridHeight H/16
      * @param gridWidth W/16
+     * @param gridHeight H/16
      * @return [3][H][W]
      */
-    public float[] postStage3(float[] stage2, int gridHeight, int gridWidth) {
+    public float[] postStage3(float[] stage2, int gridWidth, int gridHeight) {
         return postStage3(stage2, new Grid(gridHeight, gridWidth), stageType(BundleGraph.postStage(3)));
     }
 
@@ -631,11 +631,11 @@ public final class SyntheticReference {
      * Token layout [N][128] (token h·gw + w) → NCHW latent [128][gh][gw].
      *
      * @param tokens [gh·gw][128]
-     * @param gridHeight gh
      * @param gridWidth gw
+     * @param gridHeight gh
      * @return [128][gh][gw]
      */
-    public static float[] tokensToLatent(float[] tokens, int gridHeight, int gridWidth) {
+    public static float[] tokensToLatent(float[] tokens, int gridWidth, int gridHeight) {
         int n = gridHeight * gridWidth;
         checkLength(tokens, n * C, "tokens");
         float[] out = new float[tokens.length];
@@ -651,11 +651,11 @@ public final class SyntheticReference {
      * NCHW latent [128][gh][gw] → token layout [N][128].
      *
      * @param latent [128][gh][gw]
-     * @param gridHeight gh
      * @param gridWidth gw
+     * @param gridHeight gh
      * @return [gh·gw][128]
      */
-    public static float[] latentToTokens(float[] latent, int gridHeight, int gridWidth) {
+    public static float[] latentToTokens(float[] latent, int gridWidth, int gridHeight) {
         int n = gridHeight * gridWidth;
         checkLength(latent, n * C, "latent");
         float[] out = new float[latent.length];
@@ -670,12 +670,12 @@ public final class SyntheticReference {
     /**
      * Position ids (t, r, c, 0) in row-major grid order.
      *
-     * @param gridHeight rows
      * @param gridWidth columns
+     * @param gridHeight rows
      * @param t first component (0 for the image, 10·(i+1) for reference image i)
      * @return [gh·gw][4]
      */
-    public static float[] gridPositionIds(int gridHeight, int gridWidth, float t) {
+    public static float[] gridPositionIds(int gridWidth, int gridHeight, float t) {
         float[] ids = new float[gridHeight * gridWidth * 4];
         for (int r = 0; r < gridHeight; r++) {
             for (int c = 0; c < gridWidth; c++) {

@@ -48,7 +48,7 @@ class FusedTransformerGraphTest {
         int n = gh * gw;
         Random rnd = new Random(11);
         float[] x = TestData.gaussian(rnd, n * 128);
-        float[] ids = SyntheticReference.gridPositionIds(gh, gw, 0);
+        float[] ids = SyntheticReference.gridPositionIds(gw, gh, 0);
         int l = spec.textSequenceLength();
         int d = spec.contextDim();
         float[] ctx = Fp16.rounded(TestData.uniform(rnd, l * d, -1, 1));

@@ -27,7 +27,7 @@ class TransformerGraphTest {
             int gh = g[0];
             int gw = g[1];
             int refs = g[2];
-            float[] ids = SyntheticReference.gridPositionIds(gh, gw, 0);
+            float[] ids = SyntheticReference.gridPositionIds(gw, gh, 0);
             int tokens = gh * gw;
             for (int i = 0; i < refs; i++) {
                 ids = TestData.concat(ids, SyntheticReference.gridPositionIds(2, 2, 10 * (i + 1)));

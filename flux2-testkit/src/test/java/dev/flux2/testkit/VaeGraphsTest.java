@@ -51,7 +51,7 @@ class VaeGraphsTest {
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("vae_decoder_pre"))) {
             pre = ort.fp16("z", z, 1, 128, gh, gw).run();
         }
-        VaeDecoderPreOutputs expectedPre = ref.decoderPre(z, gh, gw);
+        VaeDecoderPreOutputs expectedPre = ref.decoderPre(z, gw, gh);
         single("residual", expectedPre.residual(), pre.get(TensorNames.VAE_RESIDUAL));
         single("q", expectedPre.query(), pre.get(TensorNames.VAE_QUERY));
         single("kt", expectedPre.keyTransposed(), pre.get(TensorNames.VAE_KEY_TRANSPOSED));
@@ -85,7 +85,7 @@ class VaeGraphsTest {
                     .run()
                     .get(TensorNames.VAE_STAGE0_OUT);
         }
-        single("stage0", ref.postStage0(pre.get(TensorNames.VAE_RESIDUAL), attn, gh, gw), x);
+        single("stage0", ref.postStage0(pre.get(TensorNames.VAE_RESIDUAL), attn, gw, gh), x);
         x = stage(
                 bundle,
                 1,
@@ -94,7 +94,7 @@ class VaeGraphsTest {
                 SyntheticDims.STAGE0_CHANNELS,
                 8 * gh,
                 8 * gw,
-                ref.postStage1(x, gh, gw));
+                ref.postStage1(x, gw, gh));
         x = stage(
                 bundle,
                 2,
@@ -103,7 +103,7 @@ class VaeGraphsTest {
                 SyntheticDims.STAGE1_CHANNELS,
                 16 * gh,
                 16 * gw,
-                ref.postStage2(x, gh, gw));
+                ref.postStage2(x, gw, gh));
         float[] image = stage(
                 bundle,
                 3,
@@ -112,10 +112,10 @@ class VaeGraphsTest {
                 SyntheticDims.STAGE2_CHANNELS,
                 16 * gh,
                 16 * gw,
-                ref.postStage3(x, gh, gw));
+                ref.postStage3(x, gw, gh));
         assertEquals(3 * 256 * gh * gw, image.length);
 
-        float[] expectedImage = ref.decodeLatent(z, gh, gw);
+        float[] expectedImage = ref.decodeLatent(z, gw, gh);
         double worst = Agreement.assertClose("chained image", expectedImage, image, Agreement.CHAIN);
         System.out.println("VAE chain " + gh + "x" + gw + ": worst " + worst + " ulps, max diff "
                 + Agreement.maxAbsDiff(expectedImage, image) + ", image range " + range(image));
@@ -141,10 +141,10 @@ class VaeGraphsTest {
         int gh = 4;
         int gw = 4;
         float[] tokens = TestData.gaussian(new Random(5), 16 * 128);
-        float[] latent = SyntheticReference.tokensToLatent(tokens, gh, gw);
-        float[] image = ref.decodeLatent(latent, gh, gw);
+        float[] latent = SyntheticReference.tokensToLatent(tokens, gw, gh);
+        float[] image = ref.decodeLatent(latent, gw, gh);
         // Tokens fed without the token → NCHW transpose.
-        assertTrue(Agreement.maxAbsDiff(image, ref.decodeLatent(tokens, gh, gw)) > 0.1, "untransposed tokens");
+        assertTrue(Agreement.maxAbsDiff(image, ref.decodeLatent(tokens, gw, gh)) > 0.1, "untransposed tokens");
         // Spatially transposed latent (rows and columns swapped).
         float[] transposed = new float[latent.length];
         for (int c = 0; c < 128; c++) {
@@ -154,7 +154,7 @@ class VaeGraphsTest {
                 }
             }
         }
-        float[] other = ref.decodeLatent(transposed, gh, gw);
+        float[] other = ref.decodeLatent(transposed, gw, gh);
         float[] otherTransposedBack = new float[other.length];
         int h = 16 * gh;
         for (int c = 0; c < 3; c++) {
@@ -167,7 +167,7 @@ class VaeGraphsTest {
         assertTrue(Agreement.maxAbsDiff(image, other) > 0.1, "transposed latent gives another image");
         assertTrue(Agreement.maxAbsDiff(image, otherTransposedBack) > 0.1, "and not just the transposed image");
         assertTrue(Arrays.equals(
-                latent, SyntheticReference.tokensToLatent(SyntheticReference.latentToTokens(latent, gh, gw), gh, gw)));
+                latent, SyntheticReference.tokensToLatent(SyntheticReference.latentToTokens(latent, gw, gh), gw, gh)));
     }
 
     @Test

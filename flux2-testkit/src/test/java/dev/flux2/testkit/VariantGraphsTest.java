@@ -53,8 +53,8 @@ class VariantGraphsTest {
             image = ort.fp16("z", z, 1, 128, gh, gw).run().get("image");
         }
         // The reference of a spec without a unified graph decodes through the split chain.
-        float[] split = new SyntheticReference(SyntheticBundleSpec.builder().build()).decodeLatent(z, gh, gw);
-        float[] expected = bundle.reference().decodeLatent(z, gh, gw);
+        float[] split = new SyntheticReference(SyntheticBundleSpec.builder().build()).decodeLatent(z, gw, gh);
+        float[] expected = bundle.reference().decodeLatent(z, gw, gh);
         Agreement.assertClose("unified vs reference", expected, image, Agreement.CHAIN);
         Agreement.assertClose("unified vs split reference", split, expected, Agreement.EXACT);
     }
@@ -73,7 +73,7 @@ class VariantGraphsTest {
         int s = 4 * gh * gw;
         int hd = bundle.spec().vaeHeadDim();
         float[] z = TestData.gaussian(new Random(12), 128 * gh * gw);
-        VaeDecoderPreOutputs pre = ref.decoderPre(z, gh, gw);
+        VaeDecoderPreOutputs pre = ref.decoderPre(z, gw, gh);
         float[] attn = ref.attentionRows(pre.query(), pre.keyTransposed(), pre.value());
         float[] image;
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("vae_decoder_post"))) {
@@ -92,10 +92,10 @@ class VariantGraphsTest {
                     .run()
                     .get("image");
         }
-        float[] x = ref.postStage0(pre.residual(), attn, gh, gw);
-        x = ref.postStage1(x, gh, gw);
-        x = ref.postStage2(x, gh, gw);
-        Agreement.assertClose("single post graph", ref.postStage3(x, gh, gw), image, Agreement.CHAIN);
+        float[] x = ref.postStage0(pre.residual(), attn, gw, gh);
+        x = ref.postStage1(x, gw, gh);
+        x = ref.postStage2(x, gw, gh);
+        Agreement.assertClose("single post graph", ref.postStage3(x, gw, gh), image, Agreement.CHAIN);
         JsonNode post = config(bundle).get("models").get("vae_decoder_post");
         assertEquals(TensorNames.VAE_RESIDUAL, post.get("residual_input").asText());
         assertEquals(TensorNames.VAE_ATTENTION, post.get("attn_input").asText());
@@ -113,7 +113,7 @@ class VariantGraphsTest {
         SyntheticReference ref = bundle.reference();
         Random rnd = new Random(21);
         int tokens = 12;
-        float[] ids = SyntheticReference.gridPositionIds(3, 4, 0);
+        float[] ids = SyntheticReference.gridPositionIds(4, 3, 0);
         float[] x = TestData.gaussian(rnd, tokens * 128);
         int l = spec.textSequenceLength();
         float[] ctx = TestData.uniform(rnd, l * spec.contextDim(), -1, 1);
@@ -156,7 +156,7 @@ class VariantGraphsTest {
         try (OrtHarness ort = OrtHarness.open(bundle.graphFile("vae_decoder"))) {
             image = ort.f32("z", z, 1, 128, gh, gw).run().get("image");
         }
-        assertFp32Close("fp32 unified decoder", bundle.reference().decodeLatent(z, gh, gw), image);
+        assertFp32Close("fp32 unified decoder", bundle.reference().decodeLatent(z, gw, gh), image);
     }
 
     @Test

@@ -1,7 +1,7 @@
 package dev.flux2.bench.math;
 
-import dev.flux2.math.LatentGrid;
 import dev.flux2.math.LatentLayout;
+import dev.flux2.spi.LatentGrid;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -1,11 +1,13 @@
 package dev.flux2.bench.math;
 
+import dev.flux2.spi.LatentGrid;
+
 /**
  * The latent the math benchmarks use: 1024×1024 pixels, i.e. 64×64 = 4096 tokens of 128 channels
  * ([1, 4096, 128]), the largest latent a default generation handles.
  */
 final class LatentShape {
-    static final int CHANNELS = 128;
+    static final int CHANNELS = LatentGrid.CHANNELS;
     static final int GRID = 64;
     static final int TOKENS = GRID * GRID;
     static final int ELEMENTS = TOKENS * CHANNELS;

@@ -37,7 +37,7 @@ final class ProfileRun {
         try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
                 .model(bundle)
                 .memoryPolicy(policy)
-                .intraOpThreads(options.threads())
+                .backendOption("threads", Integer.toString(options.threads()))
                 .build()) {
             long openNanos = System.nanoTime() - openStart;
             long rssAfterOpen = ProcStatus.rssBytes();

@@ -9,6 +9,7 @@ import dev.flux2.onnx.stage.OnnxTextEmbedding;
 import dev.flux2.onnx.stage.TextEncoderStage;
 import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSetup;
+import dev.flux2.spi.LatentGrid;
 import java.nio.file.Path;
 
 /**
@@ -35,13 +36,13 @@ public final class DenoiserFixture implements AutoCloseable {
         this.text = new TextEncoderStage(harness.resources()).encode(harness.prompt(), harness.context());
         int textLength = harness.resources().config().text().sequenceLength();
         DenoiserSetup setup = new DenoiserSetup(
-                gridHeight,
                 gridWidth,
-                PositionIds.image(gridHeight, gridWidth),
+                gridHeight,
+                PositionIds.image(gridWidth, gridHeight),
                 new float[0],
                 PositionIds.text(textLength));
         this.session = new OnnxDenoiserSession(harness.resources(), setup, harness.context(), true);
-        this.noise = TorchRandom.randn(42L, 1, 128, gridHeight, gridWidth);
+        this.noise = TorchRandom.randn(42L, 1, LatentGrid.CHANNELS, gridHeight, gridWidth);
         this.velocity = new float[noise.length];
         this.schedule = FlowMatchSchedule.forImage(tokens, STEPS);
         step(0);

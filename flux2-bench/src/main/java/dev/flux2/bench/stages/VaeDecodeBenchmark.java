@@ -1,14 +1,14 @@
 package dev.flux2.bench.stages;
 
-import dev.flux2.api.VaeAttentionMode;
 import dev.flux2.bench.support.BenchBundle;
 import dev.flux2.bench.support.StageHarness;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.math.TorchRandom;
 import dev.flux2.onnx.stage.AttentionPlan;
 import dev.flux2.onnx.stage.AttentionSettings;
+import dev.flux2.onnx.stage.VaeAttentionMode;
 import dev.flux2.onnx.stage.VaeDecoderChain;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -64,7 +64,11 @@ public class VaeDecodeBenchmark {
                 .orElse(AttentionPlan.DEFAULT_CHUNK_ROWS);
         chain = new VaeDecoderChain(harness.resources(), new AttentionSettings(attention, rows));
         int[] wh = harness.imageSize(size);
-        latent = new LatentGrid(TorchRandom.randn(3L, 128 * (wh[1] / 16) * (wh[0] / 16)), 128, wh[1] / 16, wh[0] / 16);
+        latent = new LatentGrid(
+                TorchRandom.randn(3L, LatentGrid.CHANNELS * (wh[0] / 16) * (wh[1] / 16)),
+                LatentGrid.CHANNELS,
+                wh[0] / 16,
+                wh[1] / 16);
         decode();
     }
 

@@ -14,6 +14,7 @@ import dev.flux2.onnx.stage.StageResources;
 import dev.flux2.onnx.tensor.OutputReader;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.onnx.tensor.TensorTypes;
+import dev.flux2.spi.LatentGrid;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -64,8 +65,8 @@ final class VaeDecoderFixture implements AutoCloseable {
             int[] wh = harness.imageSize(size);
             int gh = wh[1] / 16;
             int gw = wh[0] / 16;
-            z = own(TensorBuffer.allocate(resources.env(), io.z().elementType(), 1, 128, gh, gw));
-            z.writeFloats(TorchRandom.randn(7L, 128 * gh * gw), 0, 128 * gh * gw, 0);
+            z = own(TensorBuffer.allocate(resources.env(), io.z().elementType(), 1, LatentGrid.CHANNELS, gh, gw));
+            z.writeFloats(TorchRandom.randn(7L, LatentGrid.CHANNELS * gh * gw), 0, LatentGrid.CHANNELS * gh * gw, 0);
             preLease = own(lease(io.preKey(), Map.of(io.z().name(), z.tensor())));
             OrtSession.Result pre = own(runPre());
             residual = OutputReader.tensor(pre, io.residual().name(), "pre");

@@ -2,9 +2,9 @@ package dev.flux2.bench.stages;
 
 import dev.flux2.bench.support.BenchBundle;
 import dev.flux2.bench.support.StageHarness;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.onnx.stage.VaeEncoderStage;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

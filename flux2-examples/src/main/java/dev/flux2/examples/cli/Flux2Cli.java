@@ -65,19 +65,21 @@ public final class Flux2Cli implements Runnable {
                 .setParameterExceptionHandler(reporter);
     }
 
-    /** Quiet library logging (progress bars own stderr) unless {@code --verbose} or the user configured it. */
+    /**
+     * Quiet logging is the default of the jar ({@code simplelogger.properties}: warnings only, DJL's CUDA probe
+     * silenced); {@code --verbose} turns on debug logging and DJL's CUDA warnings. A system property the user set
+     * wins.
+     */
     private static void configureLogging(boolean verbose) {
-        String key = "org.slf4j.simpleLogger.defaultLogLevel";
+        if (verbose) {
+            setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "debug");
+            setIfAbsent("org.slf4j.simpleLogger.log.ai.djl.util.cuda.CudaUtils", "warn");
+        }
+    }
+
+    private static void setIfAbsent(String key, String value) {
         if (System.getProperty(key) == null) {
-            System.setProperty(key, verbose ? "debug" : "warn");
-        }
-        if (System.getProperty("org.slf4j.simpleLogger.showThreadName") == null) {
-            System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
-        }
-        // DJL probes for CUDA even in CPU mode and warns on every GPU-less host; the warning is noise here.
-        String djlCuda = "org.slf4j.simpleLogger.log.ai.djl.util.cuda.CudaUtils";
-        if (System.getProperty(djlCuda) == null && !verbose) {
-            System.setProperty(djlCuda, "error");
+            System.setProperty(key, value);
         }
     }
 

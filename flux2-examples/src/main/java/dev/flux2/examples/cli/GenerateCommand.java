@@ -10,7 +10,6 @@ import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.PngFiles;
 import dev.flux2.api.ProgressListener;
-import dev.flux2.api.ProviderFallback;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -78,7 +77,7 @@ final class GenerateCommand extends BaseCommand {
             names = {"-g", "--guidance"},
             paramLabel = "G",
             description = "Guidance scale (default: bundle guidance; ignored by distilled models).")
-    Float guidance;
+    Double guidance;
 
     @Option(
             names = {"-o", "--output"},
@@ -219,7 +218,6 @@ final class GenerateCommand extends BaseCommand {
         GenerationRequest.Builder b = GenerationRequest.builder(prompt)
                 .seed(baseSeed)
                 .numImages(numImages)
-                .forcePerStep(noFused)
                 .cancellation(token);
         if (width != null) {
             b.width(width);
@@ -243,18 +241,18 @@ final class GenerateCommand extends BaseCommand {
         return b;
     }
 
+    /** The ONNX backend's options these flags map to (the keys are listed in the README). */
     private Flux2Pipeline.Builder pipelineBuilder() {
         Flux2Pipeline.Builder b = Flux2Pipeline.builder()
                 .model(model)
                 .memoryPolicy(memory)
-                .intraOpThreads(threads)
-                .providerFallback(allowFallback ? ProviderFallback.WARN_AND_FALL_BACK : ProviderFallback.FAIL);
-        for (String p : providers) {
-            String name = p.trim().toLowerCase(Locale.ROOT);
-            // CPU is always the pipeline's last resort; naming it adds nothing.
-            if (!name.isEmpty() && !name.equals("cpu")) {
-                b.executionProvider(name);
-            }
+                .backendOption("threads", Integer.toString(threads))
+                .backendOption("provider_fallback", allowFallback ? "warn" : "fail");
+        if (!providers.isEmpty()) {
+            b.backendOption("providers", String.join(",", providers));
+        }
+        if (noFused) {
+            b.backendOption("fused", "off");
         }
         return b;
     }

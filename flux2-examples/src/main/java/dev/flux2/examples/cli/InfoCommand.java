@@ -18,9 +18,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code flux2 info}: a bundle's files and sizes, each graph's inputs and outputs, the fused-denoiser convention
- * detected and the execution providers of this ONNX Runtime, without loading weights. Exits with 3 when a file is
- * missing or has the wrong size.
+ * {@code flux2 info}: a bundle's files and sizes, each graph's inputs and outputs, and the backend's details (for
+ * ONNX: the config's defaults, the fused-denoiser convention detected, the execution providers of this ONNX
+ * Runtime, every problem found), without loading weights. Exits with 3 when a file is missing, has the wrong size
+ * or lists shards that do not add up; an optional file that is absent is not an error.
  */
 @Command(
         name = "info",
@@ -51,7 +52,8 @@ final class InfoCommand extends BaseCommand {
         out().flush();
         List<FileEntry> bad = summary.files().stream().filter(f -> !f.ok()).toList();
         if (!bad.isEmpty()) {
-            err().println("flux2: model error: " + bad.size() + " file(s) missing or of the wrong size: "
+            err().println("flux2: model error: " + bad.size() + " file(s) missing, of the wrong size or listing"
+                    + " wrong shards: "
                     + String.join(", ", bad.stream().map(FileEntry::path).toList()));
             err().flush();
             return ExitCodes.MODEL;
@@ -68,17 +70,17 @@ final class InfoCommand extends BaseCommand {
                 s.files().stream().mapToLong(f -> Math.max(0, f.actualBytes())).sum();
         out.printf(Locale.ROOT, "Files (%d, %s):%n", s.files().size(), Sizes.human(total));
         for (FileEntry f : s.files()) {
-            String status = f.actualBytes() < 0 ? "MISSING" : f.ok() ? "ok" : "SIZE?";
-            String expected = f.expectedBytes() >= 0 && f.expectedBytes() != f.actualBytes()
+            String expected = f.present() && f.expectedBytes() >= 0 && f.expectedBytes() != f.actualBytes()
                     ? " (expected " + f.expectedBytes() + ")"
                     : "";
             out.printf(
                     Locale.ROOT,
-                    "  %-7s %15s  %s%s%n",
-                    status,
-                    f.actualBytes() < 0 ? "-" : String.format(Locale.ROOT, "%,d", f.actualBytes()),
+                    "  %-7s %15s  %s%s%s%n",
+                    status(f),
+                    f.present() ? String.format(Locale.ROOT, "%,d", f.actualBytes()) : "-",
                     f.path(),
-                    expected);
+                    expected,
+                    f.present() && !f.ok() ? ": " + f.problem() : "");
         }
         out.println();
         out.println("Graphs:");
@@ -92,12 +94,27 @@ final class InfoCommand extends BaseCommand {
             }
         }
         out.println();
-        out.println("Fused denoiser convention: " + s.fusedConvention());
-        out.println("Execution providers available: " + String.join(", ", s.availableProviders()));
-        // ModelSummary.details() is an unordered copy: sort for stable output.
-        for (Map.Entry<String, String> d : new java.util.TreeMap<>(s.details()).entrySet()) {
-            out.println(d.getKey() + ": " + d.getValue());
+        out.println("Details:");
+        // In the backend's order; snake_case keys read as words ("fused_denoiser_convention" -> "Fused denoiser
+        // convention"). --json prints the keys as they are.
+        for (Map.Entry<String, String> d : s.details().entrySet()) {
+            out.println("  " + label(d.getKey()) + ": " + d.getValue());
         }
+    }
+
+    private static String status(FileEntry f) {
+        if (!f.present()) {
+            return f.optional() ? "absent" : "MISSING";
+        }
+        if (f.ok()) {
+            return "ok";
+        }
+        return f.expectedBytes() >= 0 && f.expectedBytes() != f.actualBytes() ? "SIZE?" : "BAD";
+    }
+
+    private static String label(String key) {
+        String words = key.replace('_', ' ');
+        return words.isEmpty() ? words : Character.toUpperCase(words.charAt(0)) + words.substring(1);
     }
 
     private static String toJson(ModelSummary s) throws IOException {

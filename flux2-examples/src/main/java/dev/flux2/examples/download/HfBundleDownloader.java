@@ -1,9 +1,9 @@
 package dev.flux2.examples.download;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.flux2.examples.bundle.BundleConfigFile;
-import dev.flux2.examples.bundle.BundleConfigFile.GraphFile;
+import dev.flux2.api.Flux2Models;
+import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelSummary;
+import dev.flux2.api.ModelSummary.FileEntry;
 import dev.flux2.examples.download.KnownBundles.KnownBundle;
 import dev.flux2.examples.download.KnownBundles.KnownFile;
 import java.io.IOException;
@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
@@ -26,19 +25,28 @@ import org.slf4j.LoggerFactory;
  * Downloads a FLUX.2 ONNX bundle from a Hugging Face repository over plain HTTPS
  * ({@code {endpoint}/{repo}/resolve/{revision}/{path}}, following redirects to the CDN).
  *
- * <p>Order: {@code flux2-config.json}; the tokenizer files ({@code tokenizer.json}, {@code tokenizer_config.json},
- * and {@code chat_template.jinja} when present); then per graph the graph file, its manifest and every shard the
- * manifest lists. Graphs the pipeline can do without (a fused denoiser, the VAE encoder) may be absent from the
- * revision. Every transfer resumes from its {@code .part} file. Each shard set is checked against the config's
- * {@code shards} entry; for a pinned repository and revision ({@link KnownBundles}) every file's size and BLAKE3
- * digest is checked as well.
+ * <p>The downloader does not read the bundle's config itself: it fetches {@code flux2-config.json} first and then
+ * asks the backend which files the bundle needs ({@link Flux2Models#inspect}, the code that checks a bundle before
+ * it is opened), fetching them in the order listed: per graph the graph file, its manifest and, once the manifest
+ * is in, every shard it lists; then the tokenizer files. After every file it describes the folder again, so that a
+ * file on disk the backend finds wrong (a size differing from the config's {@code onnx_bytes}, a shard set that does
+ * not add up to the config's {@code shards} entry, a manifest naming a path outside the folder) stops the download
+ * at once with the backend's own message. Graphs the pipeline can do without (a fused denoiser, the VAE encoder)
+ * are optional and may be absent from the revision, as may the tokenizer's {@code chat_template.jinja}, which is
+ * fetched when present so that the tokenizer folder is complete. Every transfer resumes from its {@code .part} file.
+ * For a pinned repository and revision ({@link KnownBundles}) every file's size and BLAKE3 digest is checked as
+ * well, and every file the pinned list names is fetched.
  *
  * <p>Not thread-safe; one download per instance at a time. Files already complete in the folder are kept.
  */
 public final class HfBundleDownloader {
     private static final Logger LOG = LoggerFactory.getLogger(HfBundleDownloader.class);
-    private static final List<String> REQUIRED_TOKENIZER_FILES = List.of("tokenizer.json", "tokenizer_config.json");
-    private static final List<String> OPTIONAL_TOKENIZER_FILES = List.of("chat_template.jinja");
+    /** The file a bundle folder is recognised by; fetched first, before the backend can describe the bundle. */
+    private static final String CONFIG_FILE = "flux2-config.json";
+    /** The ONNX backend's detail naming the tokenizer folder. */
+    private static final String TOKENIZER_DIR_DETAIL = "tokenizer_dir";
+    /** Tokenizer files the SDK does not read but a complete Hugging Face tokenizer folder has, when present. */
+    private static final List<String> OPTIONAL_TOKENIZER_EXTRAS = List.of("chat_template.jinja");
 
     private final DownloadOptions options;
     private final KnownBundles knownBundles;
@@ -107,42 +115,72 @@ public final class HfBundleDownloader {
         }
 
         DownloadReport run() {
-            fetch(BundleConfigFile.FILE_NAME, false);
-            BundleConfigFile config = BundleConfigFile.read(options.directory());
-            String tok = config.tokenizerDir();
-            REQUIRED_TOKENIZER_FILES.forEach(f -> fetch(tok + "/" + f, false));
-            OPTIONAL_TOKENIZER_FILES.forEach(f -> fetch(tok + "/" + f, true));
-            for (GraphFile graph : config.graphs()) {
-                fetchGraph(graph);
+            fetch(CONFIG_FILE, false);
+            ModelSummary summary = describe();
+            while (true) {
+                // Files from an earlier run are accounted for (and, when pinned, checked) before anything else.
+                for (FileEntry f : summary.files()) {
+                    if (f.present() && !done.containsKey(f.path())) {
+                        fetch(f.path(), f.optional());
+                    }
+                }
+                // A file on disk the backend finds wrong cannot be fixed by fetching more.
+                requireNoProblem(summary);
+                Optional<FileEntry> next = summary.files().stream()
+                        .filter(f -> !f.present() && !done.containsKey(f.path()))
+                        .findFirst();
+                if (next.isEmpty()) {
+                    break;
+                }
+                fetch(next.get().path(), next.get().optional());
+                summary = describe();
+            }
+            String tokenizerDir = summary.details().get(TOKENIZER_DIR_DETAIL);
+            if (tokenizerDir != null) {
+                OPTIONAL_TOKENIZER_EXTRAS.forEach(f -> fetch(tokenizerDir + "/" + f, true));
             }
             known.ifPresent(k -> k.files().keySet().stream()
                     .filter(p -> !done.containsKey(p))
                     .forEach(p -> fetch(p, false)));
+            // The final word on sizes: every file the backend needs is there and none is wrong.
+            ModelSummary complete = describe();
+            for (FileEntry f : complete.files()) {
+                if (!f.ok()) {
+                    throw new DownloadException(
+                            f.path() + " of " + options.repo() + "@" + options.revision() + ": " + f.problem());
+                }
+            }
+            complete.files().stream()
+                    .filter(f -> f.optional() && !f.present())
+                    .forEach(f -> LOG.info(
+                            "{} is not in {} at {}; the pipeline runs without it",
+                            f.path(),
+                            options.repo(),
+                            options.revision()));
             return new DownloadReport(options.directory(), new ArrayList<>(done.values()), known.isPresent());
         }
 
-        private void fetchGraph(GraphFile graph) {
-            Optional<DownloadedFile> file = fetch(graph.file(), isOptional(graph.key()));
-            if (file.isEmpty()) {
-                LOG.info(
-                        "graph '{}' ({}) is not in {} at {}; the pipeline runs without it",
-                        graph.key(),
-                        graph.file(),
-                        options.repo(),
-                        options.revision());
-                return;
+        /** The backend's description of the folder so far; a config it cannot read ends the download. */
+        private ModelSummary describe() {
+            try {
+                return Flux2Models.inspect(options.directory());
+            } catch (DownloadException e) {
+                throw e;
+            } catch (ModelLoadException e) {
+                throw new DownloadException(
+                        CONFIG_FILE + " of " + options.repo() + "@" + options.revision()
+                                + " does not describe a bundle this SDK can load: " + e.getMessage(),
+                        e);
             }
-            ShardSetCheck.checkInline(graph, file.get().bytes());
-            if (graph.manifest().isEmpty()) {
-                return;
+        }
+
+        private void requireNoProblem(ModelSummary summary) {
+            for (FileEntry f : summary.files()) {
+                if (f.present() && !f.ok()) {
+                    throw new DownloadException(
+                            f.path() + " of " + options.repo() + "@" + options.revision() + ": " + f.problem());
+                }
             }
-            String manifest = graph.manifest().get();
-            fetch(manifest, false);
-            List<Long> sizes = new ArrayList<>();
-            for (String shard : readManifest(manifest)) {
-                sizes.add(fetch(shard, false).orElseThrow().bytes());
-            }
-            ShardSetCheck.checkShards(graph, sizes, manifest);
         }
 
         /** Fetches one file unless done; returns empty only for an optional file the server does not have. */
@@ -198,35 +236,6 @@ public final class HfBundleDownloader {
             }
         }
 
-        private List<String> readManifest(String manifest) {
-            Path file = options.directory().resolve(manifest);
-            JsonNode list;
-            try {
-                list = new ObjectMapper().readTree(file.toFile());
-            } catch (IOException e) {
-                throw new DownloadException("manifest " + file + " is not valid JSON: " + e.getMessage(), e);
-            }
-            if (list == null || !list.isArray() || list.isEmpty()) {
-                throw new DownloadException(
-                        "manifest " + file + " must be a non-empty JSON array of shard file " + "names, found " + list);
-            }
-            List<String> names = new ArrayList<>();
-            for (JsonNode n : list) {
-                String name = n.asText("");
-                // Shards sit next to their graph (ONNX Runtime rejects external data outside the model folder).
-                if (!n.isTextual()
-                        || name.isEmpty()
-                        || name.contains("/")
-                        || name.contains("\\")
-                        || Set.of(".", "..").contains(name)) {
-                    throw new DownloadException(
-                            "manifest " + file + " lists '" + n + "', expected a plain file name in the bundle folder");
-                }
-                names.add(name);
-            }
-            return names;
-        }
-
         private void verifyPinned(String path, Path file, KnownFile pinned, boolean deleteOnMismatch) {
             try {
                 long size = Files.size(file);
@@ -250,10 +259,5 @@ public final class HfBundleDownloader {
                 throw new DownloadException("cannot verify " + file + ": " + e.getMessage(), e);
             }
         }
-    }
-
-    /** Graphs the pipeline can run without; a revision may lack them (the pinned q4 revision lacks both). */
-    static boolean isOptional(String graphKey) {
-        return graphKey.startsWith("transformer_fused") || graphKey.equals("vae_encoder");
     }
 }

@@ -67,7 +67,7 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
         try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
                         .model(model)
                         .memoryPolicy(MemoryPolicy.RESIDENT)
-                        .intraOpThreads(threads)
+                        .backendOption("threads", Integer.toString(threads))
                         .build();
                 ImageService service = ImageService.start(
                         pipeline,

@@ -26,7 +26,7 @@ public record ImageRequestBody(
         @JsonProperty("size") String size,
         @JsonProperty("seed") Long seed,
         @JsonProperty("steps") Integer steps,
-        @JsonProperty("guidance") Float guidance) {
+        @JsonProperty("guidance") Double guidance) {
 
     /**
      * @return a request builder with these values (validated by its {@code build()})

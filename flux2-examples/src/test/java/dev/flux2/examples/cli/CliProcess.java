@@ -30,13 +30,32 @@ final class CliProcess {
         return jar;
     }
 
+    /**
+     * Runs another main class of the shaded jar ({@code java -cp flux2.jar MAIN ARGS}), as the README shows for
+     * {@code MinimalExample}.
+     */
+    static Result runMain(Path workDir, String mainClass, String... args) throws IOException, InterruptedException {
+        List<String> launch =
+                new ArrayList<>(List.of("-cp", jar().toAbsolutePath().toString(), mainClass));
+        launch.addAll(List.of(args));
+        return await(workDir, launch, mainClass);
+    }
+
     static Result run(Path workDir, String... args) throws IOException, InterruptedException {
+        List<String> launch =
+                new ArrayList<>(List.of("-jar", jar().toAbsolutePath().toString()));
+        launch.addAll(List.of(args));
+        return await(workDir, launch, "flux2 " + String.join(" ", args));
+    }
+
+    private static Result await(Path workDir, List<String> launch, String what)
+            throws IOException, InterruptedException {
         Path out = Files.createTempFile(workDir, "stdout", ".txt");
         Path err = Files.createTempFile(workDir, "stderr", ".txt");
-        Process p = start(workDir, out, err, args);
+        Process p = launch(workDir, out, err, launch);
         if (!p.waitFor(180, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError("flux2 " + String.join(" ", args) + " did not finish within 180 s");
+            throw new AssertionError(what + " did not finish within 180 s");
         }
         return new Result(
                 p.exitValue(),
@@ -46,13 +65,18 @@ final class CliProcess {
 
     /** Starts the CLI with stdout and stderr going to files; the caller waits for it. */
     static Process start(Path workDir, Path out, Path err, String... args) throws IOException {
+        List<String> launch =
+                new ArrayList<>(List.of("-jar", jar().toAbsolutePath().toString()));
+        launch.addAll(List.of(args));
+        return launch(workDir, out, err, launch);
+    }
+
+    private static Process launch(Path workDir, Path out, Path err, List<String> launch) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx1g");
         cmd.add("-Djava.awt.headless=true");
-        cmd.add("-jar");
-        cmd.add(jar().toAbsolutePath().toString());
-        cmd.addAll(List.of(args));
+        cmd.addAll(launch);
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .directory(workDir.toFile())
                 .redirectOutput(out.toFile())

@@ -15,6 +15,12 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code flux2 tokenize} against the reference token ids ({@code TokenizerFixture.goldens()}). */
 class TokenizeCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * The graphs and context width every config the backend reads must name; the graph files themselves need not
+     * exist for tokenizing.
+     */
+    private static final String MODELS = "\"context_dim\": 64, \"models\": {\"text_encoder\": {\"file\": \"te.onnx\"},"
+            + " \"transformer\": {\"file\": \"tr.onnx\"}, \"vae_decoder\": {\"file\": \"vae.onnx\"}}";
 
     @TempDir
     Path bundle;
@@ -26,7 +32,7 @@ class TokenizeCommandTest {
                 bundle.resolve("flux2-config.json"),
                 "{\"model_variant\": \"t\", \"num_steps\": 4,"
                         + " \"text_seq_len\": " + textSeqLen + ", \"default_width\": 64, \"default_height\": 64,"
-                        + " \"tokenizer_dir\": \"tok\", \"models\": {\"text_encoder\": {\"file\": \"te.onnx\"}}}");
+                        + " \"tokenizer_dir\": \"tok\", " + MODELS + "}");
     }
 
     @Test
@@ -86,8 +92,8 @@ class TokenizeCommandTest {
         Files.writeString(
                 bundle.resolve("flux2-config.json"),
                 "{\"num_steps\": 4, \"text_seq_len\": 512,"
-                        + " \"default_width\": 64, \"default_height\": 64, \"tokenizer_dir\": \"tok\","
-                        + " \"models\": {\"text_encoder\": {\"file\": \"te.onnx\"}}}");
+                        + " \"default_width\": 64, \"default_height\": 64, \"tokenizer_dir\": \"tok\", "
+                        + MODELS + "}");
         CliHarness.Run run = CliHarness.run("tokenize", "--model", bundle.toString(), "--prompt", "p");
         assertEquals(ExitCodes.MODEL, run.exitCode(), run.err());
         assertTrue(run.err().contains("tok"), run.err());

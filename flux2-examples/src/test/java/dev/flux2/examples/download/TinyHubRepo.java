@@ -12,9 +12,11 @@ import java.util.stream.Stream;
 
 /**
  * A small repository in the layout of the q4 bundle, with random bytes as graph and shard content (the downloader
- * does not look inside files): a sharded text encoder and transformer (the fused graph shares the transformer's
- * manifest and is absent, as in the pinned revision), an inline VAE graph, an absent VAE encoder, and a tokenizer
- * folder without {@code chat_template.jinja}. Shard sizes span several 64 KiB transfer buffers.
+ * checks presence and sizes, not graph contents): a sharded text encoder and transformer (the fused graph shares the
+ * transformer's manifest and is absent, as in the pinned revision), an inline split VAE decoder (pre, attention
+ * chunk, post), an absent VAE encoder, and a tokenizer folder without {@code chat_template.jinja}. The config is one
+ * the backend reads (the downloader learns the files from the backend). Shard sizes span several 64 KiB transfer
+ * buffers.
  */
 final class TinyHubRepo {
     static final String TE_SHARD_1 = "te-00001.onnx_data";
@@ -24,6 +26,8 @@ final class TinyHubRepo {
     static final int TE_SHARD_2_BYTES = 120_000;
     static final int TR_SHARD_1_BYTES = 200_000;
     static final int VAE_BYTES = 70_000;
+    static final int VAE_ATTN_BYTES = 3_000;
+    static final int VAE_POST_BYTES = 9_000;
 
     private TinyHubRepo() {}
 
@@ -44,6 +48,8 @@ final class TinyHubRepo {
         bytes(dir.resolve("tr.onnx"), 4_000, random);
         bytes(dir.resolve(TR_SHARD_1), TR_SHARD_1_BYTES, random);
         bytes(dir.resolve("vae.onnx"), VAE_BYTES, random);
+        bytes(dir.resolve("vae-attn.onnx"), VAE_ATTN_BYTES, random);
+        bytes(dir.resolve("vae-post.onnx"), VAE_POST_BYTES, random);
         Files.writeString(dir.resolve("te-manifest.json"), "[\"" + TE_SHARD_1 + "\", \"" + TE_SHARD_2 + "\"]\n");
         Files.writeString(dir.resolve("tr-manifest.json"), "[\n  \"" + TR_SHARD_1 + "\"\n]\n");
 
@@ -53,6 +59,7 @@ final class TinyHubRepo {
         config.put("num_steps", 4);
         config.put("guidance", 1.0);
         config.put("text_seq_len", 32);
+        config.put("context_dim", 64);
         config.put("default_width", 64);
         config.put("default_height", 64);
         config.put("tokenizer_dir", "tokenizer");
@@ -66,6 +73,8 @@ final class TinyHubRepo {
                 TE_SHARD_1_BYTES);
         sharded(models.putObject("transformer"), "tr.onnx", "tr-manifest.json", 1, TR_SHARD_1_BYTES, TR_SHARD_1_BYTES);
         inline(models.putObject("vae_decoder_pre"), "vae.onnx", VAE_BYTES);
+        inline(models.putObject("vae_decoder_attn_chunk"), "vae-attn.onnx", VAE_ATTN_BYTES);
+        inline(models.putObject("vae_decoder_post"), "vae-post.onnx", VAE_POST_BYTES);
         sharded(
                 models.putObject("transformer_fused_4step"),
                 "tr-fused-4step.onnx",

@@ -1,10 +1,10 @@
 package dev.flux2.examples.testing;
 
 import dev.flux2.math.FlowMatchSchedule;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.math.LatentLayout;
 import dev.flux2.math.PositionIds;
 import dev.flux2.math.TorchRandom;
+import dev.flux2.spi.LatentGrid;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticReference;
@@ -48,8 +48,8 @@ public final class ExpectedImage {
         int n = gh * gw;
         // docs/pipeline-reference.md §4: randn(1, 128, H/16, W/16) in the patchified space, then pack.
         float[] noise = TorchRandom.randn(request.seed(), 1, 128, gh, gw);
-        float[] x = LatentLayout.pack(new LatentGrid(noise, 128, gh, gw));
-        float[] ids = PositionIds.image(gh, gw);
+        float[] x = LatentLayout.pack(new LatentGrid(noise, 128, gw, gh));
+        float[] ids = PositionIds.image(gw, gh);
         FlowMatchSchedule schedule = FlowMatchSchedule.forImage(n, request.steps());
         for (int i = 0; i < request.steps(); i++) {
             float sigma = schedule.sigma(i);
@@ -60,8 +60,8 @@ public final class ExpectedImage {
                 x[k] = x[k] + dt * v[k];
             }
         }
-        float[] latent = LatentLayout.unpack(x, 128, gh, gw).data();
-        float[] chw = ref.decodeLatent(latent, gh, gw);
+        float[] latent = LatentLayout.unpack(x, 128, gw, gh).data();
+        float[] chw = ref.decodeLatent(latent, gw, gh);
         int plane = request.width() * request.height();
         int[] rgb = new int[plane];
         for (int p = 0; p < plane; p++) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.spi.LatentGrid;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -41,7 +42,6 @@ public final class BundleConfigReader {
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
             .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
-    private static final int LATENT_CHANNELS = 128;
     private static final int LATENT_DOWNSAMPLE = 16;
     private static final String DEFAULT_TOKENIZER_DIR = "tokenizer";
     private static final String STAGE_KEYS = "vae_decoder_post_stage_keys";
@@ -94,7 +94,7 @@ public final class BundleConfigReader {
                 root.optionalString("tokenizer_dir")
                         .map(d -> relativeName(root, "tokenizer_dir", d))
                         .orElse(DEFAULT_TOKENIZER_DIR));
-        checkFixed(root, "latent_channels", LATENT_CHANNELS);
+        checkFixed(root, "latent_channels", LatentGrid.CHANNELS);
         checkFixed(root, "latent_downsample", LATENT_DOWNSAMPLE);
         ModelDefaults defaults = defaults(root);
         Map<String, ModelEntry> models = models(root.requiredObject("models"), root.optionalStringList(STAGE_KEYS));
@@ -170,7 +170,7 @@ public final class BundleConfigReader {
                 .orElse(!(variant.toLowerCase(Locale.ROOT).contains("base")
                         || name.toLowerCase(Locale.ROOT).contains("base")));
         int steps = root.optionalPositiveInt("num_steps").orElse(distilled ? 4 : 50);
-        float guidance = root.optionalNonNegativeFloat("guidance").orElse(distilled ? 1.0f : 4.0f);
+        double guidance = root.optionalNonNegativeDouble("guidance").orElse(distilled ? 1.0 : 4.0);
         int width = size(root, "default_width");
         int height = size(root, "default_height");
         return new ModelDefaults(name, variant, distilled, steps, guidance, width, height);

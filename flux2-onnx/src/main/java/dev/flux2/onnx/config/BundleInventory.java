@@ -22,7 +22,7 @@ public record BundleInventory(Path directory, List<BundleFile> files, List<Strin
     }
 
     /** @throws ModelLoadException listing every problem, when there is any */
-    public void requireComplete() {
+    void requireComplete() {
         if (problems.isEmpty()) {
             return;
         }

@@ -7,8 +7,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -31,21 +33,36 @@ public final class BundleValidator {
      * @return the files and the problems found (never throws for missing files)
      */
     public static BundleInventory inventory(BundleConfig config) {
+        return inventory(config, Set.of());
+    }
+
+    /**
+     * @param config the parsed config
+     * @param absentOptional keys of optional graphs ({@link #isOptionalGraph}) the folder lacks: each is listed as
+     *     an optional file without a problem, and its manifest is not looked for
+     * @return the files, in the order the backend uses them, and the problems found (never throws for missing
+     *     files)
+     */
+    public static BundleInventory inventory(BundleConfig config, Set<String> absentOptional) {
         Path dir = config.directory();
-        List<BundleFile> files = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
-        files.add(new BundleFile(BundleConfigReader.FILE_NAME, "config", -1, sizeOf(config.file())));
+        Collector found = new Collector();
+        found.add(BundleConfigReader.FILE_NAME, "config", -1, sizeOf(config.file()), false);
         Set<String> manifestsSeen = new HashSet<>();
         // Only the graphs the backend uses: other models entries may name files of other runtimes.
         for (ModelEntry entry : config.usedModels()) {
-            checkGraphFile(dir, entry, files, problems);
+            if (absentOptional.contains(entry.key()) && isOptionalGraph(entry.key())) {
+                long expected = entry.shards().map(ShardInfo::onnxBytes).orElse(-1L);
+                found.add(entry.file(), "models." + entry.key() + ".file", expected, -1, true);
+                continue;
+            }
+            checkGraphFile(dir, entry, found);
             if (entry.manifest().isPresent()
                     && manifestsSeen.add(entry.manifest().get())) {
-                checkManifest(dir, entry, files, problems);
+                checkManifest(dir, entry, found);
             }
         }
-        checkTokenizer(dir, config.text().tokenizerDir(), files, problems);
-        return new BundleInventory(dir, files, problems);
+        checkTokenizer(dir, config.text().tokenizerDir(), found);
+        return new BundleInventory(dir, found.files(), found.problems);
     }
 
     /**
@@ -55,7 +72,7 @@ public final class BundleValidator {
      * @param key a {@code models} key
      * @return whether the graph is optional
      */
-    public static boolean isOptionalGraph(String key) {
+    static boolean isOptionalGraph(String key) {
         return key.equals(GraphKeys.TRANSFORMER_FUSED) || key.equals(GraphKeys.VAE_ENCODER);
     }
 
@@ -84,56 +101,60 @@ public final class BundleValidator {
         return inventory;
     }
 
-    private static void checkGraphFile(Path dir, ModelEntry entry, List<BundleFile> files, List<String> problems) {
+    private static void checkGraphFile(Path dir, ModelEntry entry, Collector found) {
         String owner = "models." + entry.key() + ".file";
         long expected = entry.shards().map(ShardInfo::onnxBytes).orElse(-1L);
         long actual = sizeOf(dir.resolve(entry.file()));
-        files.add(new BundleFile(entry.file(), owner, expected, actual));
+        found.add(entry.file(), owner, expected, actual, false);
         if (actual < 0) {
-            problems.add("graph file " + entry.file() + " (" + owner + ") is missing from " + dir);
+            found.problem(entry.file(), "graph file " + entry.file() + " (" + owner + ") is missing from " + dir);
         } else if (expected >= 0 && actual != expected) {
-            problems.add("graph file " + entry.file() + " is " + actual + " bytes, expected " + expected + " (models."
-                    + entry.key() + ".shards.onnx_bytes): truncated or incomplete download");
+            found.problem(
+                    entry.file(),
+                    "graph file " + entry.file() + " is " + actual + " bytes, expected " + expected + " (models."
+                            + entry.key() + ".shards.onnx_bytes): truncated or incomplete download");
         }
     }
 
-    private static void checkManifest(Path dir, ModelEntry entry, List<BundleFile> files, List<String> problems) {
+    private static void checkManifest(Path dir, ModelEntry entry, Collector found) {
         String manifest = entry.manifest().orElseThrow();
         String owner = "models." + entry.key() + ".manifest";
         Path path = dir.resolve(manifest);
         long size = sizeOf(path);
-        files.add(new BundleFile(manifest, owner, -1, size));
+        found.add(manifest, owner, -1, size, false);
         if (size < 0) {
-            problems.add("manifest " + manifest + " (" + owner + ") is missing from " + dir);
+            found.problem(manifest, "manifest " + manifest + " (" + owner + ") is missing from " + dir);
             return;
         }
         List<String> shardNames;
         try {
             shardNames = readManifest(path);
         } catch (IOException | IllegalArgumentException e) {
-            problems.add("manifest " + manifest + " (" + owner + ") " + e.getMessage());
+            found.problem(manifest, "manifest " + manifest + " (" + owner + ") " + e.getMessage());
             return;
         }
         List<Long> sizes = new ArrayList<>();
         boolean allPresent = true;
         for (String shard : shardNames) {
             long actual = sizeOf(dir.resolve(shard));
-            files.add(new BundleFile(shard, manifest, -1, actual));
+            found.add(shard, manifest, -1, actual, false);
             sizes.add(actual);
             if (actual < 0) {
                 allPresent = false;
-                problems.add("shard " + shard + " (listed in " + manifest + ") is missing from " + dir);
+                found.problem(shard, "shard " + shard + " (listed in " + manifest + ") is missing from " + dir);
             }
         }
         Optional<ShardInfo> info = entry.shards();
         if (info.isPresent() && info.get().count() > 0) {
             ShardInfo s = info.get();
             if (shardNames.size() != s.count()) {
-                problems.add("manifest " + manifest + " lists " + shardNames.size() + " shard(s), expected " + s.count()
-                        + " (models." + entry.key() + ".shards.count)");
+                found.problem(
+                        manifest,
+                        "manifest " + manifest + " lists " + shardNames.size() + " shard(s), expected " + s.count()
+                                + " (models." + entry.key() + ".shards.count)");
             } else if (allPresent) {
                 ShardSizeCheck.check(entry.key(), manifest, shardNames, sizes, s)
-                        .ifPresent(problems::add);
+                        .ifPresent(problem -> found.problem(manifest, problem));
             }
         }
     }
@@ -159,18 +180,21 @@ public final class BundleValidator {
         return names;
     }
 
-    private static void checkTokenizer(Path dir, String tokenizerDir, List<BundleFile> files, List<String> problems) {
+    private static void checkTokenizer(Path dir, String tokenizerDir, Collector found) {
         Path tokDir = dir.resolve(tokenizerDir);
         boolean folder = Files.isDirectory(tokDir);
+        String folderProblem = "tokenizer folder " + tokenizerDir + " (tokenizer_dir) is missing from " + dir;
         if (!folder) {
-            problems.add("tokenizer folder " + tokenizerDir + " (tokenizer_dir) is missing from " + dir);
+            found.problems.add(folderProblem);
         }
         for (String name : TOKENIZER_FILES) {
             String rel = tokenizerDir + "/" + name;
             long size = sizeOf(tokDir.resolve(name));
-            files.add(new BundleFile(rel, "tokenizer_dir", -1, size));
-            if (folder && size < 0) {
-                problems.add("tokenizer file " + rel + " (tokenizer_dir) is missing from " + dir);
+            found.add(rel, "tokenizer_dir", -1, size, false);
+            if (!folder) {
+                found.fileProblem(rel, folderProblem);
+            } else if (size < 0) {
+                found.problem(rel, "tokenizer file " + rel + " (tokenizer_dir) is missing from " + dir);
             }
         }
     }
@@ -181,6 +205,37 @@ public final class BundleValidator {
             return Files.isRegularFile(path) ? Files.size(path) : -1;
         } catch (IOException e) {
             throw new ModelLoadException("cannot read the size of " + path + ": " + e, e);
+        }
+    }
+
+    /** The files in the order found, the problem of each, and every problem in the order found. */
+    private static final class Collector {
+        private final List<BundleFile> files = new ArrayList<>();
+        private final Map<String, String> fileProblems = new HashMap<>();
+        private final List<String> problems = new ArrayList<>();
+
+        void add(String path, String owner, long expected, long actual, boolean optional) {
+            files.add(new BundleFile(path, owner, expected, actual, optional, ""));
+        }
+
+        /** Records a problem of the bundle that belongs to one file. */
+        void problem(String path, String problem) {
+            problems.add(problem);
+            fileProblem(path, problem);
+        }
+
+        /** Attaches an already recorded problem to a file (a file may carry several). */
+        void fileProblem(String path, String problem) {
+            fileProblems.merge(path, problem, (a, b) -> a + "; " + b);
+        }
+
+        List<BundleFile> files() {
+            List<BundleFile> out = new ArrayList<>(files.size());
+            for (BundleFile f : files) {
+                String problem = fileProblems.getOrDefault(f.path(), "");
+                out.add(new BundleFile(f.path(), f.owner(), f.expectedBytes(), f.actualBytes(), f.optional(), problem));
+            }
+            return out;
         }
     }
 

@@ -23,7 +23,7 @@ public record DecoderLayout(boolean unified, List<String> postKeys) {
     }
 
     /** @return the layout using {@code models.vae_decoder} */
-    public static DecoderLayout single() {
+    static DecoderLayout single() {
         return new DecoderLayout(true, List.of());
     }
 

@@ -91,7 +91,16 @@ final class JsonFields {
     }
 
     /** @param name an optional finite, non-negative number field @return its value */
+    Optional<Double> optionalNonNegativeDouble(String name) {
+        return optionalNonNegativeNumber(name).map(JsonNode::doubleValue);
+    }
+
+    /** @param name an optional finite, non-negative number field @return its value as float32 */
     Optional<Float> optionalNonNegativeFloat(String name) {
+        return optionalNonNegativeNumber(name).map(JsonNode::floatValue);
+    }
+
+    private Optional<JsonNode> optionalNonNegativeNumber(String name) {
         if (!has(name)) {
             return Optional.empty();
         }
@@ -99,7 +108,7 @@ final class JsonFields {
         if (!value.isNumber() || !Double.isFinite(value.doubleValue()) || value.doubleValue() < 0) {
             throw invalid(name, "a finite number >= 0", value);
         }
-        return Optional.of(value.floatValue());
+        return Optional.of(value);
     }
 
     /** @param name an optional boolean field @return its value */
@@ -117,15 +126,6 @@ final class JsonFields {
     /** @param name an optional array-of-strings field @return its values (empty when absent) */
     List<String> optionalStringList(String name) {
         return has(name) ? stringList(name, node.get(name)) : List.of();
-    }
-
-    /** @param name a required, non-empty array-of-strings field @return its values */
-    List<String> requiredStringList(String name) {
-        List<String> values = stringList(name, require(name));
-        if (values.isEmpty()) {
-            throw invalid(name, "a non-empty array of strings", node.get(name));
-        }
-        return values;
     }
 
     /** @param name an optional object field @return its accessor */

@@ -14,7 +14,7 @@ import java.util.Objects;
  * @param height {@code default_height} in pixels (default 1024)
  */
 public record ModelDefaults(
-        String modelName, String variant, boolean distilled, int numSteps, float guidance, int width, int height) {
+        String modelName, String variant, boolean distilled, int numSteps, double guidance, int width, int height) {
 
     /** Checks for nulls. */
     public ModelDefaults {

@@ -8,7 +8,7 @@ package dev.flux2.onnx.config;
  * @param largestBytes size of the largest shard
  * @param onnxBytes size of the {@code .onnx} file itself, or -1 when the config does not give it
  */
-public record ShardInfo(int count, long totalBytes, long largestBytes, long onnxBytes) {
+record ShardInfo(int count, long totalBytes, long largestBytes, long onnxBytes) {
 
     /** Validates. */
     public ShardInfo {
@@ -16,10 +16,5 @@ public record ShardInfo(int count, long totalBytes, long largestBytes, long onnx
             throw new IllegalArgumentException("shard sizes must be non-negative: count=" + count + " total="
                     + totalBytes + " largest=" + largestBytes + " onnx=" + onnxBytes);
         }
-    }
-
-    /** @return whether the config promises the size of the {@code .onnx} file */
-    public boolean hasOnnxBytes() {
-        return onnxBytes >= 0;
     }
 }

@@ -61,14 +61,20 @@ final class ShardSizeCheck {
                 wrong.add(i);
             }
         }
+        String promise = "(models." + key + ".shards: total_bytes " + info.totalBytes() + ", largest_bytes "
+                + info.largestBytes() + "; found total " + total + ", largest " + largest + ")";
+        if (wrong.isEmpty()) {
+            // Every shard has a size the promise allows, so the promise contradicts itself (count 1 with
+            // total_bytes != largest_bytes): no file can be blamed.
+            return Optional.of("the shards of models." + key + " (" + manifest + ") do not match the config " + promise
+                    + ": the config's shard sizes are inconsistent");
+        }
         List<String> parts = new ArrayList<>();
         for (int w = 0; w < wrong.size(); w++) {
             int i = wrong.get(w);
             parts.add("shard " + names.get(i) + " is " + sizes.get(i) + " bytes, expected " + remaining.get(w));
         }
-        return Optional.of(String.join("; ", parts) + " (models." + key + ".shards: total_bytes "
-                + info.totalBytes() + ", largest_bytes " + info.largestBytes() + "; found total " + total
-                + "): truncated or incomplete download");
+        return Optional.of(String.join("; ", parts) + " " + promise + ": truncated or incomplete download");
     }
 
     private static List<Long> expectedSizes(ShardInfo info) {

@@ -24,7 +24,7 @@ public record Dim(long value, String symbol) {
     }
 
     /** @param symbol a symbolic name (may be empty for an anonymous free dimension) @return the dimension */
-    public static Dim symbolic(String symbol) {
+    static Dim symbolic(String symbol) {
         return new Dim(-1, symbol);
     }
 

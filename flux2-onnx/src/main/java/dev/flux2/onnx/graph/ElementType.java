@@ -47,7 +47,7 @@ public enum ElementType {
     }
 
     /** @return the {@code TensorProto.DataType} number */
-    public int onnxCode() {
+    int onnxCode() {
         return onnxCode;
     }
 
@@ -55,7 +55,7 @@ public enum ElementType {
      * @param code a {@code TensorProto.DataType} number
      * @return the type, or {@link #UNDEFINED} for codes this SDK never feeds (float8, int4, …)
      */
-    public static ElementType fromOnnxCode(int code) {
+    static ElementType fromOnnxCode(int code) {
         for (ElementType t : values()) {
             if (t.onnxCode == code) {
                 return t;

@@ -1,6 +1,7 @@
 package dev.flux2.onnx.graph;
 
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.spi.LatentGrid;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -56,7 +57,7 @@ final class FusedDetector {
         try {
             common = TransformerContract.inputs(c, textSeq, contextDim);
             String out = c.findOutput(List.of("latent")).orElseGet(() -> c.outputAt("latent", 0, 1));
-            latent = c.output(out, TensorRule.of("final latent", TypeSets.FLOATS, 1, -1, TransformerContract.CHANNELS));
+            latent = c.output(out, TensorRule.of("final latent", TypeSets.FLOATS, 1, -1, LatentGrid.CHANNELS));
         } catch (ModelLoadException e) {
             return FusedIo.unusable(configured, e.getMessage());
         }

@@ -40,7 +40,7 @@ public record FusedIo(
      * @param why why it cannot be used
      * @return an unusable fused graph
      */
-    public static FusedIo unusable(int steps, String why) {
+    static FusedIo unusable(int steps, String why) {
         return new FusedIo(FusedConvention.NONE, why, steps, Optional.empty(), List.of(), List.of(), Optional.empty());
     }
 

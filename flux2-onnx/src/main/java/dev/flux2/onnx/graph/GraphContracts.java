@@ -4,6 +4,7 @@ import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.config.BundleConfig;
 import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.config.ModelEntry;
+import dev.flux2.spi.LatentGrid;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,7 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class GraphContracts {
     private static final Logger LOG = LoggerFactory.getLogger(GraphContracts.class);
-    private static final int LATENT_CHANNELS = 128;
     private static final List<String> ENCODER_IMAGE = List.of("image", "sample", "pixel_values");
     private static final List<String> ENCODER_LATENT = List.of("z", "latents", "latent", "latent_sample");
 
@@ -83,7 +83,7 @@ public final class GraphContracts {
         TransformerIo transformer =
                 TransformerContract.resolve(check(config, signatures, GraphKeys.TRANSFORMER), textSeq, contextDim);
         if (transformer.inputs().ctx().elementType() != text.ctx().elementType()) {
-            LOG.info(
+            LOG.debug(
                     "text encoder produces {} context but the transformer takes {}; converting once per prompt",
                     text.ctx().elementType(),
                     transformer.inputs().ctx().elementType());
@@ -131,6 +131,6 @@ public final class GraphContracts {
         TensorSignature image = c.input(imageName, TensorRule.of("image", TypeSets.FLOATS, 1, 3, -1, -1));
         String z = c.findOutput(ENCODER_LATENT).orElseGet(() -> c.outputAt("z", 0, 1));
         return new VaeEncoderIo(
-                image, c.output(z, TensorRule.of("latent", TypeSets.FLOATS, 1, LATENT_CHANNELS, -1, -1)));
+                image, c.output(z, TensorRule.of("latent", TypeSets.FLOATS, 1, LatentGrid.CHANNELS, -1, -1)));
     }
 }

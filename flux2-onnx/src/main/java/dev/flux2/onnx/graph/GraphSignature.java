@@ -3,12 +3,10 @@ package dev.flux2.onnx.graph;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -53,25 +51,12 @@ public record GraphSignature(
     }
 
     /** @return the input names in declaration order */
-    public List<String> inputNames() {
+    List<String> inputNames() {
         return inputs.stream().map(TensorSignature::name).collect(Collectors.toList());
     }
 
     /** @return the output names in declaration order */
-    public List<String> outputNames() {
+    List<String> outputNames() {
         return outputs.stream().map(TensorSignature::name).collect(Collectors.toList());
-    }
-
-    /** @return every symbolic dimension name used by the inputs (what free-dimension overrides can pin) */
-    public Set<String> inputSymbols() {
-        Set<String> symbols = new LinkedHashSet<>();
-        for (TensorSignature t : inputs) {
-            for (Dim d : t.dims()) {
-                if (!d.isFixed() && !d.symbol().isEmpty()) {
-                    symbols.add(d.symbol());
-                }
-            }
-        }
-        return symbols;
     }
 }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * (only the needed ones are requested); an input no stage feeds is an error ({@link #requireOnlyInputs}). One instance
  * per graph; not thread-safe (used once at load time).
  */
-public final class SignatureCheck {
+final class SignatureCheck {
     private static final Logger LOG = LoggerFactory.getLogger(SignatureCheck.class);
 
     private final ModelEntry entry;
@@ -33,7 +33,7 @@ public final class SignatureCheck {
      * @param entry the config entry
      * @param signature the graph's real signature
      */
-    public SignatureCheck(ModelEntry entry, GraphSignature signature) {
+    SignatureCheck(ModelEntry entry, GraphSignature signature) {
         this(entry, signature, true);
     }
 
@@ -54,7 +54,7 @@ public final class SignatureCheck {
      * @param signature the graph's real signature
      * @return the check
      */
-    public static SignatureCheck ignoringDeclaredInputs(ModelEntry entry, GraphSignature signature) {
+    static SignatureCheck ignoringDeclaredInputs(ModelEntry entry, GraphSignature signature) {
         return new SignatureCheck(entry, signature, false);
     }
 
@@ -94,12 +94,12 @@ public final class SignatureCheck {
     }
 
     /** @return the input names to resolve roles from: the declared ones when usable, else the graph's own */
-    public List<String> inputNames() {
+    List<String> inputNames() {
         return declaredInputs ? entry.names().inputs() : signature.inputNames();
     }
 
     /** @return the output names to resolve roles from: the declared ones when usable, else the graph's own */
-    public List<String> outputNames() {
+    List<String> outputNames() {
         return declaredOutputs ? entry.names().outputs() : signature.outputNames();
     }
 
@@ -107,7 +107,7 @@ public final class SignatureCheck {
      * @param aliases names a role goes by in known exports, preferred first
      * @return the first alias that is an input, if any
      */
-    public Optional<String> findInput(List<String> aliases) {
+    Optional<String> findInput(List<String> aliases) {
         return aliases.stream().filter(inputNames()::contains).findFirst();
     }
 
@@ -115,7 +115,7 @@ public final class SignatureCheck {
      * @param aliases names a role goes by in known exports, preferred first
      * @return the first alias that is an output, if any
      */
-    public Optional<String> findOutput(List<String> aliases) {
+    Optional<String> findOutput(List<String> aliases) {
         return aliases.stream().filter(outputNames()::contains).findFirst();
     }
 
@@ -126,17 +126,8 @@ public final class SignatureCheck {
      * @param aliases names the role goes by in known exports, preferred first
      * @return the name
      */
-    public String inputByAlias(String role, List<String> aliases) {
+    String inputByAlias(String role, List<String> aliases) {
         return byAlias("input", role, aliases, inputNames());
-    }
-
-    /**
-     * @param role the role, for messages
-     * @param aliases names the role goes by in known exports
-     * @return the output name
-     */
-    public String outputByAlias(String role, List<String> aliases) {
-        return byAlias("output", role, aliases, outputNames());
     }
 
     private String byAlias(String kind, String role, List<String> aliases, List<String> names) {
@@ -155,7 +146,7 @@ public final class SignatureCheck {
      * @param count how many inputs the contract needs
      * @return the input name at that position
      */
-    public String inputAt(String role, int index, int count) {
+    String inputAt(String role, int index, int count) {
         return at("input", role, index, count, inputNames());
     }
 
@@ -165,7 +156,7 @@ public final class SignatureCheck {
      * @param count how many outputs the contract needs
      * @return the output name at that position
      */
-    public String outputAt(String role, int index, int count) {
+    String outputAt(String role, int index, int count) {
         return at("output", role, index, count, outputNames());
     }
 
@@ -216,7 +207,7 @@ public final class SignatureCheck {
      *
      * @param fed the names the stage will feed
      */
-    public void requireOnlyInputs(Set<String> fed) {
+    void requireOnlyInputs(Set<String> fed) {
         List<String> unfed = new ArrayList<>();
         for (String name : signature.inputNames()) {
             if (!fed.contains(name)) {

@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * @param ranks accepted ranks
  * @param fixedDims known sizes by dimension index (indices beyond a tensor's rank are not checked)
  */
-public record TensorRule(String role, Set<ElementType> types, Set<Integer> ranks, Map<Integer, Long> fixedDims) {
+record TensorRule(String role, Set<ElementType> types, Set<Integer> ranks, Map<Integer, Long> fixedDims) {
 
     /** Copies. */
     public TensorRule {
@@ -66,7 +66,7 @@ public record TensorRule(String role, Set<ElementType> types, Set<Integer> ranks
      * @param rank the rank
      * @return a rule with no known sizes
      */
-    public static TensorRule anyShape(String role, Set<ElementType> types, int rank) {
+    static TensorRule anyShape(String role, Set<ElementType> types, int rank) {
         return new TensorRule(role, types, Set.of(rank), Map.of());
     }
 
@@ -84,7 +84,7 @@ public record TensorRule(String role, Set<ElementType> types, Set<Integer> ranks
      * @param t a tensor signature
      * @return whether it satisfies this rule
      */
-    public boolean accepts(TensorSignature t) {
+    boolean accepts(TensorSignature t) {
         if (!t.rankKnown()) {
             // A graph that declares no shape takes whatever shape is fed; only the type can be checked.
             return types.contains(t.elementType());

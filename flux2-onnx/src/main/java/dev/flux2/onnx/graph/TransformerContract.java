@@ -1,5 +1,6 @@
 package dev.flux2.onnx.graph;
 
+import dev.flux2.spi.LatentGrid;
 import java.util.List;
 import java.util.Set;
 
@@ -13,9 +14,8 @@ import java.util.Set;
  */
 final class TransformerContract {
     /** Latent channels per token. */
-    static final int CHANNELS = 128;
-
     private static final List<String> X = List.of("x", "hidden_states");
+
     private static final List<String> X_IDS = List.of("x_ids", "img_ids");
     private static final List<String> TIMESTEPS = List.of("timesteps", "timestep");
     private static final List<String> CTX = List.of("ctx", "encoder_hidden_states");
@@ -32,7 +32,9 @@ final class TransformerContract {
      */
     static TransformerInputs inputs(SignatureCheck c, int textSeq, int contextDim) {
         return new TransformerInputs(
-                c.input(c.inputByAlias("x", X), TensorRule.of("latent tokens", TypeSets.FLOATS, 1, -1, CHANNELS)),
+                c.input(
+                        c.inputByAlias("x", X),
+                        TensorRule.of("latent tokens", TypeSets.FLOATS, 1, -1, LatentGrid.CHANNELS)),
                 ids(c, c.inputByAlias("x_ids", X_IDS), "latent ids", -1),
                 c.input(
                         c.inputByAlias("ctx", CTX),
@@ -54,7 +56,8 @@ final class TransformerContract {
         TensorSignature timesteps =
                 c.input(c.inputByAlias("timesteps", TIMESTEPS), TensorRule.singleValue("sigma", TypeSets.FLOATS));
         String predName = c.findOutput(PRED).orElseGet(() -> c.outputAt("pred", 0, 1));
-        TensorSignature pred = c.output(predName, TensorRule.of("velocity", TypeSets.FLOATS, 1, -1, CHANNELS));
+        TensorSignature pred =
+                c.output(predName, TensorRule.of("velocity", TypeSets.FLOATS, 1, -1, LatentGrid.CHANNELS));
         c.requireOnlyInputs(Set.of(
                 in.x().name(),
                 in.xIds().name(),

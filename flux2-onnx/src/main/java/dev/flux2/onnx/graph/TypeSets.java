@@ -6,7 +6,7 @@ import java.util.Set;
  * The element types each kind of graph tensor may have. The graph declares which one it uses (docs/bundle-format.md §4:
  * the graph's own signature is authoritative), and every stage feeds and reads exactly that type.
  */
-public final class TypeSets {
+final class TypeSets {
     /** Float activations (latents, context, σ, VAE tensors): fp16 in the seed bundle, fp32 in others. */
     public static final Set<ElementType> FLOATS =
             Set.of(ElementType.FLOAT16, ElementType.FLOAT, ElementType.BFLOAT16, ElementType.DOUBLE);

@@ -2,6 +2,7 @@ package dev.flux2.onnx.graph;
 
 import dev.flux2.onnx.config.DecoderLayout;
 import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.spi.LatentGrid;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -39,7 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 final class VaeDecoderContract {
     private static final Logger LOG = LoggerFactory.getLogger(VaeDecoderContract.class);
-    private static final int LATENT_CHANNELS = 128;
     private static final List<String> Z = List.of("z", "latents", "latent", "latent_sample");
     private static final List<String> IMAGE = List.of("image", "sample", "images");
     private static final Pattern ATTENTION_NAME = Pattern.compile("(?i)attn|attention|matmul");
@@ -66,7 +66,7 @@ final class VaeDecoderContract {
     private static TensorSignature latentInput(SignatureCheck c) {
         String name = c.findInput(Z).orElseGet(() -> c.inputAt("z", 0, 1));
         c.requireOnlyInputs(Set.of(name));
-        return c.input(name, TensorRule.of("latent", TypeSets.FLOATS, 1, LATENT_CHANNELS, -1, -1));
+        return c.input(name, TensorRule.of("latent", TypeSets.FLOATS, 1, LatentGrid.CHANNELS, -1, -1));
     }
 
     private static TensorRule imageRule() {

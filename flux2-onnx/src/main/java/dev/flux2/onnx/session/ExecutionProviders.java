@@ -38,7 +38,7 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
      * @param options the options of a session about to be created
      * @throws OrtException when a provider cannot be enabled
      */
-    public void applyTo(SessionOptions options) throws OrtException {
+    void applyTo(SessionOptions options) throws OrtException {
         for (OrtProvider p : providers) {
             enable(Objects.requireNonNull(p), deviceId, options);
         }

@@ -84,7 +84,7 @@ public final class ManagedSession implements AutoCloseable {
     }
 
     /** @return whether {@link #close()} has been called */
-    public boolean isClosed() {
+    boolean isClosed() {
         return closed.get();
     }
 

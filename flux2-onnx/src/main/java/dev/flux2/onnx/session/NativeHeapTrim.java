@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only glibc has {@code malloc_trim}: elsewhere (macOS, Windows, musl) the first call logs at DEBUG that
  * trimming is unavailable and every call is a no-op, leaving freed memory to the platform's allocator as before.
- * Thread-safe. Public for {@code flux2-bench}, which measures its effect.
+ * Thread-safe. Exported (module-info) to {@code flux2-bench} only, which measures its effect.
  */
 public final class NativeHeapTrim {
     private static final Logger LOG = LoggerFactory.getLogger(NativeHeapTrim.class);

@@ -23,7 +23,7 @@ public enum OptimizationLevel {
     }
 
     /** @return the ONNX Runtime level */
-    public OptLevel ortLevel() {
+    OptLevel ortLevel() {
         return ortLevel;
     }
 

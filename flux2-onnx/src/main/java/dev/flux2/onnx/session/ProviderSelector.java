@@ -6,7 +6,6 @@ import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.api.ProviderFallback;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -23,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * natives on the classpath were built with it), and enabling it on throwaway session options must succeed (the GPU jar
  * lists CUDA even without CUDA libraries; enabling it is what fails, docs/design-notes.md §2). An unavailable provider
  * either fails the load ({@link ProviderFallback#FAIL}) with a {@link ModelLoadException} naming the provider and the
- * reason, or is skipped with a warning ({@link ProviderFallback#WARN_AND_FALL_BACK}). An unknown name always fails with
- * an {@link InvalidRequestException}: it is a typo, not an unavailable provider. Stateless.
+ * reason, or is skipped with a warning ({@link ProviderFallback#WARN}). An unknown name always fails with an
+ * {@link InvalidRequestException}: it is a typo, not an unavailable provider. Stateless.
  */
 public final class ProviderSelector {
     private static final Logger LOG = LoggerFactory.getLogger(ProviderSelector.class);
@@ -53,8 +52,8 @@ public final class ProviderSelector {
                 chosen.add(provider);
             } else if (fallback == ProviderFallback.FAIL) {
                 throw new ModelLoadException("execution provider " + provider.name() + " (requested as '" + name
-                        + "') is unavailable: " + problem.get() + ". Use providerFallback(WARN_AND_FALL_BACK) to "
-                        + "continue without it");
+                        + "') is unavailable: " + problem.get() + ". Set the backend option provider_fallback=warn"
+                        + " to continue without it");
             } else {
                 LOG.warn(
                         "execution provider {} is unavailable, falling back to the next one: {}",
@@ -63,7 +62,7 @@ public final class ProviderSelector {
             }
         }
         ExecutionProviders result = new ExecutionProviders(chosen, deviceId);
-        LOG.info("execution providers: {}", result.describe());
+        LOG.debug("execution providers: {}", result.describe());
         return result;
     }
 

@@ -48,7 +48,7 @@ public final class SessionCache implements AutoCloseable {
     }
 
     /** @return the memory policy */
-    public MemoryPolicy policy() {
+    MemoryPolicy policy() {
         return policy;
     }
 

@@ -1,7 +1,6 @@
 package dev.flux2.onnx.stage;
 
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.api.VaeAttentionMode;
 
 /**
  * How the VAE decoder's single-head attention over S = (H/8)(W/8) positions is computed: in one call over the
@@ -24,7 +23,7 @@ public record AttentionPlan(int rows, boolean whole) {
     }
 
     /** @param s the sequence length S @return the number of calls */
-    public int chunks(int s) {
+    int chunks(int s) {
         return whole ? 1 : (s + rows - 1) / rows;
     }
 
@@ -41,12 +40,13 @@ public record AttentionPlan(int rows, boolean whole) {
             return;
         }
         if (mode == VaeAttentionMode.WHOLE) {
-            throw new ModelLoadException("vaeAttention WHOLE needs an attention-chunk graph with a free chunk "
-                    + "dimension, but vae_decoder_attn_chunk fixes it to " + fixedRows + " rows; use AUTO or CHUNKED");
+            throw new ModelLoadException("backend option vae_attention=whole needs an attention-chunk graph with a "
+                    + "free chunk dimension, but vae_decoder_attn_chunk fixes it to " + fixedRows + " rows; use auto or"
+                    + " chunked");
         }
         if (requestedRows > 0 && requestedRows != fixedRows) {
-            throw new ModelLoadException("vaeChunkSize " + requestedRows + " does not fit vae_decoder_attn_chunk, "
-                    + "whose chunk dimension is fixed to " + fixedRows + " rows");
+            throw new ModelLoadException("backend option vae_chunk_size=" + requestedRows + " does not fit "
+                    + "vae_decoder_attn_chunk, whose chunk dimension is fixed to " + fixedRows + " rows");
         }
     }
 
@@ -57,7 +57,7 @@ public record AttentionPlan(int rows, boolean whole) {
      * @param s the sequence length S
      * @return the plan for this decode
      */
-    public static AttentionPlan choose(VaeAttentionMode mode, int chunkRows, long fixedRows, int s) {
+    static AttentionPlan choose(VaeAttentionMode mode, int chunkRows, long fixedRows, int s) {
         if (fixedRows >= 0) {
             return fixedRows == s ? new AttentionPlan(s, true) : new AttentionPlan((int) fixedRows, false);
         }

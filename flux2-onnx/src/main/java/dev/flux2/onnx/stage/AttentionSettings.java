@@ -1,13 +1,12 @@
 package dev.flux2.onnx.stage;
 
-import dev.flux2.api.VaeAttentionMode;
 import java.util.Objects;
 
 /**
  * The VAE attention mode and chunk size in effect.
  *
  * @param mode whole, chunked or automatic
- * @param chunkRows query rows per chunk (the user's {@code vaeChunkSize}, else the bundle's {@code chunk_size})
+ * @param chunkRows query rows per chunk (the option {@code vae_chunk_size}, else the bundle's {@code chunk_size})
  */
 public record AttentionSettings(VaeAttentionMode mode, int chunkRows) {
     /** Validates. */

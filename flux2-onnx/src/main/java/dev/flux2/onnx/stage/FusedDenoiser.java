@@ -13,6 +13,7 @@ import dev.flux2.onnx.session.SessionLease;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.spi.DenoiserSetup;
 import dev.flux2.spi.FusedSupport;
+import dev.flux2.spi.LatentGrid;
 import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
 import java.util.Arrays;
@@ -35,7 +36,6 @@ import java.util.Set;
  * Not thread-safe: one generation owns it.
  */
 final class FusedDenoiser {
-    private static final int CHANNELS = 128;
 
     private final StageResources resources;
     private final DenoiserSetup setup;
@@ -94,7 +94,7 @@ final class FusedDenoiser {
         if (sigmas[steps] != 0f) {
             throw new IllegalArgumentException("fused sigmas must end with 0, got " + Arrays.toString(sigmas));
         }
-        int values = setup.noiseTokens() * CHANNELS;
+        int values = setup.noiseTokens() * LatentGrid.CHANNELS;
         if (latentTokens.length != values) {
             throw new IllegalArgumentException(
                     "expected " + values + " latent values (N·128), got " + latentTokens.length);
@@ -107,7 +107,7 @@ final class FusedDenoiser {
         try (ResourceScope owned = new ResourceScope();
                 ContextFeed contextFeed = new ContextFeed(resources, in.ctx())) {
             Map<String, OnnxTensorLike> inputs = new LinkedHashMap<>();
-            TensorBuffer x = owned.add(resources.allocate(in.x().elementType(), 1, tokens, CHANNELS));
+            TensorBuffer x = owned.add(resources.allocate(in.x().elementType(), 1, tokens, LatentGrid.CHANNELS));
             x.writeFloats(latentTokens, 0, values, 0);
             inputs.put(in.x().name(), x.tensor());
             TensorBuffer xIds = owned.add(resources.allocate(in.xIds().elementType(), Shapes.ids(in.xIds(), tokens)));
@@ -119,7 +119,8 @@ final class FusedDenoiser {
             ctxIds.writeFloats(setup.textIds(), 0, setup.textIds().length, 0);
             inputs.put(in.ctxIds().name(), ctxIds.tensor());
             addSchedule(io, sigmas, inputs, owned);
-            TensorBuffer latent = owned.add(resources.allocate(latentOut.elementType(), 1, tokens, CHANNELS));
+            TensorBuffer latent =
+                    owned.add(resources.allocate(latentOut.elementType(), 1, tokens, LatentGrid.CHANNELS));
             try (SessionLease lease = resources
                             .sessions()
                             .acquire(resources.specs().forInputs(GraphKeys.TRANSFORMER_FUSED, Shapes.of(inputs)));

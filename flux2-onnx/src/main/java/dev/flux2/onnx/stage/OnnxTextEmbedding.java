@@ -19,7 +19,7 @@ public final class OnnxTextEmbedding implements TextEmbedding {
      * @param tokens the prompt it was computed from
      * @param context the [1, text_seq, context_dim] context; ownership passes to this object
      */
-    public OnnxTextEmbedding(TokenizedPrompt tokens, TensorBuffer context) {
+    OnnxTextEmbedding(TokenizedPrompt tokens, TensorBuffer context) {
         this.tokens = Objects.requireNonNull(tokens, "tokens");
         this.context = Objects.requireNonNull(context, "context");
     }

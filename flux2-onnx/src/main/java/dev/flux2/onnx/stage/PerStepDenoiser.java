@@ -10,6 +10,7 @@ import dev.flux2.onnx.session.SessionLease;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSetup;
+import dev.flux2.spi.LatentGrid;
 import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
 import java.util.LinkedHashMap;
@@ -24,7 +25,6 @@ import java.util.Set;
  * step and held until {@link #close()}. Not thread-safe: one generation owns it.
  */
 final class PerStepDenoiser implements AutoCloseable {
-    private static final int CHANNELS = 128;
 
     private final StageResources resources;
     private final StageContext context;
@@ -47,9 +47,9 @@ final class PerStepDenoiser implements AutoCloseable {
         this.io = resources.io().transformer();
         int tokens = setup.noiseTokens() + setup.referenceTokenCount();
         int textLength = resources.config().text().sequenceLength();
-        this.noiseValues = setup.noiseTokens() * CHANNELS;
+        this.noiseValues = setup.noiseTokens() * LatentGrid.CHANNELS;
         try {
-            x = own(resources.allocate(io.inputs().x().elementType(), 1, tokens, CHANNELS));
+            x = own(resources.allocate(io.inputs().x().elementType(), 1, tokens, LatentGrid.CHANNELS));
             x.writeFloats(setup.referenceTokens(), 0, setup.referenceTokens().length, noiseValues);
             xIds = own(resources.allocate(
                     io.inputs().xIds().elementType(), Shapes.ids(io.inputs().xIds(), tokens)));
@@ -58,7 +58,7 @@ final class PerStepDenoiser implements AutoCloseable {
             ctxIds = own(resources.allocate(
                     io.inputs().ctxIds().elementType(), Shapes.ids(io.inputs().ctxIds(), textLength)));
             ctxIds.writeFloats(setup.textIds(), 0, setup.textIds().length, 0);
-            pred = own(resources.allocate(io.pred().elementType(), 1, tokens, CHANNELS));
+            pred = own(resources.allocate(io.pred().elementType(), 1, tokens, LatentGrid.CHANNELS));
             contextFeed = own(new ContextFeed(resources, io.inputs().ctx()));
             pinned = Map.of(io.pred().name(), pred.tensor());
         } catch (RuntimeException e) {

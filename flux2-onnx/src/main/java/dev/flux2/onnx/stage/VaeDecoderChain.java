@@ -4,8 +4,6 @@ import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OnnxTensorLike;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.api.Stage;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.onnx.graph.DecoderIo;
 import dev.flux2.onnx.graph.TensorSignature;
 import dev.flux2.onnx.graph.UnifiedDecoderIo;
@@ -15,6 +13,8 @@ import dev.flux2.onnx.session.SessionLease;
 import dev.flux2.onnx.tensor.OutputReader;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.onnx.tensor.TensorTypes;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import dev.flux2.spi.StageContext;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,7 +39,6 @@ import java.util.Set;
  * decoder stages at a time. Thread-safe (no mutable state).
  */
 public final class VaeDecoderChain {
-    private static final int CHANNELS = 128;
 
     private final StageResources resources;
     private final AttentionSettings settings;
@@ -59,9 +58,9 @@ public final class VaeDecoderChain {
      * @return the pixels, nominally in [−1, 1]
      */
     public PixelTensor decode(LatentGrid latent, StageContext context) {
-        if (latent.channels() != CHANNELS) {
+        if (latent.channels() != LatentGrid.CHANNELS) {
             throw new IllegalArgumentException(
-                    "the VAE decoder takes a " + CHANNELS + "-channel latent, got " + latent.channels());
+                    "the VAE decoder takes a " + LatentGrid.CHANNELS + "-channel latent, got " + latent.channels());
         }
         DecoderIo io = resources.io().decoder();
         if (io instanceof UnifiedDecoderIo unified) {
@@ -159,7 +158,8 @@ public final class VaeDecoderChain {
 
     /** @return z [1, 128, H/16, W/16] in the element type the decoder's first graph takes; the caller closes it */
     private TensorBuffer latentInput(TensorSignature z, LatentGrid latent) {
-        TensorBuffer buffer = resources.allocate(z.elementType(), 1, CHANNELS, latent.height(), latent.width());
+        TensorBuffer buffer =
+                resources.allocate(z.elementType(), 1, LatentGrid.CHANNELS, latent.height(), latent.width());
         try {
             buffer.writeFloats(latent.data(), 0, latent.data().length, 0);
             return buffer;

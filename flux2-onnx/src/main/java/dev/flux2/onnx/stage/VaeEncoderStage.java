@@ -2,13 +2,13 @@ package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensorLike;
 import ai.onnxruntime.OrtSession;
-import dev.flux2.image.PixelTensor;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.graph.VaeEncoderIo;
 import dev.flux2.onnx.session.RunCall;
 import dev.flux2.onnx.session.SessionLease;
 import dev.flux2.onnx.tensor.TensorBuffer;
+import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.PixelTensor;
 import dev.flux2.spi.StageContext;
 import java.util.Map;
 import java.util.Set;
@@ -19,7 +19,6 @@ import java.util.Set;
  * state).
  */
 public final class VaeEncoderStage {
-    private static final int CHANNELS = 128;
 
     private final StageResources resources;
     private final VaeEncoderIo io;
@@ -46,7 +45,7 @@ public final class VaeEncoderStage {
         int h = image.height() / 16;
         int w = image.width() / 16;
         try (TensorBuffer pixels = resources.allocate(io.image().elementType(), 1, 3, image.height(), image.width());
-                TensorBuffer z = resources.allocate(io.z().elementType(), 1, CHANNELS, h, w)) {
+                TensorBuffer z = resources.allocate(io.z().elementType(), 1, LatentGrid.CHANNELS, h, w)) {
             pixels.writeFloats(image.data(), 0, image.data().length, 0);
             Map<String, OnnxTensorLike> inputs = Map.of(io.image().name(), pixels.tensor());
             try (SessionLease lease = resources
@@ -60,9 +59,9 @@ public final class VaeEncoderStage {
                                             Map.of(io.z().name(), z.tensor()),
                                             "vae encoder " + image.width() + "x" + image.height()),
                                     context)) {
-                float[] values = new float[CHANNELS * h * w];
+                float[] values = new float[LatentGrid.CHANNELS * h * w];
                 z.readFloats(0, values, 0, values.length);
-                return new LatentGrid(values, CHANNELS, h, w);
+                return new LatentGrid(values, LatentGrid.CHANNELS, w, h);
             }
         }
     }

@@ -42,7 +42,7 @@ public final class DirectBufferPool {
     }
 
     /** @return a pool that keeps nothing: every buffer is newly allocated and left to the garbage collector */
-    public static DirectBufferPool unpooled() {
+    static DirectBufferPool unpooled() {
         return UNPOOLED;
     }
 
@@ -99,7 +99,7 @@ public final class DirectBufferPool {
     }
 
     /** @return the most released bytes this pool keeps */
-    public long maxPooledBytes() {
+    long maxPooledBytes() {
         return maxPooledBytes;
     }
 

@@ -10,7 +10,7 @@ import ai.onnxruntime.platform.Fp16Conversions;
  * clamped to ±65504 first, as the browser engine does, instead of becoming ±inf; NaN stays NaN. Stateless and
  * thread-safe.
  */
-public final class Fp16 {
+final class Fp16 {
     /** The largest finite fp16 value. */
     public static final float MAX = 65504f;
 
@@ -37,7 +37,7 @@ public final class Fp16 {
      * @param value a float
      * @return the value after a round trip through fp16 (saturating), what a graph sees when fed it
      */
-    public static float round(float value) {
+    static float round(float value) {
         return toFloat(fromFloat(value));
     }
 }

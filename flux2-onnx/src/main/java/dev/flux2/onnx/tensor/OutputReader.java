@@ -82,7 +82,7 @@ public final class OutputReader {
      * @param expected the shape it must have
      * @param where the stage, for messages
      */
-    public static void requireShape(OnnxTensor tensor, long[] expected, String where) {
+    static void requireShape(OnnxTensor tensor, long[] expected, String where) {
         long[] actual = tensor.getInfo().getShape();
         if (!Arrays.equals(actual, expected)) {
             throw new InferenceException(where + ": output has shape " + Arrays.toString(actual) + ", expected "

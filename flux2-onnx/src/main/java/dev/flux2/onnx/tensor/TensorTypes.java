@@ -13,7 +13,7 @@ public final class TensorTypes {
      * @return ONNX Runtime's name for it
      * @throws IllegalArgumentException for a type without an ONNX Runtime Java equivalent here
      */
-    public static OnnxJavaType javaType(ElementType type) {
+    static OnnxJavaType javaType(ElementType type) {
         return switch (type) {
             case FLOAT -> OnnxJavaType.FLOAT;
             case FLOAT16 -> OnnxJavaType.FLOAT16;

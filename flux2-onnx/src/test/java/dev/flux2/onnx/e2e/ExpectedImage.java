@@ -1,10 +1,10 @@
 package dev.flux2.onnx.e2e;
 
 import dev.flux2.math.FlowMatchSchedule;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.math.LatentLayout;
 import dev.flux2.math.PositionIds;
 import dev.flux2.math.TorchRandom;
+import dev.flux2.spi.LatentGrid;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.testkit.SyntheticReference;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
@@ -41,7 +41,7 @@ final class ExpectedImage {
      */
     static float[] noiseTokens(long seed, int gridHeight, int gridWidth) {
         float[] noise = TorchRandom.randn(seed, 1, 128, gridHeight, gridWidth);
-        return LatentLayout.pack(new LatentGrid(noise, 128, gridHeight, gridWidth));
+        return LatentLayout.pack(new LatentGrid(noise, 128, gridWidth, gridHeight));
     }
 
     /**
@@ -55,7 +55,7 @@ final class ExpectedImage {
      */
     static void denoise(SyntheticReference ref, float[] x, float[] context, Loop loop) {
         int n = loop.gridHeight() * loop.gridWidth();
-        float[] ids = PositionIds.concat(PositionIds.image(loop.gridHeight(), loop.gridWidth()), loop.referenceIds());
+        float[] ids = PositionIds.concat(PositionIds.image(loop.gridWidth(), loop.gridHeight()), loop.referenceIds());
         float[] sigmas = FlowMatchSchedule.forImage(n, loop.steps()).sigmas();
         float[] tokens = new float[x.length + loop.references().length];
         System.arraycopy(loop.references(), 0, tokens, x.length, loop.references().length);
@@ -93,8 +93,8 @@ final class ExpectedImage {
      * @return the decoded planar RGB [3][H][W]
      */
     static float[] decode(SyntheticReference ref, float[] tokens, int gridHeight, int gridWidth) {
-        LatentGrid latent = LatentLayout.unpack(tokens, 128, gridHeight, gridWidth);
-        return ref.decodeLatent(latent.data(), gridHeight, gridWidth);
+        LatentGrid latent = LatentLayout.unpack(tokens, 128, gridWidth, gridHeight);
+        return ref.decodeLatent(latent.data(), gridWidth, gridHeight);
     }
 
     /**

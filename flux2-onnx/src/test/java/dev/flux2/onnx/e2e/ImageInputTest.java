@@ -10,10 +10,10 @@ import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.math.FlowMatchSchedule;
-import dev.flux2.math.LatentGrid;
 import dev.flux2.math.LatentLayout;
 import dev.flux2.math.PositionIds;
 import dev.flux2.math.TorchRandom;
+import dev.flux2.spi.LatentGrid;
 import dev.flux2.testkit.FusedConvention;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
@@ -47,7 +47,7 @@ class ImageInputTest {
 
     private static float[] encodedTokens(SyntheticReference ref, BufferedImage image) {
         float[] latent = ref.encodeImage(ExpectedImage.pixels(image), image.getWidth(), image.getHeight());
-        return LatentLayout.pack(new LatentGrid(latent, 128, image.getHeight() / 16, image.getWidth() / 16));
+        return LatentLayout.pack(new LatentGrid(latent, 128, image.getWidth() / 16, image.getHeight() / 16));
     }
 
     @Test
@@ -72,7 +72,7 @@ class ImageInputTest {
         int gh = 3;
         int gw = 4;
         float[] x0 = encodedTokens(ref, init);
-        float[] noise = LatentLayout.pack(new LatentGrid(TorchRandom.randn(9L, 1, 128, gh, gw), 128, gh, gw));
+        float[] noise = LatentLayout.pack(new LatentGrid(TorchRandom.randn(9L, 1, 128, gh, gw), 128, gw, gh));
         float sigma = FlowMatchSchedule.forImage(gh * gw, steps).sigmas()[tStart];
         float[] x = new float[x0.length];
         for (int i = 0; i < x.length; i++) {
@@ -106,7 +106,7 @@ class ImageInputTest {
         System.arraycopy(t1, 0, references, 0, t1.length);
         System.arraycopy(t2, 0, references, t1.length, t2.length);
         // Ids (10(i+1), r, c, 0) per reference (golden-tested core math).
-        float[] ids = PositionIds.concat(PositionIds.reference(0, 4, 4), PositionIds.reference(1, 4, 5));
+        float[] ids = PositionIds.concat(PositionIds.reference(0, 4, 4), PositionIds.reference(1, 5, 4));
         assertEquals(10f, ids[0]);
         assertEquals(20f, ids[16 * 4]);
         float[] x = ExpectedImage.noiseTokens(4, 2, 3);

@@ -13,7 +13,6 @@ import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
 import dev.flux2.api.ProgressEvent;
-import dev.flux2.api.ProviderFallback;
 import dev.flux2.api.Stage;
 import dev.flux2.onnx.session.OpenSessionCounter;
 import dev.flux2.testkit.SyntheticBundle;
@@ -184,16 +183,16 @@ class LifecycleTest {
                         ModelLoadException.class,
                         () -> Flux2Pipeline.builder()
                                 .model(bundle.directory())
-                                .executionProvider("cuda")
-                                .providerFallback(ProviderFallback.FAIL)
+                                .backendOption("providers", "cuda")
+                                .backendOption("provider_fallback", "fail")
                                 .build())
                 .getMessage();
         assertTrue(msg.contains("CUDA") && msg.contains("unavailable:"), msg);
         try (Flux2Pipeline p = Flux2Pipeline.builder()
                 .model(bundle.directory())
-                .executionProvider("cuda")
-                .providerFallback(ProviderFallback.WARN_AND_FALL_BACK)
-                .intraOpThreads(1)
+                .backendOption("providers", "cuda")
+                .backendOption("provider_fallback", "warn")
+                .backendOption("threads", "1")
                 .build()) {
             assertEquals(48, p.generate(request(1).build()).first().image().getHeight());
         }

@@ -165,7 +165,14 @@ class LoadFailureTest {
                             + optional.get(1).getFileName() + ")",
                     summary.details().get("absent_optional_graphs"));
             assertEquals("none", summary.details().get("problems"));
-            assertEquals("none", summary.fusedConvention());
+            assertEquals("none", summary.details().get("fused_denoiser_convention"));
+            for (Path file : optional) {
+                ModelSummary.FileEntry entry = summary.files().stream()
+                        .filter(f -> f.path().equals(file.getFileName().toString()))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError(file + " listed: " + summary.files()));
+                assertTrue(entry.optional() && !entry.present() && entry.ok(), entry.toString());
+            }
         } finally {
             for (Path file : optional) {
                 Files.move(file.resolveSibling(file.getFileName() + ".aside"), file);
@@ -272,7 +279,7 @@ class LoadFailureTest {
                         InvalidRequestException.class,
                         () -> Flux2Pipeline.builder()
                                 .model(bundle.directory())
-                                .option("graph_opt", "all")
+                                .backendOption("graph_opt", "all")
                                 .build())
                 .getMessage();
         assertTrue(msg.contains("'graph_opt'") && msg.contains("graph_optimization_level"), msg);

@@ -8,7 +8,6 @@ import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.ModelInfo;
-import dev.flux2.api.VaeAttentionMode;
 import dev.flux2.math.FlowMatchSchedule;
 import dev.flux2.math.PositionIds;
 import dev.flux2.testkit.FusedConvention;
@@ -61,7 +60,7 @@ class SyntheticTextToImageTest {
         float[] ctx = ExpectedImage.context(ref, bundle.tokenizerDirectory(), PROMPT);
         float[] sigmas = FlowMatchSchedule.forImage(gh * gw, 4).sigmas();
         float[] latent =
-                ref.fusedLatent(ExpectedImage.noiseTokens(seed, gh, gw), PositionIds.image(gh, gw), sigmas, ctx);
+                ref.fusedLatent(ExpectedImage.noiseTokens(seed, gh, gw), PositionIds.image(gw, gh), sigmas, ctx);
         return ExpectedImage.decode(ref, latent, gh, gw);
     }
 
@@ -85,7 +84,7 @@ class SyntheticTextToImageTest {
         // 80x48: S = (48/8)(80/8) = 60 = 20·3 is a multiple, so use 48x80 → S = 60 too; 64x48 → S = 48 = 2·20 + 8.
         try (Flux2Pipeline p = Flux2Pipeline.builder()
                 .model(plain.directory())
-                .vaeAttention(VaeAttentionMode.CHUNKED)
+                .backendOption("vae_attention", "chunked")
                 .build()) {
             GenerationResult r = generate(p, 7, 64, 48);
             assertEquals(64, r.first().image().getWidth());
@@ -111,14 +110,14 @@ class SyntheticTextToImageTest {
         GenerationResult whole;
         try (Flux2Pipeline p = Flux2Pipeline.builder()
                 .model(plain.directory())
-                .vaeAttention(VaeAttentionMode.CHUNKED)
-                .vaeChunkSize(16)
+                .backendOption("vae_attention", "chunked")
+                .backendOption("vae_chunk_size", "16")
                 .build()) {
             chunked = generate(p, 11, 80, 64); // S = 80 = 5 chunks of 16
         }
         try (Flux2Pipeline p = Flux2Pipeline.builder()
                 .model(plain.directory())
-                .vaeAttention(VaeAttentionMode.WHOLE)
+                .backendOption("vae_attention", "whole")
                 .build()) {
             whole = generate(p, 11, 80, 64);
         }
@@ -153,19 +152,20 @@ class SyntheticTextToImageTest {
     }
 
     @Test
-    void forcePerStepAndFusedOffRunPerStep() {
-        try (Flux2Pipeline p = Flux2Pipeline.builder().model(engine.directory()).build()) {
-            GenerationResult r = p.generate(GenerationRequest.builder(PROMPT)
-                    .seed(5)
-                    .size(64, 64)
-                    .forcePerStep(true)
-                    .build());
+    void fusedOffRunsPerStep() {
+        try (Flux2Pipeline p = Flux2Pipeline.builder()
+                .model(engine.directory())
+                .backendOption("fused", "off")
+                .build()) {
+            assertEquals(0, p.modelInfo().fusedSteps(), "fused=off: the backend offers no fused graph");
+            GenerationResult r = p.generate(
+                    GenerationRequest.builder(PROMPT).seed(5).size(64, 64).build());
             assertFalse(r.first().metadata().fused());
             ImageComparison.assertMatches(r.first().image(), expectedPerStep(engine, 5, 64, 64), "forced per step");
         }
         try (Flux2Pipeline p = Flux2Pipeline.builder()
                 .model(engine.directory())
-                .option("fused", "off")
+                .backendOption("fused", "off")
                 .build()) {
             GenerationResult r = generate(p, 5, 64, 64);
             assertFalse(r.first().metadata().fused());

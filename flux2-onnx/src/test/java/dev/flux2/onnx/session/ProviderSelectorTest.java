@@ -8,7 +8,6 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.api.ProviderFallback;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -28,7 +27,7 @@ class ProviderSelectorTest {
     void unknownNameFailsEvenWithFallback() {
         String msg = assertThrows(
                         InvalidRequestException.class,
-                        () -> ProviderSelector.select(List.of("cudaa"), ProviderFallback.WARN_AND_FALL_BACK, 0))
+                        () -> ProviderSelector.select(List.of("cudaa"), ProviderFallback.WARN, 0))
                 .getMessage();
         assertTrue(msg.contains("'cudaa'") && msg.contains("cuda") && msg.contains("coreml"), msg);
     }
@@ -63,7 +62,7 @@ class ProviderSelectorTest {
                 "this test needs the CPU-only ONNX Runtime jar");
         assertEquals(
                 List.of(),
-                ProviderSelector.select(List.of("cuda", "cpu"), ProviderFallback.WARN_AND_FALL_BACK, 0)
+                ProviderSelector.select(List.of("cuda", "cpu"), ProviderFallback.WARN, 0)
                         .providers());
     }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.api.VaeAttentionMode;
 import org.junit.jupiter.api.Test;
 
 class AttentionPlanTest {

@@ -1,4 +1,4 @@
-package dev.flux2.image;
+package dev.flux2.spi;
 
 import java.util.Objects;
 
@@ -14,7 +14,7 @@ public record PixelTensor(float[] data, int width, int height) {
     /** Validates the length. */
     public PixelTensor {
         Objects.requireNonNull(data, "data");
-        if (width < 1 || height < 1 || data.length != 3 * width * height) {
+        if (width < 1 || height < 1 || data.length != 3L * width * height) {
             throw new IllegalArgumentException("RGB image of " + width + "x" + height + " needs "
                     + (3L * width * height) + " values, got " + data.length);
         }

@@ -1,6 +1,6 @@
-package dev.flux2.api;
+package dev.flux2.onnx.stage;
 
-/** How the split VAE decoder computes its single-head attention. */
+/** How the split VAE decoder computes its single-head attention: the backend option {@code vae_attention}. */
 public enum VaeAttentionMode {
     /** Whole-sequence attention when the score matrix fits {@code 64 MiB} of fp16, chunked otherwise. */
     AUTO,

@@ -1,0 +1,20 @@
+/**
+ * The backend-neutral FLUX.2 [klein] API ({@code dev.flux2.api}: {@code Flux2Pipeline}, {@code GenerationRequest},
+ * results, progress, cancellation, exceptions) and the backend SPI ({@code dev.flux2.spi}). The generation engine,
+ * the schedule and latent math and the image conversions stay inside; the math is exported to the benchmarks only.
+ * Backends are found with {@link java.util.ServiceLoader}: put {@code dev.flux2.onnx} on the module path (or
+ * {@code flux2-onnx} on the class path).
+ */
+// dev.flux2.bench, an application jar (automatic module), is absent when this compiles; "flux2" ends in a digit.
+@SuppressWarnings("module")
+module dev.flux2.core {
+    requires transitive java.desktop; // BufferedImage in the API
+    requires org.slf4j;
+
+    exports dev.flux2.api;
+    exports dev.flux2.spi;
+    exports dev.flux2.math to
+            dev.flux2.bench;
+
+    uses dev.flux2.spi.Flux2BackendProvider;
+}

@@ -1,0 +1,164 @@
+package dev.flux2.examples.embedding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.flux2.testkit.SyntheticBundle;
+import dev.flux2.testkit.SyntheticBundleSpec;
+import dev.flux2.testkit.SyntheticBundleWriter;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The libraries as JPMS modules: a JVM with {@code --module-path} = the jars of flux2-core, flux2-tokenizer and
+ * flux2-onnx and their run-time dependencies (failsafe's {@code flux2.module.path}, copied by the build),
+ * {@code --add-modules dev.flux2.onnx}, and {@link MinimalExample} on the class path generates from a synthetic
+ * bundle. That proves the {@code requires}, {@code uses} and {@code provides} directives complete: the backend is
+ * found through the service binding, ONNX Runtime loads its natives, the tokenizer loads DJL's, the config is read
+ * with Jackson, and the image equals the class-path run's. The module descriptors are checked for the boundary the
+ * libraries draw: the API and SPI exported, the backend exporting nothing but to the benchmarks.
+ */
+class ModulePathIT {
+    private static final String PROMPT = "a red fox in the snow";
+
+    @TempDir
+    static Path work;
+
+    static SyntheticBundle bundle;
+
+    @BeforeAll
+    static void writeBundle() {
+        bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), work.resolve("bundle"));
+    }
+
+    private record Result(int exitCode, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout\n" + out + "--- stderr\n" + err;
+        }
+    }
+
+    private static Path modulePath() throws IOException {
+        Path dir = Path.of(System.getProperty("flux2.module.path", "target/module-path"));
+        try (Stream<Path> jars = Files.list(dir)) {
+            List<String> names = jars.map(p -> p.getFileName().toString()).toList();
+            for (String lib : List.of("flux2-core", "flux2-tokenizer", "flux2-onnx")) {
+                assertTrue(
+                        names.stream().anyMatch(n -> n.startsWith(lib + "-")), lib + " on the module path: " + names);
+            }
+            assertFalse(
+                    names.stream().anyMatch(n -> n.startsWith("picocli") || n.startsWith("flux2-examples")),
+                    "only the libraries and their dependencies: " + names);
+        }
+        return dir;
+    }
+
+    private static Result java(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xmx1g");
+        cmd.add("-Djava.awt.headless=true");
+        cmd.addAll(List.of(args));
+        Path out = Files.createTempFile(work, "stdout", ".txt");
+        Path err = Files.createTempFile(work, "stderr", ".txt");
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .directory(work.toFile())
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile());
+        pb.environment().put("DJL_OFFLINE", "true");
+        pb.environment().put("OPT_OUT_TRACKING", "true");
+        pb.environment().put("RUST_FLAVOR", "cpu");
+        Process p = pb.start();
+        if (!p.waitFor(180, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError(String.join(" ", cmd) + " did not finish within 180 s");
+        }
+        return new Result(
+                p.exitValue(),
+                Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void minimalExampleGeneratesWithTheLibrariesOnTheModulePath() throws Exception {
+        Path png = work.resolve("module-path.png");
+        Result r = java(
+                "--module-path",
+                modulePath().toString(),
+                "--add-modules",
+                "dev.flux2.onnx",
+                "-cp",
+                System.getProperty("flux2.examples.classes", "target/classes"),
+                MinimalExample.class.getName(),
+                bundle.directory().toString(),
+                PROMPT,
+                png.toString());
+        assertEquals(0, r.exitCode(), r.toString());
+        assertEquals("", r.err(), "no warning, no stack trace: " + r);
+        BufferedImage image = ImageIO.read(png.toFile());
+        assertEquals(512, image.getWidth());
+        assertEquals(512, image.getHeight());
+
+        // The same program on the class path (the shaded jar) draws the same pixels.
+        Path classPathPng = work.resolve("class-path.png");
+        Result c = java(
+                "-cp",
+                Path.of(System.getProperty("flux2.cli.jar", "target/flux2.jar"))
+                        .toAbsolutePath()
+                        .toString(),
+                MinimalExample.class.getName(),
+                bundle.directory().toString(),
+                PROMPT,
+                classPathPng.toString());
+        assertEquals(0, c.exitCode(), c.toString());
+        BufferedImage expected = ImageIO.read(classPathPng.toFile());
+        for (int y = 0; y < 512; y++) {
+            for (int x = 0; x < 512; x++) {
+                assertEquals(expected.getRGB(x, y), image.getRGB(x, y), "pixel " + x + "," + y);
+            }
+        }
+    }
+
+    @Test
+    void theBackendExportsNothingAndProvidesTheSpi() throws Exception {
+        Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.onnx");
+        assertEquals(0, r.exitCode(), r.toString());
+        List<String> lines = r.out().lines().map(String::strip).toList();
+        assertTrue(
+                lines.contains("provides dev.flux2.spi.Flux2BackendProvider with dev.flux2.onnx.OnnxBackendProvider"),
+                r.out());
+        for (String line : lines) {
+            assertFalse(line.startsWith("exports "), "unqualified export: " + line);
+            if (line.startsWith("qualified exports ")) {
+                assertTrue(line.endsWith(" to dev.flux2.bench"), line);
+            }
+        }
+    }
+
+    @Test
+    void theCoreExportsItsApiAndSpiOnly() throws Exception {
+        Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.core");
+        assertEquals(0, r.exitCode(), r.toString());
+        List<String> lines = r.out().lines().map(String::strip).toList();
+        List<String> exports =
+                lines.stream().filter(l -> l.startsWith("exports ")).sorted().toList();
+        assertEquals(List.of("exports dev.flux2.api", "exports dev.flux2.spi"), exports, r.out());
+        assertTrue(lines.contains("uses dev.flux2.spi.Flux2BackendProvider"), r.out());
+        assertTrue(lines.contains("qualified exports dev.flux2.math to dev.flux2.bench"), r.out());
+        assertTrue(
+                lines.contains("contains dev.flux2.pipeline") && lines.contains("contains dev.flux2.image"),
+                "the engine and the image code are in the module but not exported: " + r.out());
+    }
+}

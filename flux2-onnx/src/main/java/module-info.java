@@ -1,0 +1,33 @@
+/**
+ * The ONNX Runtime backend of flux2-java. It exports no package: applications use the API of {@code dev.flux2.core}
+ * and reach this backend through {@link java.util.ServiceLoader} ({@code Flux2Pipeline.builder()}, backend name
+ * {@code onnx}, options by {@code backendOption(key, value)}). The internals are exported to the benchmarks only,
+ * which time the backend's stages one by one.
+ */
+// "module": dev.flux2.bench, an application jar (automatic module), is absent when this compiles, and "flux2" ends
+// in a digit; "requires-automatic": ONNX Runtime and JNA are automatic modules.
+@SuppressWarnings({"module", "requires-automatic"})
+module dev.flux2.onnx {
+    requires dev.flux2.core;
+    requires dev.flux2.tokenizer;
+    requires com.fasterxml.jackson.databind;
+    requires com.microsoft.onnxruntime;
+    requires com.sun.jna;
+    requires org.slf4j;
+
+    provides dev.flux2.spi.Flux2BackendProvider with
+            dev.flux2.onnx.OnnxBackendProvider;
+
+    exports dev.flux2.onnx to
+            dev.flux2.bench;
+    exports dev.flux2.onnx.config to
+            dev.flux2.bench;
+    exports dev.flux2.onnx.graph to
+            dev.flux2.bench;
+    exports dev.flux2.onnx.session to
+            dev.flux2.bench;
+    exports dev.flux2.onnx.stage to
+            dev.flux2.bench;
+    exports dev.flux2.onnx.tensor to
+            dev.flux2.bench;
+}

@@ -1,0 +1,118 @@
+package dev.flux2.onnx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.flux2.api.InvalidRequestException;
+import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.onnx.session.ProviderFallback;
+import dev.flux2.onnx.stage.VaeAttentionMode;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class OnnxOptionsTest {
+    @Test
+    void defaultsWhenEmpty() {
+        OnnxOptions d = OnnxOptions.parse(Map.of());
+        assertEquals(OnnxOptions.defaults(), d);
+        assertEquals(0, d.threads());
+        assertEquals(List.of(), d.providers());
+        assertEquals(ProviderFallback.FAIL, d.providerFallback());
+        assertEquals(VaeAttentionMode.AUTO, d.vaeAttention());
+        assertEquals(0, d.vaeChunkSize());
+        assertTrue(d.fusedEnabled());
+        assertEquals(Optional.empty(), d.optimizationLevel());
+        assertTrue(d.pinDimensions());
+        assertEquals(0, d.deviceId());
+    }
+
+    @Test
+    void parsesEveryOption() {
+        OnnxOptions o = OnnxOptions.parse(Map.of(
+                "graph_optimization_level", "Disabled", "fused", "off", "pin_dimensions", "false", "device_id", "2"));
+        assertEquals(Optional.of(OptimizationLevel.DISABLED), o.optimizationLevel());
+        assertFalse(o.fusedEnabled());
+        assertFalse(o.pinDimensions());
+        assertEquals(2, o.deviceId());
+
+        OnnxOptions r = OnnxOptions.parse(Map.of(
+                "threads", " 3 ",
+                "providers", "CUDA, coreml,,cpu",
+                "provider_fallback", "WARN",
+                "vae_attention", "chunked",
+                "vae_chunk_size", "256"));
+        assertEquals(3, r.threads());
+        assertEquals(List.of("cuda", "coreml", "cpu"), r.providers(), "order of preference kept, blanks skipped");
+        assertEquals(ProviderFallback.WARN, r.providerFallback());
+        assertEquals(VaeAttentionMode.CHUNKED, r.vaeAttention());
+        assertEquals(256, r.vaeChunkSize());
+        assertEquals(
+                VaeAttentionMode.WHOLE,
+                OnnxOptions.parse(Map.of("vae_attention", "whole")).vaeAttention());
+    }
+
+    @Test
+    void unknownKeyListsTheKnownOnes() {
+        String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("fusd", "off")))
+                .getMessage();
+        assertTrue(
+                msg.contains("'fusd'")
+                        && msg.contains("fused")
+                        && msg.contains("graph_optimization_level")
+                        && msg.contains("pin_dimensions")
+                        && msg.contains("device_id"),
+                msg);
+        for (String key : List.of("threads", "providers", "provider_fallback", "vae_attention", "vae_chunk_size")) {
+            assertTrue(msg.contains(key), key + " listed: " + msg);
+        }
+    }
+
+    @Test
+    void badValuesNameKeyValueAndAccepted() {
+        String msg = assertThrows(
+                        InvalidRequestException.class,
+                        () -> OnnxOptions.parse(Map.of("graph_optimization_level", "max")))
+                .getMessage();
+        assertTrue(msg.contains("graph_optimization_level") && msg.contains("'max'") && msg.contains("disabled"), msg);
+        msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("fused", "yes")))
+                .getMessage();
+        assertTrue(msg.contains("fused must be auto or off, got 'yes'"), msg);
+        msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("device_id", "-1")))
+                .getMessage();
+        assertTrue(msg.contains("device_id"), msg);
+        msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("provider_fallback", "skip")))
+                .getMessage();
+        assertTrue(msg.contains("provider_fallback must be fail or warn, got 'skip'"), msg);
+        msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("vae_attention", "half")))
+                .getMessage();
+        assertTrue(msg.contains("vae_attention must be auto, chunked or whole, got 'half'"), msg);
+        msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("providers", "cuda,cudaa")))
+                .getMessage();
+        assertTrue(
+                msg.contains("providers") && msg.contains("'cudaa'") && msg.contains("known providers"),
+                "an unknown provider is an option error naming the key, the value and the known names: " + msg);
+    }
+
+    @Test
+    void negativeThreadsAndChunkSizesAreRejected() {
+        InvalidRequestException threads =
+                assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("threads", "-1")));
+        assertTrue(
+                threads.getMessage().contains("threads must be an integer >= 0")
+                        && threads.getMessage().contains("got '-1'"),
+                threads.getMessage());
+        InvalidRequestException chunks =
+                assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("vae_chunk_size", "-8")));
+        assertTrue(
+                chunks.getMessage().contains("vae_chunk_size must be an integer >= 0")
+                        && chunks.getMessage().contains("got '-8'"),
+                chunks.getMessage());
+        InvalidRequestException text =
+                assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("threads", "many")));
+        assertTrue(text.getMessage().contains("got 'many'"), text.getMessage());
+    }
+}
