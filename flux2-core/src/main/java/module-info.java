@@ -2,8 +2,9 @@
  * The backend-neutral FLUX.2 [klein] API ({@code dev.flux2.api}: {@code Flux2Pipeline}, {@code GenerationRequest},
  * results, progress, cancellation, exceptions) and the backend SPI ({@code dev.flux2.spi}). The generation engine,
  * the schedule and latent math and the image conversions stay inside; the math is exported to the benchmarks only.
- * Backends are found with {@link java.util.ServiceLoader}: put {@code dev.flux2.onnx} on the module path (or
- * {@code flux2-onnx} on the class path).
+ * Backends ({@link dev.flux2.spi.Flux2BackendProvider}) and model resolvers ({@link dev.flux2.spi.ModelResolver}) are
+ * found with {@link java.util.ServiceLoader}: put {@code dev.flux2.onnx} (which brings {@code dev.flux2.hub}) on the
+ * module path, or {@code flux2-onnx} on the class path.
  */
 // dev.flux2.bench, an application jar (automatic module), is absent when this compiles; "flux2" ends in a digit.
 @SuppressWarnings("module")
@@ -17,4 +18,5 @@ module dev.flux2.core {
             dev.flux2.bench;
 
     uses dev.flux2.spi.Flux2BackendProvider;
+    uses dev.flux2.spi.ModelResolver;
 }

@@ -7,6 +7,7 @@ module dev.flux2.testkit {
     requires transitive com.fasterxml.jackson.databind; // JsonNode/ObjectNode in SeedConfig and TokenizerFixture
     requires transitive org.tribuo.util.onnx; // the ONNX protobuf classes in GraphBuilder's API
     requires com.google.protobuf;
+    requires jdk.httpserver; // FakeHub, the loopback Hugging Face hub
     requires org.slf4j;
 
     exports dev.flux2.testkit;

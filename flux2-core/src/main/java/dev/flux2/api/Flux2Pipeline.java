@@ -11,7 +11,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Generates images with FLUX.2 [klein] from a model folder.
+ * Generates images with FLUX.2 [klein] from a model folder, or from a model named by its Hugging Face repo id
+ * ({@link Builder#model(String)}, fetched once into the shared hub cache).
  *
  * <pre>{@code
  * try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(Path.of("flux2-klein-4b")).build()) {
@@ -83,6 +84,8 @@ public final class Flux2Pipeline implements AutoCloseable {
      */
     public static final class Builder {
         private Path model;
+        private String modelReference;
+        private HubOptions hubOptions = HubOptions.defaults();
         private MemoryPolicy memoryPolicy = MemoryPolicy.SEQUENTIAL;
         private String backend;
         private final Map<String, String> backendOptions = new LinkedHashMap<>();
@@ -93,6 +96,33 @@ public final class Flux2Pipeline implements AutoCloseable {
         /** @param directory the model folder (for ONNX: the folder holding {@code flux2-config.json}) @return this */
         public Builder model(Path directory) {
             this.model = directory;
+            this.modelReference = null;
+            return this;
+        }
+
+        /**
+         * Names the model: a string naming an existing folder is that folder; any other string is a Hugging Face
+         * repo id, {@code owner/name} (branch {@code main}) or {@code owner/name@revision} (a branch, tag or
+         * commit), looked up in the shared hub cache and fetched and verified when missing (needs {@code flux2-hub},
+         * which {@code flux2-onnx} brings). {@link Flux2Models#DEFAULT_MODEL} names the pinned default bundle.
+         *
+         * @param reference a folder or a repo id
+         * @return this
+         * @see #hubOptions(HubOptions)
+         */
+        public Builder model(String reference) {
+            this.modelReference = reference;
+            this.model = null;
+            return this;
+        }
+
+        /**
+         * @param options how a model named by repo id is found and fetched (default: {@link HubOptions#defaults()},
+         *     the environment decides)
+         * @return this
+         */
+        public Builder hubOptions(HubOptions options) {
+            this.hubOptions = options;
             return this;
         }
 
@@ -141,8 +171,11 @@ public final class Flux2Pipeline implements AutoCloseable {
          * @throws ModelLoadException when the model cannot be used
          */
         public Flux2Pipeline build() {
-            if (model == null) {
-                throw new InvalidRequestException("model directory must be set with model(Path), got none");
+            if (model == null && modelReference == null) {
+                throw new InvalidRequestException("the model must be set with model(Path) or model(String), got none");
+            }
+            if (hubOptions == null) {
+                throw new InvalidRequestException("hubOptions must not be null (use HubOptions.defaults())");
             }
             if (memoryPolicy == null) {
                 throw new InvalidRequestException("memoryPolicy must be SEQUENTIAL or RESIDENT, got null");
@@ -151,7 +184,9 @@ public final class Flux2Pipeline implements AutoCloseable {
                 throw new InvalidRequestException(
                         "backendOption key and value must not be null, got " + String.join(", ", nullOptions));
             }
-            BackendConfig config = new BackendConfig(model, memoryPolicy, backendOptions);
+            // Resolution (cache lookup, download, verification) comes after every cheap check above.
+            Path folder = model != null ? model : Flux2Models.resolve(modelReference, hubOptions);
+            BackendConfig config = new BackendConfig(folder, memoryPolicy, backendOptions);
             return new Flux2Pipeline(new GenerationEngine(BackendLocator.open(config, backend)));
         }
     }

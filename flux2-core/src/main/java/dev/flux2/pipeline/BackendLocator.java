@@ -42,6 +42,42 @@ public final class BackendLocator {
         return call(provider, directory, "inspect", p -> p.inspect(directory));
     }
 
+    /**
+     * Checks a folder with every installed backend that recognises it: each file its configuration names must
+     * exist with the size it promises.
+     *
+     * @param directory the folder
+     * @return one line per problem (file, expected and actual size); empty when the folder is usable or when no
+     *     installed backend recognises it
+     */
+    public static List<String> check(Path directory) {
+        List<String> problems = new ArrayList<>();
+        if (!Files.isDirectory(directory)) {
+            problems.add(directory.toAbsolutePath() + " is not a directory");
+            return problems;
+        }
+        for (Flux2BackendProvider provider : installedProviders()) {
+            if (!provider.canOpen(directory)) {
+                continue;
+            }
+            try {
+                ModelSummary summary = call(provider, directory, "inspect", p -> p.inspect(directory));
+                for (ModelSummary.FileEntry f : summary.files()) {
+                    if (!f.ok()) {
+                        problems.add(
+                                f.actualBytes() < 0
+                                        ? f.path() + ": missing"
+                                        : f.path() + ": expected " + f.expectedBytes() + " bytes, found "
+                                                + f.actualBytes());
+                    }
+                }
+            } catch (ModelLoadException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        return problems;
+    }
+
     private static List<Flux2BackendProvider> installedProviders() {
         List<Flux2BackendProvider> providers = new ArrayList<>();
         ServiceLoader.load(Flux2BackendProvider.class, BackendLocator.class.getClassLoader())

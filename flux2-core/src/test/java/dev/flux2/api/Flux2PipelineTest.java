@@ -116,7 +116,24 @@ class Flux2PipelineTest {
     void modelDirectoryIsRequired() {
         InvalidRequestException e = assertThrows(
                 InvalidRequestException.class, () -> Flux2Pipeline.builder().build());
-        assertTrue(e.getMessage().contains("model directory must be set"), e.getMessage());
+        assertTrue(e.getMessage().contains("model must be set"), e.getMessage());
+    }
+
+    @Test
+    void aNameWithoutAResolverOnTheClassPathIsAModelLoadExceptionSayingSo() {
+        ModelLoadException e = assertThrows(
+                ModelLoadException.class,
+                () -> Flux2Pipeline.builder().model("owner/name@main").build());
+        assertTrue(
+                e.getMessage().contains("no model resolver is on the classpath")
+                        && e.getMessage().contains("flux2-hub"),
+                e.getMessage());
+        assertThrows(
+                InvalidRequestException.class,
+                () -> Flux2Pipeline.builder()
+                        .model("owner/name")
+                        .hubOptions(null)
+                        .build());
     }
 
     @Test

@@ -1,55 +1,52 @@
 package dev.flux2.examples.cli;
 
-import dev.flux2.examples.download.DownloadListener;
-import dev.flux2.examples.download.DownloadOptions;
-import dev.flux2.examples.download.DownloadReport;
-import dev.flux2.examples.download.DownloadedFile;
-import dev.flux2.examples.download.HfBundleDownloader;
-import dev.flux2.examples.download.KnownBundles;
+import dev.flux2.api.Flux2Models;
+import dev.flux2.api.HubOptions;
+import dev.flux2.hub.FileVerification;
+import dev.flux2.hub.ModelHub;
+import dev.flux2.hub.RepoRef;
+import dev.flux2.hub.ResolvedModel;
+import dev.flux2.hub.VerificationReport;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
- * {@code flux2 download}: fetches a bundle from Hugging Face over HTTPS, resumably, and verifies it (sizes against
- * the bundle config; sizes and BLAKE3 for the pinned default revision).
+ * {@code flux2 download [REPO[@REV]] [--dir DIR]}: fetches a model into the shared hub cache (or, with
+ * {@code --dir}, into a plain folder), resumably and verified; a thin user of {@link ModelHub}, the same code that
+ * {@code --model REPO} uses.
  */
 @Command(
         name = "download",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Download a FLUX.2 ONNX bundle from Hugging Face (resumable, verified).",
-            "Default: " + DownloadOptions.DEFAULT_REPO + " at the pinned revision " + DownloadOptions.DEFAULT_REVISION
-                    + " (sizes and BLAKE3 checked)."
+            "Download a model from Hugging Face into the hub cache (or a plain folder with --dir); resumable, verified.",
+            "Default: " + Flux2Models.DEFAULT_MODEL + " (sizes, SHA-256 and BLAKE3 checked)."
         })
 final class DownloadCommand extends BaseCommand {
-    @Option(
-            names = "--dir",
-            required = true,
-            paramLabel = "DIR",
-            description = "Target folder (created if needed; completed files are kept).")
-    Path dir;
-
-    @Option(
-            names = "--repo",
-            paramLabel = "ID",
-            defaultValue = DownloadOptions.DEFAULT_REPO,
-            description = "Repository id (default ${DEFAULT-VALUE}).")
+    @Parameters(
+            index = "0",
+            arity = "0..1",
+            paramLabel = "REPO[@REV]",
+            defaultValue = Flux2Models.DEFAULT_MODEL,
+            description = "Repository id, optionally @branch, @tag or @commit (default ${DEFAULT-VALUE}).")
     String repo;
 
     @Option(
-            names = "--revision",
-            paramLabel = "REV",
-            description = "Branch, tag or commit (default: the pinned commit for the default repo, main otherwise).")
-    String revision;
+            names = "--dir",
+            paramLabel = "DIR",
+            description = "Write a plain folder instead of the hub cache (created if needed; verified files are kept).")
+    Path dir;
 
     @Option(
             names = "--endpoint",
             paramLabel = "URL",
-            description = "Hub endpoint (default: $HF_ENDPOINT or " + DownloadOptions.DEFAULT_ENDPOINT + ").")
+            description = "Hub endpoint (default: $HF_ENDPOINT or https://huggingface.co).")
     URI endpoint;
 
     @Option(
@@ -67,9 +64,7 @@ final class DownloadCommand extends BaseCommand {
                     "Abort (and retry) a transfer that receives nothing for this long (default ${DEFAULT-VALUE}).")
     int stallTimeoutSeconds;
 
-    @Option(
-            names = "--verify",
-            description = "Re-hash files already present (pinned bundles; otherwise only sizes are checked).")
+    @Option(names = "--verify", description = "Afterwards, hash every file again and compare (expected vs actual).")
     boolean verify;
 
     @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
@@ -77,52 +72,58 @@ final class DownloadCommand extends BaseCommand {
 
     @Override
     public Integer call() {
-        DownloadOptions.Builder b = DownloadOptions.builder(dir)
-                .repo(repo)
-                .retries(retries)
-                .stallTimeout(java.time.Duration.ofSeconds(Math.max(1, stallTimeoutSeconds)))
-                .rehashExisting(verify);
-        if (revision != null) {
-            b.revision(revision);
+        RepoRef ref;
+        try {
+            ref = RepoRef.parse(repo);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + " (expected REPO or REPO@REV, e.g. owner/name@main)");
         }
-        if (endpoint != null) {
-            b.endpoint(endpoint);
-        }
-        DownloadOptions options = b.build();
-        out().println("downloading " + options.repo() + "@" + options.revision() + " from " + options.endpoint()
-                + " into " + dir.toAbsolutePath());
-        out().flush();
-        DownloadReport report;
-        try (DownloadProgressBars bars = noProgress ? null : new DownloadProgressBars(System.err)) {
-            DownloadListener listener = bars == null ? DownloadListener.NONE : bars;
-            report = new HfBundleDownloader(options, KnownBundles.shipped(), listener).download();
-        }
-        for (DownloadedFile f : report.files()) {
-            String what = switch (f.outcome()) {
-                case DOWNLOADED ->
-                    f.resumedFrom() > 0 ? "downloaded (resumed at " + f.resumedFrom() + ")" : "downloaded";
-                case ALREADY_PRESENT -> "present";
-                case ABSENT_OPTIONAL -> "absent (optional, not in this revision)";
-            };
-            out().printf(
-                            Locale.ROOT,
-                            "  %-40s %15s  %s%n",
-                            f.path(),
-                            f.outcome() == DownloadedFile.Outcome.ABSENT_OPTIONAL
-                                    ? "-"
-                                    : String.format(Locale.ROOT, "%,d", f.bytes()),
-                            what);
+        ResolvedModel model;
+        ModelHub hub;
+        try (DownloadProgressBars bars = new DownloadProgressBars(System.err, !noProgress)) {
+            HubOptions.Builder options = HubOptions.builder().listener(bars);
+            if (endpoint != null) {
+                options.endpoint(endpoint);
+            }
+            hub = ModelHub.builder()
+                    .options(options.build())
+                    .retries(retries)
+                    .stallTimeout(Duration.ofSeconds(Math.max(1, stallTimeoutSeconds)))
+                    .build();
+            out().println("downloading " + ref + " from " + hub.endpoint() + " into "
+                    + (dir != null ? dir.toAbsolutePath() : "the hub cache " + hub.cacheDir()));
+            out().flush();
+            model = dir != null ? hub.download(ref, dir) : hub.resolve(ref);
         }
         out().printf(
                         Locale.ROOT,
-                        "bundle ready: %s (%s, %s transferred); verified: %s%n",
-                        dir.toAbsolutePath(),
-                        Sizes.human(report.totalBytes()),
-                        Sizes.human(report.transferredBytes()),
-                        report.hashVerified()
-                                ? "sizes and BLAKE3 against the pinned list"
-                                : "shard sizes against flux2-config.json");
+                        "model ready: %s%n  %s at commit %s: %d files, %s (%d fetched, %s transferred)%n",
+                        model.directory().toAbsolutePath(),
+                        ref.repo(),
+                        model.commit(),
+                        model.fileCount(),
+                        Sizes.human(model.totalBytes()),
+                        model.downloadedFiles(),
+                        Sizes.human(model.downloadedBytes()));
         out().flush();
+        if (verify) {
+            VerificationReport report = hub.verify(model.directory().toString());
+            out().println("verified against " + report.basis() + ":");
+            for (FileVerification f : report.files()) {
+                out().println("  " + f.describe());
+            }
+            out().flush();
+            if (!report.ok()) {
+                err().println("flux2: model error: " + report.failures().size() + " file(s) fail verification: "
+                        + String.join(
+                                "; ",
+                                report.failures().stream()
+                                        .map(FileVerification::describe)
+                                        .toList()));
+                err().flush();
+                return ExitCodes.MODEL;
+            }
+        }
         return ExitCodes.OK;
     }
 }

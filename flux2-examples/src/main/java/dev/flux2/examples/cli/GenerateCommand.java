@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code flux2 generate}: one or more images from a prompt (text-to-image, img2img, reference editing). */
@@ -35,12 +36,8 @@ import picocli.CommandLine.Option;
 final class GenerateCommand extends BaseCommand {
     private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(15);
 
-    @Option(
-            names = "--model",
-            required = true,
-            paramLabel = "DIR",
-            description = "Bundle folder (holding flux2-config.json).")
-    Path model;
+    @Mixin
+    ModelOption modelOption;
 
     @Option(
             names = {"-p", "--prompt"},
@@ -244,7 +241,7 @@ final class GenerateCommand extends BaseCommand {
     /** The ONNX backend's options these flags map to (the keys are listed in the README). */
     private Flux2Pipeline.Builder pipelineBuilder() {
         Flux2Pipeline.Builder b = Flux2Pipeline.builder()
-                .model(model)
+                .model(modelOption.resolve(!noProgress))
                 .memoryPolicy(memory)
                 .backendOption("threads", Integer.toString(threads))
                 .backendOption("provider_fallback", allowFallback ? "warn" : "fail");

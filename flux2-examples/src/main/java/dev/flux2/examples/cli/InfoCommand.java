@@ -10,11 +10,11 @@ import dev.flux2.api.ModelSummary.GraphEntry;
 import dev.flux2.api.ModelSummary.TensorEntry;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -31,19 +31,15 @@ import picocli.CommandLine.Option;
             "Exits with 3 when a file is missing or has the wrong size."
         })
 final class InfoCommand extends BaseCommand {
-    @Option(
-            names = "--model",
-            required = true,
-            paramLabel = "DIR",
-            description = "Bundle folder (holding flux2-config.json).")
-    Path model;
+    @Mixin
+    ModelOption modelOption;
 
     @Option(names = "--json", description = "Print the summary as JSON.")
     boolean json;
 
     @Override
     public Integer call() throws IOException {
-        ModelSummary summary = Flux2Models.inspect(model);
+        ModelSummary summary = Flux2Models.inspect(modelOption.resolve(true));
         if (json) {
             out().println(toJson(summary));
         } else {

@@ -11,6 +11,7 @@ import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.io.IOException;
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -25,12 +26,8 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = "Print the token ids and attention mask the text encoder gets for a prompt, as one JSON object.")
 final class TokenizeCommand extends BaseCommand {
-    @Option(
-            names = "--model",
-            required = true,
-            paramLabel = "DIR",
-            description = "Bundle folder (holding flux2-config.json).")
-    Path model;
+    @Mixin
+    ModelOption modelOption;
 
     @Option(
             names = {"-p", "--prompt"},
@@ -46,6 +43,7 @@ final class TokenizeCommand extends BaseCommand {
 
     @Override
     public Integer call() throws IOException {
+        Path model = modelOption.resolve(true);
         ModelSummary summary = Flux2Models.inspect(model);
         String tokenizerDir = detail(summary, TOKENIZER_DIR);
         int textSeqLen;
@@ -80,7 +78,7 @@ final class TokenizeCommand extends BaseCommand {
         String value = summary.details().get(key);
         if (value == null) {
             throw new ModelLoadException("backend '" + summary.backend() + "' does not report '" + key + "' for "
-                    + model + ", so the tokenizer cannot be found (flux2 tokenize needs an ONNX bundle)");
+                    + summary.directory() + ", so the tokenizer cannot be found (flux2 tokenize needs an ONNX bundle)");
         }
         return value;
     }

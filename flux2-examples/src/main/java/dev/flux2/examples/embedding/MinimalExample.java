@@ -5,7 +5,6 @@ import dev.flux2.api.GenerationRequest;
 import java.awt.image.BufferedImage;
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Path;
 import javax.imageio.ImageIO;
 
 /**
@@ -16,7 +15,7 @@ public final class MinimalExample {
     private MinimalExample() {}
 
     /**
-     * @param args model folder, prompt, output PNG
+     * @param args model folder or repo id[@revision], prompt, output PNG
      * @throws IOException when the PNG cannot be written
      */
     public static void main(String[] args) throws IOException {
@@ -24,8 +23,7 @@ public final class MinimalExample {
             System.err.println("usage: MinimalExample MODEL_DIR PROMPT OUTPUT.png");
             System.exit(2);
         }
-        try (Flux2Pipeline pipeline =
-                Flux2Pipeline.builder().model(Path.of(args[0])).build()) {
+        try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(args[0]).build()) {
             GenerationRequest request =
                     GenerationRequest.builder(args[1]).size(512, 512).seed(42).build();
             BufferedImage image = pipeline.generate(request).first().image();

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the shaded CLI jar ({@code flux2.cli.jar}, set by failsafe) as a separate JVM, as a user would. */
@@ -38,21 +39,26 @@ final class CliProcess {
         List<String> launch =
                 new ArrayList<>(List.of("-cp", jar().toAbsolutePath().toString(), mainClass));
         launch.addAll(List.of(args));
-        return await(workDir, launch, mainClass);
+        return await(workDir, launch, Map.of(), mainClass);
     }
 
     static Result run(Path workDir, String... args) throws IOException, InterruptedException {
+        return run(workDir, Map.of(), args);
+    }
+
+    /** Runs the CLI with extra environment variables (for example HF_HUB_CACHE and HF_ENDPOINT). */
+    static Result run(Path workDir, Map<String, String> env, String... args) throws IOException, InterruptedException {
         List<String> launch =
                 new ArrayList<>(List.of("-jar", jar().toAbsolutePath().toString()));
         launch.addAll(List.of(args));
-        return await(workDir, launch, "flux2 " + String.join(" ", args));
+        return await(workDir, launch, env, "flux2 " + String.join(" ", args));
     }
 
-    private static Result await(Path workDir, List<String> launch, String what)
+    private static Result await(Path workDir, List<String> launch, Map<String, String> env, String what)
             throws IOException, InterruptedException {
         Path out = Files.createTempFile(workDir, "stdout", ".txt");
         Path err = Files.createTempFile(workDir, "stderr", ".txt");
-        Process p = launch(workDir, out, err, launch);
+        Process p = launch(workDir, out, err, launch, env);
         if (!p.waitFor(180, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError(what + " did not finish within 180 s");
@@ -65,13 +71,19 @@ final class CliProcess {
 
     /** Starts the CLI with stdout and stderr going to files; the caller waits for it. */
     static Process start(Path workDir, Path out, Path err, String... args) throws IOException {
+        return start(workDir, out, err, Map.of(), args);
+    }
+
+    /** Starts the CLI with extra environment variables; the caller waits for it. */
+    static Process start(Path workDir, Path out, Path err, Map<String, String> env, String... args) throws IOException {
         List<String> launch =
                 new ArrayList<>(List.of("-jar", jar().toAbsolutePath().toString()));
         launch.addAll(List.of(args));
-        return launch(workDir, out, err, launch);
+        return launch(workDir, out, err, launch, env);
     }
 
-    private static Process launch(Path workDir, Path out, Path err, List<String> launch) throws IOException {
+    private static Process launch(Path workDir, Path out, Path err, List<String> launch, Map<String, String> env)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx1g");
@@ -84,6 +96,10 @@ final class CliProcess {
         pb.environment().put("DJL_OFFLINE", "true");
         pb.environment().put("OPT_OUT_TRACKING", "true");
         pb.environment().put("RUST_FLAVOR", "cpu");
+        // Never the user's hub cache, token or endpoint: tests pass their own.
+        pb.environment().keySet().removeIf(k -> k.startsWith("HF_") || k.startsWith("HUGGING"));
+        pb.environment().put("HF_HOME", workDir.resolve("hf-home").toString());
+        pb.environment().putAll(env);
         return pb.start();
     }
 }

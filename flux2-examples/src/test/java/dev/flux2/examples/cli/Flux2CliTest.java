@@ -11,7 +11,7 @@ import dev.flux2.api.InvalidImageException;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.examples.download.DownloadException;
+import dev.flux2.hub.HubException;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -111,7 +111,7 @@ class Flux2CliTest {
 
         CliHarness.Run tok = CliHarness.run("tokenize", "--model", missing, "--prompt", "p");
         assertEquals(ExitCodes.MODEL, tok.exitCode(), tok.err());
-        assertTrue(tok.err().contains("flux2-config.json"), tok.err());
+        assertTrue(tok.err().contains("does not exist"), tok.err());
     }
 
     @Test
@@ -203,7 +203,7 @@ class Flux2CliTest {
         assertEquals(2, ExitCodes.of(new InvalidRequestException("width")));
         assertEquals(2, ExitCodes.of(new InvalidImageException("init image")));
         assertEquals(3, ExitCodes.of(new ModelLoadException("shard missing")));
-        assertEquals(3, ExitCodes.of(new DownloadException("404")));
+        assertEquals(3, ExitCodes.of(new HubException("404")));
         assertEquals(4, ExitCodes.of(new InferenceException("transformer step 1/4")));
         assertEquals(4, ExitCodes.of(new Flux2Exception("other")));
         assertEquals(1, ExitCodes.of(new java.io.IOException("disk full")));

@@ -54,7 +54,7 @@ class ModulePathIT {
         Path dir = Path.of(System.getProperty("flux2.module.path", "target/module-path"));
         try (Stream<Path> jars = Files.list(dir)) {
             List<String> names = jars.map(p -> p.getFileName().toString()).toList();
-            for (String lib : List.of("flux2-core", "flux2-tokenizer", "flux2-onnx")) {
+            for (String lib : List.of("flux2-core", "flux2-tokenizer", "flux2-hub", "flux2-onnx")) {
                 assertTrue(
                         names.stream().anyMatch(n -> n.startsWith(lib + "-")), lib + " on the module path: " + names);
             }

@@ -1,0 +1,41 @@
+package dev.flux2.examples.cli;
+
+import dev.flux2.api.Flux2Models;
+import dev.flux2.api.HubOptions;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code --model} and {@code --offline}, shared by the commands that open a model: a folder, or a Hugging Face repo
+ * id {@code owner/name[@revision]} resolved through the shared hub cache (fetched and verified on first use, with
+ * the plan and a progress bar on stderr).
+ */
+final class ModelOption {
+    @Option(
+            names = "--model",
+            paramLabel = "DIR|REPO[@REV]",
+            defaultValue = Flux2Models.DEFAULT_MODEL,
+            description = "Model folder, or Hugging Face repo id[@revision] (fetched once into the hub cache;"
+                    + " HF_HUB_CACHE, HF_HOME, HF_ENDPOINT, HF_TOKEN apply). Default: ${DEFAULT-VALUE}.")
+    String model;
+
+    @Option(
+            names = "--offline",
+            description = "Make no network request (as HF_HUB_OFFLINE=1): only a complete cache or a folder works.")
+    boolean offline;
+
+    /**
+     * @param progress whether to draw download progress bars (the plan is printed regardless)
+     * @return the model folder
+     * @throws dev.flux2.api.ModelLoadException naming what is missing or wrong
+     */
+    Path resolve(boolean progress) {
+        try (DownloadProgressBars bars = new DownloadProgressBars(System.err, progress)) {
+            HubOptions.Builder options = HubOptions.builder().listener(bars);
+            if (offline) {
+                options.offline(true);
+            }
+            return Flux2Models.resolve(model, options.build());
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package dev.flux2.hub;
+
+import dev.flux2.api.HubOptions;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads the settings {@code huggingface_hub} reads from the environment, with the same precedence and defaults
+ * ({@code huggingface_hub/constants.py}; the token as in {@code utils/_auth.py}), so that the cache, endpoint,
+ * token and offline mode are shared with the Python tools. An option set in {@link HubOptions} wins.
+ */
+final class HubEnvironment {
+    /** {@code constants._HF_DEFAULT_ENDPOINT}. */
+    static final String DEFAULT_ENDPOINT = "https://huggingface.co";
+    /** {@code constants.ENV_VARS_TRUE_VALUES}. */
+    private static final Set<String> TRUE_VALUES = Set.of("1", "ON", "YES", "TRUE");
+
+    private final Map<String, String> env;
+    private final Path userHome;
+
+    HubEnvironment(Map<String, String> env, Path userHome) {
+        this.env = Map.copyOf(env);
+        this.userHome = userHome;
+    }
+
+    /** @return the process environment and {@code user.home} */
+    static HubEnvironment system() {
+        return new HubEnvironment(System.getenv(), Path.of(System.getProperty("user.home")));
+    }
+
+    /**
+     * {@code constants.HF_HUB_CACHE}: {@code HF_HUB_CACHE}, else the legacy {@code HUGGINGFACE_HUB_CACHE}, else
+     * {@code HF_HOME/hub}.
+     *
+     * @param options the caller's options
+     * @return the hub cache folder
+     */
+    Path cacheDir(HubOptions options) {
+        if (options.cacheDir().isPresent()) {
+            return options.cacheDir().get();
+        }
+        return get("HF_HUB_CACHE")
+                .or(() -> get("HUGGINGFACE_HUB_CACHE"))
+                .map(this::expandUser)
+                .orElseGet(() -> hfHome().resolve("hub"));
+    }
+
+    /**
+     * {@code constants.HF_HOME}: {@code HF_HOME}, else {@code XDG_CACHE_HOME/huggingface}, else
+     * {@code ~/.cache/huggingface}.
+     *
+     * @return the Hugging Face home folder
+     */
+    Path hfHome() {
+        return get("HF_HOME")
+                .map(this::expandUser)
+                .orElseGet(() -> get("XDG_CACHE_HOME")
+                        .map(this::expandUser)
+                        .orElseGet(() -> userHome.resolve(".cache"))
+                        .resolve("huggingface"));
+    }
+
+    /**
+     * {@code constants.ENDPOINT}: {@code HF_ENDPOINT} without trailing slashes, else the public hub.
+     *
+     * @param options the caller's options
+     * @return the endpoint
+     */
+    URI endpoint(HubOptions options) {
+        String e = options.endpoint()
+                .map(URI::toString)
+                .or(() -> get("HF_ENDPOINT"))
+                .orElse(DEFAULT_ENDPOINT);
+        while (e.endsWith("/")) {
+            e = e.substring(0, e.length() - 1);
+        }
+        return URI.create(e);
+    }
+
+    /**
+     * {@code constants.HF_HUB_OFFLINE}: {@code HF_HUB_OFFLINE} or {@code TRANSFORMERS_OFFLINE} set to one of
+     * {@code 1, ON, YES, TRUE}.
+     *
+     * @param options the caller's options
+     * @return whether no request may be made
+     */
+    boolean offline(HubOptions options) {
+        return options.offline().orElseGet(() -> isTrue(get("HF_HUB_OFFLINE").or(() -> get("TRANSFORMERS_OFFLINE"))));
+    }
+
+    /**
+     * {@code _auth.get_token}: the option, else {@code HF_TOKEN} (or the legacy {@code HUGGING_FACE_HUB_TOKEN}),
+     * else the token file ({@code HF_TOKEN_PATH}, else {@code HF_HOME/token}); cleaned as {@code _clean_token}
+     * does (line breaks removed, blanks trimmed, empty means none).
+     *
+     * @param options the caller's options
+     * @return the token, if any
+     */
+    Optional<String> token(HubOptions options) {
+        if (options.token().isPresent()) {
+            return clean(options.token().get());
+        }
+        Optional<String> fromEnv =
+                get("HF_TOKEN").or(() -> get("HUGGING_FACE_HUB_TOKEN")).flatMap(HubEnvironment::clean);
+        if (fromEnv.isPresent()) {
+            return fromEnv;
+        }
+        Path file = get("HF_TOKEN_PATH").map(this::expandUser).orElseGet(() -> hfHome().resolve("token"));
+        try {
+            return Files.isRegularFile(file) ? clean(Files.readString(file)) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<String> clean(String token) {
+        String t = token.replace("\r", "").replace("\n", "").strip();
+        return t.isEmpty() ? Optional.empty() : Optional.of(t);
+    }
+
+    private static boolean isTrue(Optional<String> value) {
+        return value.map(v -> TRUE_VALUES.contains(v.trim().toUpperCase(Locale.ROOT)))
+                .orElse(false);
+    }
+
+    private Optional<String> get(String name) {
+        String v = env.get(name);
+        return v == null || v.isEmpty() ? Optional.empty() : Optional.of(v);
+    }
+
+    private Path expandUser(String path) {
+        if (path.equals("~")) {
+            return userHome;
+        }
+        if (path.startsWith("~/")) {
+            return userHome.resolve(path.substring(2));
+        }
+        return Path.of(path);
+    }
+}

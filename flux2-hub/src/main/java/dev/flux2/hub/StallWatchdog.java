@@ -1,0 +1,73 @@
+package dev.flux2.hub;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Aborts one transfer that stops receiving data. {@code java.net.http} has no read timeout once the response
+ * headers have arrived, so a silent connection would block forever: this closes the body stream and interrupts
+ * the reading thread when no progress was reported for the stall timeout. One instance per transfer.
+ */
+final class StallWatchdog implements AutoCloseable {
+    private final Closeable body;
+    private final Thread reader;
+    private final long stallNanos;
+    private final ScheduledFuture<?> task;
+    private long lastProgress;
+    private boolean active = true;
+    private boolean fired;
+
+    StallWatchdog(ScheduledExecutorService scheduler, Duration stallTimeout, Closeable body) {
+        this.body = body;
+        this.reader = Thread.currentThread();
+        this.stallNanos = stallTimeout.toNanos();
+        this.lastProgress = System.nanoTime();
+        long period = Math.max(10, Math.min(1000, stallTimeout.toMillis() / 4));
+        this.task = scheduler.scheduleAtFixedRate(this::check, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Records that bytes arrived. */
+    synchronized void progress() {
+        lastProgress = System.nanoTime();
+    }
+
+    /** @return whether this watchdog aborted the transfer */
+    synchronized boolean fired() {
+        return fired;
+    }
+
+    private void check() {
+        synchronized (this) {
+            if (!active || fired || System.nanoTime() - lastProgress < stallNanos) {
+                return;
+            }
+            fired = true;
+            // Interrupt under the lock so that close() cannot have returned yet: the reader is still transferring.
+            reader.interrupt();
+        }
+        try {
+            body.close();
+        } catch (IOException e) {
+            // The transfer is being abandoned; the reader reports the stall, this close only frees the connection.
+            org.slf4j.LoggerFactory.getLogger(StallWatchdog.class).debug("closing a stalled body failed", e);
+        }
+    }
+
+    /** Stops watching; clears the interrupt this watchdog may have set on the calling (reader) thread. */
+    @Override
+    public void close() {
+        boolean clear;
+        synchronized (this) {
+            active = false;
+            clear = fired;
+        }
+        task.cancel(false);
+        if (clear) {
+            Thread.interrupted();
+        }
+    }
+}
