@@ -82,5 +82,6 @@ exec "${JAVA:-java}" "${java_module_options[@]}" ${FLUX2_SPARK_JAVA_OPTS:-} \
   -Dspark.app.name=flux2-batch \
   -Dspark.ui.enabled=false \
   -Dspark.log.level="${FLUX2_SPARK_LOG_LEVEL:-WARN}" \
+  -Dspark.sql.debug.maxToStringFields=64 \
   -cp "$jar:$(cat "$classpath_file")" \
   dev.flux2.spark.Flux2BatchJob "${job_args[@]}"

@@ -2,6 +2,8 @@ package dev.flux2.spark;
 
 import dev.flux2.api.InvalidRequestException;
 import java.io.Serializable;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -10,7 +12,9 @@ import java.util.Objects;
  * How {@link Flux2Batch#generate} runs: which model every executor loads, where images go, and how much runs at
  * once. Immutable and serializable (it travels to the executors); build it with {@link #builder(String, String)}.
  *
- * @param model the model: a folder that every executor reads at the same path (holding {@code flux2-config.json})
+ * @param model the model: a folder that every executor reads at the same path (holding {@code flux2-config.json}),
+ *     or a Hugging Face repo id {@code owner/name[@revision]} that each executor host resolves once into its local
+ *     hub cache
  * @param output the output folder URI (any Hadoop {@code FileSystem}: a local path, {@code hdfs://…},
  *     {@code s3a://…}); images go to {@code <output>/images/<id>.png}
  * @param concurrency generations at once per executor JVM, sharing its one pipeline (≥ 1)
@@ -20,6 +24,10 @@ import java.util.Objects;
  * @param backendOptions backend options passed to {@code Flux2Pipeline.Builder.backendOption(key, value)}, for
  *     example the ONNX backend's {@code threads} (threads per inference call; by default ONNX Runtime uses every
  *     core of the machine)
+ * @param hubCacheDir the hub cache folder on every executor host for a repo id, or null for the executor's
+ *     environment ({@code HF_HUB_CACHE}, {@code HF_HOME}, else {@code ~/.cache/huggingface/hub})
+ * @param hubEndpoint the hub endpoint (a mirror) for a repo id, or null for the environment's ({@code HF_ENDPOINT},
+ *     else huggingface.co)
  */
 public record BatchOptions(
         String model,
@@ -27,7 +35,9 @@ public record BatchOptions(
         int concurrency,
         boolean failFast,
         int partitions,
-        Map<String, String> backendOptions)
+        Map<String, String> backendOptions,
+        String hubCacheDir,
+        String hubEndpoint)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -38,7 +48,8 @@ public record BatchOptions(
      */
     public BatchOptions {
         if (model == null || model.isBlank()) {
-            throw new InvalidRequestException("model must be a model folder, found " + Values.quote(model));
+            throw new InvalidRequestException(
+                    "model must be a model folder or a repo id owner/name[@revision], found " + Values.quote(model));
         }
         if (output == null || output.isBlank()) {
             throw new InvalidRequestException("output must be a folder path or URI, found " + Values.quote(output));
@@ -50,10 +61,21 @@ public record BatchOptions(
             throw new InvalidRequestException("partitions must be >= 0 (0 = automatic), found " + partitions);
         }
         backendOptions = Map.copyOf(Objects.requireNonNull(backendOptions, "backendOptions"));
+        if (hubEndpoint != null) {
+            try {
+                URI uri = new URI(hubEndpoint);
+                if (uri.getScheme() == null || uri.getHost() == null) {
+                    throw new URISyntaxException(hubEndpoint, "no scheme or host");
+                }
+            } catch (URISyntaxException e) {
+                throw new InvalidRequestException(
+                        "hubEndpoint must be an http(s) URL, found " + Values.quote(hubEndpoint));
+            }
+        }
     }
 
     /**
-     * @param model the model folder, the same path on every executor
+     * @param model the model folder, the same path on every executor, or a repo id {@code owner/name[@revision]}
      * @param output the output folder URI
      * @return a builder with concurrency 1, no fail-fast, automatic partitions and no backend option
      */
@@ -69,6 +91,8 @@ public record BatchOptions(
         private boolean failFast;
         private int partitions;
         private final Map<String, String> backendOptions = new LinkedHashMap<>();
+        private String hubCacheDir;
+        private String hubEndpoint;
 
         private Builder(String model, String output) {
             this.model = model;
@@ -103,12 +127,25 @@ public record BatchOptions(
             return this;
         }
 
+        /** @param dir the hub cache folder on every executor host (default: the executor's environment) @return this */
+        public Builder hubCacheDir(String dir) {
+            this.hubCacheDir = dir;
+            return this;
+        }
+
+        /** @param url the hub endpoint, e.g. a mirror (default: the executor's environment) @return this */
+        public Builder hubEndpoint(String url) {
+            this.hubEndpoint = url;
+            return this;
+        }
+
         /**
          * @return the options
          * @throws InvalidRequestException naming a bad value
          */
         public BatchOptions build() {
-            return new BatchOptions(model, output, concurrency, failFast, partitions, backendOptions);
+            return new BatchOptions(
+                    model, output, concurrency, failFast, partitions, backendOptions, hubCacheDir, hubEndpoint);
         }
     }
 }

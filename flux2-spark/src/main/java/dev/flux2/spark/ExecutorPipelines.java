@@ -45,9 +45,8 @@ final class ExecutorPipelines {
 
     private static Flux2Pipeline build(PipelineKey key) {
         long start = System.nanoTime();
-        Flux2Pipeline.Builder builder = Flux2Pipeline.builder()
-                .model(ModelLocation.resolve(key.model()))
-                .memoryPolicy(MemoryPolicy.RESIDENT);
+        Flux2Pipeline.Builder builder =
+                Flux2Pipeline.builder().model(ModelLocation.resolve(key)).memoryPolicy(MemoryPolicy.RESIDENT);
         key.backendOptions().forEach(builder::backendOption);
         Flux2Pipeline pipeline = builder.build();
         BUILDS.incrementAndGet();

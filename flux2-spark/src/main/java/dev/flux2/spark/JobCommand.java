@@ -28,8 +28,10 @@ final class JobCommand {
     @Option(
             names = "--model",
             required = true,
-            paramLabel = "DIR",
-            description = "Model folder (holding flux2-config.json), at the same path on every executor.")
+            paramLabel = "DIR|REPO[@REV]",
+            description = "Model folder (holding flux2-config.json) at the same path on every executor, or a Hugging"
+                    + " Face repo id that each executor host resolves once into its hub cache (HF_HOME, HF_TOKEN,"
+                    + " HF_ENDPOINT, HF_HUB_OFFLINE of the executors' environment).")
     String model;
 
     @Option(

@@ -1,46 +1,53 @@
 package dev.flux2.spark;
 
+import dev.flux2.api.Flux2Models;
+import dev.flux2.api.HubOptions;
 import dev.flux2.api.ModelLoadException;
+import java.net.InetAddress;
 import java.net.URI;
-import java.nio.file.Files;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
-import java.util.regex.Pattern;
 
-/** Turns {@link BatchOptions#model()} into the folder an executor loads. */
+/**
+ * Turns {@link BatchOptions#model()} into the folder an executor loads: an existing folder (a path or a
+ * {@code file:} URI) as it is; otherwise a Hugging Face repo id {@code owner/name[@revision]}, resolved through the
+ * shared hub cache of this host ({@code flux2-hub}: fetched and verified once, then reused by every JVM of the host;
+ * the cache folder, endpoint, token and offline mode come from the options or the executor's environment, e.g.
+ * {@code HF_HOME}, {@code HF_TOKEN}, {@code HF_HUB_OFFLINE}).
+ */
 final class ModelLocation {
-    private static final Pattern REPO_ID =
-            Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*(@.+)?");
-
     private ModelLocation() {}
 
     /**
-     * @param model a local folder path or {@code file:} URI, the same on every executor
-     * @return the folder
-     * @throws ModelLoadException when it is not a folder on this machine (naming the host)
+     * @param key the model and hub settings
+     * @return the model folder on this host
+     * @throws ModelLoadException when it is neither a folder here nor a repo id that can be resolved, naming the host
      */
-    static Path resolve(String model) {
-        Path folder;
+    static Path resolve(PipelineKey key) {
+        String model = key.model().startsWith("file:")
+                ? Path.of(URI.create(key.model())).toString()
+                : key.model();
+        HubOptions.Builder hub = HubOptions.defaults().toBuilder();
+        if (key.hubCacheDir() != null) {
+            hub.cacheDir(Path.of(key.hubCacheDir()));
+        }
+        if (key.hubEndpoint() != null) {
+            hub.endpoint(URI.create(key.hubEndpoint()));
+        }
         try {
-            folder = model.startsWith("file:") ? Path.of(URI.create(model)) : Path.of(model);
-        } catch (IllegalArgumentException e) {
-            throw new ModelLoadException("model " + Values.quote(model) + " is not a folder path: " + e.getMessage());
+            return Flux2Models.resolve(model, hub.build());
+        } catch (ModelLoadException e) {
+            throw new ModelLoadException(
+                    Values.oneLine(e) + " (on " + hostName()
+                            + "; every executor must read a model folder at the same path, or resolve the repo id)",
+                    e);
         }
-        if (Files.isDirectory(folder)) {
-            return folder;
-        }
-        String host = hostName();
-        if (REPO_ID.matcher(model).matches() && !model.startsWith("/") && !model.startsWith(".")) {
-            throw new ModelLoadException("model " + Values.quote(model) + " is not a folder on " + host
-                    + "; this build loads models from folders only (a Hugging Face repository id is not resolved)");
-        }
-        throw new ModelLoadException("model folder " + folder.toAbsolutePath() + " does not exist on " + host
-                + " (every executor must read the model at the same path)");
     }
 
     private static String hostName() {
         try {
-            return "host " + java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.net.UnknownHostException e) {
+            return "host " + InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
             return "this host";
         }
     }

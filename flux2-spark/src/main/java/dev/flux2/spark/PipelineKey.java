@@ -8,8 +8,11 @@ import java.util.Map;
  * @param model the model as given in {@link BatchOptions#model()}
  * @param concurrency generations at once
  * @param backendOptions backend options
+ * @param hubCacheDir the hub cache folder for a repo id, or null for the environment's
+ * @param hubEndpoint the hub endpoint for a repo id, or null for the environment's
  */
-record PipelineKey(String model, int concurrency, Map<String, String> backendOptions) {
+record PipelineKey(
+        String model, int concurrency, Map<String, String> backendOptions, String hubCacheDir, String hubEndpoint) {
     PipelineKey {
         backendOptions = Map.copyOf(backendOptions);
     }
@@ -19,6 +22,11 @@ record PipelineKey(String model, int concurrency, Map<String, String> backendOpt
      * @return their pipeline key
      */
     static PipelineKey of(BatchOptions options) {
-        return new PipelineKey(options.model(), options.concurrency(), options.backendOptions());
+        return new PipelineKey(
+                options.model(),
+                options.concurrency(),
+                options.backendOptions(),
+                options.hubCacheDir(),
+                options.hubEndpoint());
     }
 }

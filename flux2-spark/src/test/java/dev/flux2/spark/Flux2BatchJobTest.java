@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flux2.testkit.FakeHub;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;
@@ -246,6 +247,35 @@ class Flux2BatchJobTest {
     }
 
     @Test
+    void aRepoIdIsResolvedIntoTheHubCacheAndGivesTheFolderImages() throws IOException {
+        String repo = "tester/flux2-synthetic";
+        String commit = "feedc0de00000000000000000000000000000002";
+        Path input = work.resolve("inputs/requests.jsonl");
+        Path byFolder = work.resolve("out-hub-folder");
+        assertEquals(0, batch(input.toString(), byFolder).code());
+        Path cache = work.resolve("hub-cache");
+        Path byName = work.resolve("out-hub-name");
+        try (FakeHub hub = new FakeHub().publish(repo, commit, bundle.directory())) {
+            BatchOptions options = BatchOptions.builder(repo + "@" + commit, byName.toString())
+                    .hubCacheDir(cache.toString())
+                    .hubEndpoint(hub.endpoint().toString())
+                    .build();
+            List<Row> results = Flux2Batch.generate(InputFormat.read(spark, input.toString()), options)
+                    .collectAsList();
+            assertEquals(3, results.size());
+            results.forEach(r -> assertEquals("ok", r.getAs("status"), r.toString()));
+            assertTrue(hub.requests().size() > 1, "fetched from the hub");
+        }
+        assertTrue(Files.isDirectory(cache.resolve("models--tester--flux2-synthetic/snapshots/" + commit)));
+        for (String name : List.of("a1.png", "a2.png", "a3.png")) {
+            assertArrayEquals(
+                    Files.readAllBytes(byFolder.resolve("images").resolve(name)),
+                    Files.readAllBytes(byName.resolve("images").resolve(name)),
+                    name + ": the repo id names the same model as the folder");
+        }
+    }
+
+    @Test
     void aMissingModelExitsWith3() throws IOException {
         Path input = Files.writeString(work.resolve("one.jsonl"), "{\"id\": \"m1\", \"prompt\": \"p\"}\n");
         Run run = run(
@@ -258,9 +288,10 @@ class Flux2BatchJobTest {
         assertEquals(3, run.code(), run.err());
         assertTrue(
                 run.err()
-                        .startsWith("flux2-batch: model error: model folder " + work.resolve("no-model")
-                                + " does not exist on host "),
+                        .startsWith("flux2-batch: model error: model directory " + work.resolve("no-model")
+                                + " does not exist"),
                 run.err());
+        assertTrue(run.err().contains("(on host "), run.err());
         assertEquals(1, run.err().strip().lines().count(), run.err());
     }
 }
