@@ -1,6 +1,7 @@
 package dev.flux2.examples.image;
 
 import dev.flux2.api.GeneratedImage;
+import dev.flux2.api.PngFiles;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.AccessDeniedException;
@@ -34,7 +35,7 @@ public final class ImageFileWriter {
             try (OutputStream out =
                     Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 if (format == ImageFormat.PNG) {
-                    PngMetadataWriter.write(image, out);
+                    PngFiles.write(image, out);
                 } else {
                     JpegMetadataWriter.write(image, jpegQuality, out);
                 }

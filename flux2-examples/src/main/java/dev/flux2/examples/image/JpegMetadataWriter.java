@@ -1,6 +1,7 @@
 package dev.flux2.examples.image;
 
 import dev.flux2.api.GeneratedImage;
+import dev.flux2.api.PngFiles;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -41,8 +42,7 @@ public final class JpegMetadataWriter {
                     writer.getDefaultImageMetadata(ImageTypeSpecifier.createFromRenderedImage(rgb), param);
             IIOMetadataNode root = (IIOMetadataNode) metadata.getAsTree(FORMAT);
             IIOMetadataNode com = new IIOMetadataNode("com");
-            com.setAttribute(
-                    "comment", PngMetadataWriter.textEntries(image.metadata()).get("parameters"));
+            com.setAttribute("comment", PngFiles.textEntries(image.metadata()).get("parameters"));
             root.getElementsByTagName("markerSequence").item(0).appendChild(com);
             metadata.setFromTree(FORMAT, root);
             try (ImageOutputStream stream = new MemoryCacheImageOutputStream(out)) {

@@ -7,7 +7,7 @@ import dev.flux2.api.GenerationCancelledException;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
-import dev.flux2.examples.image.PngMetadataWriter;
+import dev.flux2.api.PngFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import org.eclipse.jetty.http.HttpHeader;
@@ -111,7 +111,7 @@ final class ImagesHandler implements Route {
         }
         GeneratedImage image = result.first();
         ByteArrayOutputStream png = new ByteArrayOutputStream();
-        PngMetadataWriter.write(image, png);
+        PngFiles.write(image, png);
         image.metadata().seed().ifPresent(s -> response.getHeaders().put("X-Flux2-Seed", Long.toString(s)));
         response.getHeaders()
                 .put("X-Flux2-Steps", Integer.toString(image.metadata().steps()));
