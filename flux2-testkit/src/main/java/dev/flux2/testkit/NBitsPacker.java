@@ -4,42 +4,45 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Packs a {@link Q4Matrix} into the three MatMulNBits initializers: B uint8 [N, K/16, 8] with two codes per
- * byte (element 2j in the low nibble), scales fp32 [N·K/16] and zero points uint8 [N·ceil((K/16)/2)] packed the
- * same way, low nibble first, each column starting on a fresh byte.
+ * Packs a {@link QuantizedMatrix} into the three MatMulNBits initializers: B uint8 [N, K/block, block·bits/8] with
+ * codes packed low bits first (4-bit: element 2j in the low nibble; 8-bit: one per byte), scales fp32 [N·K/block]
+ * and zero points uint8 [N·ceil((K/block)·bits/8)] packed the same way, each column starting on a fresh byte.
  */
-final class Q4Packer {
-    private Q4Packer() {}
+final class NBitsPacker {
+    private NBitsPacker() {}
 
-    static byte[] packCodes(Q4Matrix m) {
-        byte[] out = new byte[m.n() * m.k() / 2];
-        byte[] codes = m.codes();
-        for (int i = 0; i < out.length; i++) {
-            out[i] = (byte) ((codes[2 * i] & 0x0f) | ((codes[2 * i + 1] & 0x0f) << 4));
-        }
-        return out;
+    static byte[] packCodes(QuantizedMatrix m) {
+        return pack(m.codes(), m.quant().bits());
     }
 
-    static int zeroPointBytesPerColumn(int blocksPerColumn) {
-        return (blocksPerColumn + 1) / 2;
-    }
-
-    static byte[] packZeroPoints(Q4Matrix m) {
+    static byte[] packZeroPoints(QuantizedMatrix m) {
         int blocks = m.blocksPerColumn();
-        int perColumn = zeroPointBytesPerColumn(blocks);
+        QuantSpec q = m.quant();
+        int perColumn = q.zeroPointBytesPerColumn(blocks);
         byte[] out = new byte[m.n() * perColumn];
         byte[] zp = m.zeroPoints();
         for (int col = 0; col < m.n(); col++) {
-            for (int b = 0; b < blocks; b++) {
-                int value = zp[col * blocks + b] & 0x0f;
-                int index = col * perColumn + b / 2;
-                out[index] = (byte) (out[index] | (b % 2 == 0 ? value : value << 4));
-            }
+            byte[] column = new byte[blocks];
+            System.arraycopy(zp, col * blocks, column, 0, blocks);
+            byte[] packed = pack(column, q.bits());
+            System.arraycopy(packed, 0, out, col * perColumn, packed.length);
         }
         return out;
     }
 
-    static byte[] scaleBytes(Q4Matrix m) {
+    private static byte[] pack(byte[] values, int bits) {
+        if (bits == 8) {
+            return values.clone();
+        }
+        byte[] out = new byte[(values.length + 1) / 2];
+        for (int i = 0; i < values.length; i++) {
+            int v = values[i] & 0x0f;
+            out[i / 2] = (byte) (out[i / 2] | (i % 2 == 0 ? v : v << 4));
+        }
+        return out;
+    }
+
+    static byte[] scaleBytes(QuantizedMatrix m) {
         ByteBuffer buf = ByteBuffer.allocate(m.scales().length * 4).order(ByteOrder.LITTLE_ENDIAN);
         for (float s : m.scales()) {
             buf.putFloat(s);

@@ -5,17 +5,19 @@ import java.nio.ByteOrder;
 import java.util.List;
 
 /**
- * The external-data locations of one MatMulNBits weight (packed codes in shard 1, scales and zero points in
- * shard 2), and the node that uses them.
+ * The external-data locations of one MatMulNBits weight (packed codes in the first shard, scales and zero points in
+ * the second, or all in the only one), and the node that uses them.
  *
  * @param name initializer name prefix
+ * @param quant bits and block size
  * @param k reduction size
  * @param n output columns
- * @param codes packed 4-bit codes, uint8 [N, K/16, 8]
- * @param scales fp32 [N·K/16]
- * @param zeroPoints packed uint8 [N·ceil(K/32)]
+ * @param codes packed codes, uint8 [N, K/block, block·bits/8]
+ * @param scales fp32 [N·K/block]
+ * @param zeroPoints packed uint8 [N·ceil((K/block)·bits/8)]
  */
-record Q4Tensors(String name, int k, int n, ExternalRef codes, ExternalRef scales, ExternalRef zeroPoints) {
+record NBitsTensors(
+        String name, QuantSpec quant, int k, int n, ExternalRef codes, ExternalRef scales, ExternalRef zeroPoints) {
     /** CPU MatMulNBits with fp32 activations: level 0 keeps fp32 compute (level 4 would quantize A to int8). */
     static final int ACCURACY_LEVEL = 0;
     /** The padding scale 2^-7; any value works because every padding code equals its zero point. */
@@ -23,47 +25,50 @@ record Q4Tensors(String name, int k, int n, ExternalRef codes, ExternalRef scale
 
     private static final byte[] PADDING_NIBBLES = {(byte) 0x88};
 
-    static Q4Tensors write(ExternalDataWriter writer, String name, Q4Matrix m) {
-        ExternalRef codes = writer.append(0, Q4Packer.packCodes(m));
-        ExternalRef scales = writer.append(1, Q4Packer.scaleBytes(m));
-        ExternalRef zp = writer.append(1, Q4Packer.packZeroPoints(m));
-        return new Q4Tensors(name, m.k(), m.n(), codes, scales, zp);
+    static NBitsTensors write(ExternalDataWriter writer, String name, QuantizedMatrix m) {
+        int second = Math.min(1, writer.shardCount() - 1);
+        ExternalRef codes = writer.append(0, NBitsPacker.packCodes(m));
+        ExternalRef scales = writer.append(second, NBitsPacker.scaleBytes(m));
+        ExternalRef zp = writer.append(second, NBitsPacker.packZeroPoints(m));
+        return new NBitsTensors(name, m.quant(), m.k(), m.n(), codes, scales, zp);
     }
 
     /**
-     * Streams the padding weight: K = {@link SyntheticDims#PADDING_K}, every code 8 and every zero point 8, so
-     * each dequantized weight is exactly 0 while ONNX Runtime still has to load, pre-pack and read all of it.
+     * Streams the padding weight: K = {@link SyntheticDims#PADDING_K}, 4 bits, block 16, every code 8 and every
+     * zero point 8, so each dequantized weight is exactly 0 while ONNX Runtime still has to load, pre-pack and read
+     * all of it.
      */
-    static Q4Tensors writePadding(ExternalDataWriter writer, long columns) {
+    static NBitsTensors writePadding(ExternalDataWriter writer, long columns) {
+        QuantSpec q = QuantSpec.Q4_BLOCK16;
         int k = SyntheticDims.PADDING_K;
-        int blocks = k / SyntheticDims.Q4_BLOCK_SIZE;
+        int blocks = k / q.blockSize();
         if (columns > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("too many padding columns: " + columns);
         }
+        int second = Math.min(1, writer.shardCount() - 1);
         ExternalRef codes = writer.appendPattern(0, columns * (k / 2), PADDING_NIBBLES);
-        ExternalRef scales = writer.appendPattern(1, columns * blocks * 4L, PADDING_SCALE);
-        ExternalRef zp = writer.appendPattern(1, columns * Q4Packer.zeroPointBytesPerColumn(blocks), PADDING_NIBBLES);
-        return new Q4Tensors("/synthetic/padding", k, (int) columns, codes, scales, zp);
+        ExternalRef scales = writer.appendPattern(second, columns * blocks * 4L, PADDING_SCALE);
+        ExternalRef zp = writer.appendPattern(second, columns * q.zeroPointBytesPerColumn(blocks), PADDING_NIBBLES);
+        return new NBitsTensors("/synthetic/padding", q, k, (int) columns, codes, scales, zp);
     }
 
     /** Adds the three initializers (once) and a MatMulNBits node over {@code input}; returns its output. */
     String apply(GraphBuilder b, String input) {
-        int blocks = k / SyntheticDims.Q4_BLOCK_SIZE;
-        String codesName = b.external(
-                name + ".qweight", TensorElementType.UINT8, codes, n, blocks, SyntheticDims.Q4_BLOCK_SIZE / 2);
+        int blocks = k / quant.blockSize();
+        String codesName = b.external(name + ".qweight", TensorElementType.UINT8, codes, n, blocks, quant.blobBytes());
         String scalesName = b.external(name + ".scales", TensorElementType.FLOAT, scales, (long) n * blocks);
         String zpName = b.external(
                 name + ".qzeros",
                 TensorElementType.UINT8,
                 zeroPoints,
-                (long) n * Q4Packer.zeroPointBytesPerColumn(blocks));
+                (long) n * quant.zeroPointBytesPerColumn(blocks));
         return b.msOp(
                 "MatMulNBits",
                 List.of(input, codesName, scalesName, zpName),
                 GraphBuilder.attrInt("K", k),
                 GraphBuilder.attrInt("N", n),
-                GraphBuilder.attrInt("bits", 4),
-                GraphBuilder.attrInt("block_size", SyntheticDims.Q4_BLOCK_SIZE),
+                GraphBuilder.attrInt("bits", quant.bits()),
+                GraphBuilder.attrInt("block_size", quant.blockSize()),
                 GraphBuilder.attrInt("accuracy_level", ACCURACY_LEVEL));
     }
 
