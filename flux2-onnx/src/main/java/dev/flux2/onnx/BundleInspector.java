@@ -248,7 +248,11 @@ final class BundleInspector {
                 "vae_decoder",
                 config.decoder().unified()
                         ? "unified ("
-                                + config.requiredModel(GraphKeys.VAE_DECODER).file() + ")"
+                                + (config.file().isPresent()
+                                        ? "models." + GraphKeys.VAE_DECODER
+                                        : config.requiredModel(GraphKeys.VAE_DECODER)
+                                                .file())
+                                + ")"
                         : "split: " + String.join(" -> ", config.decoder().graphKeys()));
         d.put("fused_denoiser_convention", fused);
         d.put(

@@ -208,6 +208,13 @@ public final class LayoutResolver {
         if (base.graphs().isEmpty() && base.config().isEmpty()) {
             return "no " + label(role) + ": " + dir + " has no " + BundleConfigReader.FILE_NAME + " and no .onnx graph";
         }
+        boolean splitDecoder = role == ModelRole.VAE_DECODER
+                && base.unknownGraphs().stream().anyMatch(g -> g.note().contains("split VAE decoder"));
+        if (splitDecoder) {
+            return "no VAE decoder graph: " + dir + " holds the parts of a split VAE decoder (pre-attention, attention,"
+                    + " post stages), which only a " + BundleConfigReader.FILE_NAME + " puts in order, and it has no "
+                    + BundleConfigReader.FILE_NAME;
+        }
         boolean fusedOnly = role == ModelRole.DENOISER
                 && base.graphs().stream()
                         .anyMatch(g -> g.role()
@@ -246,9 +253,12 @@ public final class LayoutResolver {
         if (components.isEmpty()) {
             return baseName;
         }
-        return "composed: " + baseName + " with the "
-                + components.keySet().stream().map(ModelRole::label).collect(Collectors.joining(", "))
-                + " from elsewhere";
+        return "composed: " + baseName + " with the " + labels(components, ", ") + " from elsewhere";
+    }
+
+    /** @return the roles' labels in role order */
+    private static String labels(Map<ModelRole, Path> components, String separator) {
+        return components.keySet().stream().sorted().map(ModelRole::label).collect(Collectors.joining(separator));
     }
 
     private static BundleConfig assemble(
@@ -273,11 +283,10 @@ public final class LayoutResolver {
         Optional<BundleConfig> baseConfig = base.config();
         RolePart textEncoder = chosen.get(ModelRole.TEXT_ENCODER);
         Optional<BundleConfig> textConfig = textEncoder.config().or(() -> baseConfig);
-        int[] sizes = baseConfig
-                .map(c -> new int[] {c.text().sequenceLength(), c.text().contextDim()})
-                .orElseGet(() -> textSizes(
-                        signature(textEncoder.entries().get(0)),
-                        signature(chosen.get(ModelRole.DENOISER).entries().get(0))));
+        int[] sizes = textSizes(
+                signature(textEncoder.entries().get(0)),
+                signature(chosen.get(ModelRole.DENOISER).entries().get(0)),
+                textConfig);
         Path tokenizer = chosen.get(ModelRole.TOKENIZER).tokenizer().orElseThrow();
         String tokenizerDir = BundleValidator.display(dir, tokenizer);
         TextSettings text = new TextSettings(
@@ -292,8 +301,7 @@ public final class LayoutResolver {
         if (!components.isEmpty()) {
             defaults = new ModelDefaults(
                     defaults.modelName(),
-                    defaults.variant() + "+"
-                            + components.keySet().stream().map(ModelRole::label).collect(Collectors.joining("+")),
+                    defaults.variant() + "+" + labels(components, "+"),
                     defaults.distilled(),
                     defaults.numSteps(),
                     defaults.guidance(),
@@ -326,16 +334,19 @@ public final class LayoutResolver {
     }
 
     /**
-     * {@code text_seq_len} and {@code context_dim} as the graphs fix them: the text encoder's, else the denoiser's,
-     * else klein 4B's.
+     * {@code text_seq_len} and {@code context_dim} of a composed or config-less model: as the graphs fix them (the
+     * text encoder's, else the denoiser's), else as the config that describes the text encoder (or the model folder)
+     * says, else klein 4B's.
      */
-    private static int[] textSizes(GraphSignature textEncoder, GraphSignature denoiser) {
+    private static int[] textSizes(GraphSignature textEncoder, GraphSignature denoiser, Optional<BundleConfig> config) {
         long length = fixed(textEncoder.inputs(), KnownNames.TOKEN_IDS, 1)
                 .or(() -> fixed(textEncoder.outputs(), KnownNames.TEXT_CONTEXT_OUT, 1))
                 .or(() -> fixed(denoiser.inputs(), KnownNames.TEXT_CONTEXT_IN, 1))
+                .or(() -> config.map(c -> (long) c.text().sequenceLength()))
                 .orElse((long) KleinDefaults.TEXT_SEQ_LEN);
         long width = fixed(textEncoder.outputs(), KnownNames.TEXT_CONTEXT_OUT, 2)
                 .or(() -> fixed(denoiser.inputs(), KnownNames.TEXT_CONTEXT_IN, 2))
+                .or(() -> config.map(c -> (long) c.text().contextDim()))
                 .orElse((long) KleinDefaults.CONTEXT_DIM);
         return new int[] {Math.toIntExact(length), Math.toIntExact(width)};
     }
