@@ -8,6 +8,7 @@ import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
+import dev.flux2.api.ModelRole;
 import dev.flux2.api.ProgressListener;
 import dev.flux2.examples.image.PngMetadataWriter;
 import java.io.IOException;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -38,6 +40,9 @@ final class GenerateCommand extends BaseCommand {
 
     @Mixin
     ModelOption modelOption;
+
+    @Mixin
+    ComponentOption componentOption;
 
     @Option(
             names = {"-p", "--prompt"},
@@ -146,6 +151,7 @@ final class GenerateCommand extends BaseCommand {
         CancellationToken token = new CancellationToken();
         GenerationRequest.Builder request = requestBuilder(baseSeed, token);
         GenerationRequest validated = request.build();
+        Map<ModelRole, Path> components = componentOption.resolve();
         List<Path> outputs = outputPaths(baseSeed);
         for (Path p : outputs) {
             Path parent = p.toAbsolutePath().getParent();
@@ -158,7 +164,7 @@ final class GenerateCommand extends BaseCommand {
         PrintStream progressStream = System.err;
         CancelOnShutdown guard = CancelOnShutdown.install(token, progressStream, SHUTDOWN_GRACE);
         try {
-            return generate(validated, outputs, progressStream);
+            return generate(validated, components, outputs, progressStream);
         } catch (RuntimeException e) {
             // Reported before the guard closes: once it does, a Ctrl-C shutdown completes and the JVM halts. After
             // a cancel, any failure is the cancellation surfacing (for example a runtime call aborted mid-graph).
@@ -172,9 +178,15 @@ final class GenerateCommand extends BaseCommand {
         }
     }
 
-    private int generate(GenerationRequest validated, List<Path> outputs, PrintStream progressStream)
+    private int generate(
+            GenerationRequest validated,
+            Map<ModelRole, Path> components,
+            List<Path> outputs,
+            PrintStream progressStream)
             throws IOException {
-        try (Flux2Pipeline pipeline = pipelineBuilder().build()) {
+        Flux2Pipeline.Builder builder = pipelineBuilder();
+        components.forEach(builder::component);
+        try (Flux2Pipeline pipeline = builder.build()) {
             ModelInfo info = pipeline.modelInfo();
             err().printf(
                             Locale.ROOT,
