@@ -103,7 +103,8 @@ public final class LayoutResolver {
                     + " + shard_NNN.bin in " + dir + "): it is a custom weight format for a browser runtime, not "
                     + "ONNX, and ONNX Runtime cannot load it; use an ONNX export of FLUX.2 [klein]");
         }
-        FolderParts base = PartsReader.read(dir, false);
+        // With parts from elsewhere the folder may be partial (a transformer-only folder), so its config is a hint.
+        FolderParts base = PartsReader.read(dir, !components.isEmpty());
         if (components.isEmpty() && base.config().isPresent()) {
             return configured(dir, base.config().get());
         }
