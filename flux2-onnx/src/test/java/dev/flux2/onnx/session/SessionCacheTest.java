@@ -135,7 +135,9 @@ class SessionCacheTest {
 
     @Test
     void cancellationTerminatesTheRunningCall() throws Exception {
-        Path chain = TestGraphs.matMulChain(dir.resolve("chain.onnx"), 256, 120);
+        // Long enough (≈ 0.6 s unloaded) that scheduling noise on a busy machine cannot make an aborted call look
+        // slower than a full one.
+        Path chain = TestGraphs.matMulChain(dir.resolve("chain.onnx"), 256, 1000);
         SessionSpec spec = new SessionSpec("chain", chain, Map.of(), OptimizationLevel.DISABLED);
         float[] x = new float[256 * 256];
         java.util.Arrays.fill(x, 0.5f);
