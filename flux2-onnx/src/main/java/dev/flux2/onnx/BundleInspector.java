@@ -49,6 +49,11 @@ final class BundleInspector {
     static final String TEXT_SEQ_LEN = "text_seq_len";
     /** Detail key: the layout detected. */
     static final String LAYOUT = "layout";
+    /**
+     * Detail key: {@code false} when the parts found do not make a model (a part missing, two graphs claiming one;
+     * {@code problems} says why), {@code true} otherwise (files may still be missing or short).
+     */
+    static final String USABLE = "parts_complete";
 
     private BundleInspector() {}
 
@@ -146,6 +151,7 @@ final class BundleInspector {
         }
         Map<String, String> d = new LinkedHashMap<>();
         d.put(LAYOUT, layout.name());
+        d.put(USABLE, "false");
         d.put("parts", origins(layout));
         d.put("problems", String.join("; ", problems));
         return new ModelSummary(directory, OnnxBackendProvider.NAME, "unknown", files, graphs, d);
@@ -232,6 +238,7 @@ final class BundleInspector {
             BundleLayout layout, BundleConfig config, String fused, List<ModelEntry> absent, List<String> problems) {
         Map<String, String> d = new LinkedHashMap<>();
         d.put(LAYOUT, layout.name());
+        d.put(USABLE, "true");
         d.put("parts", origins(layout));
         d.put("model_name", config.defaults().modelName());
         d.put("distilled", Boolean.toString(config.defaults().distilled()));

@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
  * {@code flux2 info}: a model's layout (how its parts were found), files and sizes, each graph's inputs and outputs
  * with the part it plays and which tensor plays which part, and the backend's details (for ONNX: the defaults, the
  * fused-denoiser convention detected, the execution providers of this ONNX Runtime, every problem found), without
- * loading weights; {@code --component} describes a composed model. Exits with 3 when a file is missing, has the wrong size
+ * loading weights; {@code --component} describes a composed model. Exits with 3 when the parts found do not make a
+ * model (the problems are printed on stderr). Exits with 3 when a file is missing, has the wrong size
  * or lists shards that do not add up; an optional file that is absent is not an error.
  */
 @Command(
@@ -44,6 +45,9 @@ final class InfoCommand extends BaseCommand {
     @Option(names = "--json", description = "Print the summary as JSON.")
     boolean json;
 
+    /** The ONNX backend's detail saying whether the parts found make a model. */
+    static final String PARTS_COMPLETE = "parts_complete";
+
     @Override
     public Integer call() throws IOException {
         Map<ModelRole, Path> components = componentOption.resolve();
@@ -54,6 +58,12 @@ final class InfoCommand extends BaseCommand {
             print(summary, out());
         }
         out().flush();
+        if ("false".equals(summary.details().get(PARTS_COMPLETE))) {
+            err().println("flux2: model error: the parts found do not make a model: "
+                    + summary.details().get("problems"));
+            err().flush();
+            return ExitCodes.MODEL;
+        }
         List<FileEntry> bad = summary.files().stream().filter(f -> !f.ok()).toList();
         if (!bad.isEmpty()) {
             err().println("flux2: model error: " + bad.size() + " file(s) missing, of the wrong size or listing"

@@ -199,5 +199,13 @@ class LayoutsCliIT {
                 "1");
         assertEquals(3, wrong.exitCode(), wrong.toString());
         assertTrue(wrong.err().contains("is a VAE encoder graph, not a vae-decoder"), wrong.err());
+        Path transformerOnly = work.resolve("transformer-only");
+        hlhc.copyGraph("transformer", transformerOnly);
+        CliProcess.Result partial = CliProcess.run(work, "info", "--model", transformerOnly.toString());
+        assertEquals(3, partial.exitCode(), partial.toString());
+        assertTrue(partial.out().contains("denoiser (hlhc)"), partial.out());
+        assertTrue(
+                partial.err().contains("do not make a model") && partial.err().contains("no text encoder graph"),
+                partial.err());
     }
 }

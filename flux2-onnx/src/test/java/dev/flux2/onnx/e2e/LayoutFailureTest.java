@@ -1,5 +1,6 @@
 package dev.flux2.onnx.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -77,6 +78,7 @@ class LayoutFailureTest {
         assertTrue(
                 s.details().get("problems").contains("no VAE decoder graph"),
                 s.details().toString());
+        assertEquals("false", s.details().get("parts_complete"));
         assertTrue(
                 s.graphs().stream().anyMatch(g -> g.role().equals("denoiser (hlhc)")),
                 s.graphs().toString());

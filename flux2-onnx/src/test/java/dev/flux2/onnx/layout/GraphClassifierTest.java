@@ -85,7 +85,9 @@ class GraphClassifierTest {
     void diffusersNamesAndSymbolicChannelsAreTheOtherFamily() {
         assertEquals(
                 "VAE_DECODER/OTHER",
-                what(g(List.of(t("latent_sample", F, "b", "c", "h", "w")), List.of(t("sample", F, "b", "c", "H", "W")))));
+                what(g(
+                        List.of(t("latent_sample", F, "b", "c", "h", "w")),
+                        List.of(t("sample", F, "b", "c", "H", "W")))));
         assertEquals(
                 "VAE_ENCODER/OTHER",
                 what(g(List.of(t("sample", F, "b", 3, "H", "W")), List.of(t("latent", F, "b", 128, "h", "w")))));
