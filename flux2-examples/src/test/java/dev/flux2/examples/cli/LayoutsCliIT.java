@@ -142,6 +142,30 @@ class LayoutsCliIT {
         ExpectedGeneration expected = new ExpectedGeneration(
                 markshark.reference(), hlhc.reference(), markshark.reference(), markshark.tokenizerDirectory());
         assertMatches(image, expected.textToImage(PROMPT, 5, 48, 48), "MarkShark2 with hlhc's transformer");
+
+        // img2img with a reference image on the same composition.
+        Path init = testImage("composed-init", 64, 32, 6);
+        Path reference = testImage("composed-reference", 64, 64, 1);
+        BufferedImage edited = generate(
+                "composed-edit",
+                "--model",
+                markshark.directory().toString(),
+                "--component",
+                "denoiser=" + hlhc.graphFile("transformer"),
+                "--prompt",
+                PROMPT,
+                "--seed",
+                "6",
+                "--init-image",
+                init.toString(),
+                "--strength",
+                "0.75",
+                "--reference",
+                reference.toString());
+        assertMatches(
+                edited,
+                expected.imageToImage(PROMPT, 6, ImageIO.read(init.toFile()), 0.75, ImageIO.read(reference.toFile())),
+                "MarkShark2 with hlhc's transformer, img2img with a reference");
     }
 
     @Test

@@ -53,6 +53,28 @@ public record ExpectedGeneration(
      * @return packed RGB, row-major
      */
     public int[] imageToImage(String prompt, long seed, BufferedImage init, double strength) {
+        return imageToImage(prompt, seed, init, strength, new BufferedImage[0]);
+    }
+
+    /**
+     * img2img by strength with reference images appended to every step.
+     *
+     * @param prompt the prompt
+     * @param seed the seed
+     * @param init the init image (its size is the output size)
+     * @param strength the strength
+     * @param references the reference images, in order
+     * @return packed RGB, row-major
+     */
+    public int[] imageToImage(
+            String prompt, long seed, BufferedImage init, double strength, BufferedImage... references) {
+        float[] tokens = new float[0];
+        float[] ids = new float[0];
+        for (int i = 0; i < references.length; i++) {
+            tokens = PositionIds.concat(tokens, encoded(references[i]));
+            ids = PositionIds.concat(
+                    ids, PositionIds.reference(i, references[i].getWidth() / 16, references[i].getHeight() / 16));
+        }
         int tStart = (int) Math.max(STEPS - Math.min(STEPS * strength, STEPS), 0);
         int w = init.getWidth();
         int h = init.getHeight();
@@ -63,7 +85,7 @@ public record ExpectedGeneration(
         for (int i = 0; i < x.length; i++) {
             x[i] = sigma * noise[i] + (1f - sigma) * x0[i];
         }
-        return run(prompt, seed, w, h, tStart, x, new float[0], new float[0]);
+        return run(prompt, seed, w, h, tStart, x, tokens, ids);
     }
 
     /**
