@@ -16,12 +16,13 @@ public final class SyntheticBundleMain {
     private SyntheticBundleMain() {}
 
     /**
-     * @param args {@code DIR [--size WxH] [--fused none|engine|listed] [--no-vae-encoder] [--base]}
+     * @param args {@code DIR [--hlhc] [--size WxH] [--fused none|engine|listed] [--no-vae-encoder] [--base]};
+     *     {@code --hlhc} writes hlhc's layout (no flux2-config.json, its names, fp32; {@link ExportLayout#HLHC})
      * @throws Exception when the bundle cannot be written
      */
     public static void main(String[] args) throws Exception {
         if (args.length < 1 || args[0].startsWith("-")) {
-            System.err.println("usage: SyntheticBundleMain DIR [--size WxH] [--fused none|engine|listed]"
+            System.err.println("usage: SyntheticBundleMain DIR [--hlhc] [--size WxH] [--fused none|engine|listed]"
                     + " [--no-vae-encoder] [--base]");
             System.exit(2);
         }
@@ -34,6 +35,7 @@ public final class SyntheticBundleMain {
                 }
                 case "--fused" -> spec.fused(FusedConvention.valueOf(args[++i].toUpperCase(Locale.ROOT)));
                 case "--no-vae-encoder" -> spec.vaeEncoder(false);
+                case "--hlhc" -> spec.hlhcLayout();
                 case "--base" -> spec.distilled(false);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
