@@ -9,8 +9,8 @@ import dev.flux2.api.GenerationResult;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelRole;
+import dev.flux2.api.PngFiles;
 import dev.flux2.api.ProgressListener;
-import dev.flux2.examples.image.PngMetadataWriter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -205,7 +205,7 @@ final class GenerateCommand extends BaseCommand {
             }
             for (int k = 0; k < result.images().size(); k++) {
                 GeneratedImage image = result.images().get(k);
-                PngMetadataWriter.write(image, outputs.get(k));
+                PngFiles.write(image, outputs.get(k));
                 out().printf(
                                 Locale.ROOT,
                                 "output: %s (seed %s, %dx%d, %d steps)%n",

@@ -12,7 +12,7 @@ import dev.flux2.api.GenerationCancelledException;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
-import dev.flux2.examples.image.PngMetadataWriter;
+import dev.flux2.api.PngFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Optional;
@@ -101,7 +101,7 @@ final class ImagesHandler implements HttpHandler {
         }
         GeneratedImage image = result.first();
         ByteArrayOutputStream png = new ByteArrayOutputStream();
-        PngMetadataWriter.write(image, png);
+        PngFiles.write(image, png);
         image.metadata().seed().ifPresent(s -> ex.getResponseHeaders().set("X-Flux2-Seed", Long.toString(s)));
         ex.getResponseHeaders()
                 .set("X-Flux2-Steps", Integer.toString(image.metadata().steps()));
