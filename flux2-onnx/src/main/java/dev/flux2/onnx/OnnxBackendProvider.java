@@ -3,12 +3,13 @@ package dev.flux2.onnx;
 import ai.onnxruntime.OrtEnvironment;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.onnx.config.BundleConfig;
-import dev.flux2.onnx.config.BundleConfigReader;
 import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.config.ModelEntry;
 import dev.flux2.onnx.graph.BundleIo;
+import dev.flux2.onnx.layout.LayoutResolver;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.ProviderSelector;
 import dev.flux2.onnx.session.SessionCache;
@@ -24,12 +25,15 @@ import dev.flux2.spi.Flux2BackendProvider;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ONNX Runtime backend ({@value #NAME}) for FLUX.2 [klein] ONNX bundles: a folder with
- * {@code flux2-config.json}, the graphs it names, their external-data shards and the tokenizer.
+ * The ONNX Runtime backend ({@value #NAME}) for FLUX.2 [klein] ONNX exports: a folder whose parts (tokenizer, text
+ * encoder, denoiser, VAE decoder, optional VAE encoder) are named by its {@code flux2-config.json} (the MarkShark2
+ * layout) or found by their graphs' signatures (hlhc's export and others), possibly with parts taken from elsewhere
+ * ({@link BackendConfig#components()}); docs/bundle-format.md §2 and §4.
  *
  * <p>{@link #open} checks everything that does not need weights in memory before returning: the config's fields,
  * every file and shard size, every graph's inputs and outputs (read from the graph headers, so the 2.5 GB shards
@@ -55,19 +59,19 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
     }
 
     /**
-     * @return true for a folder with {@code flux2-config.json}, and also for a folder in the gandamu custom WebGPU
-     *     format, so that opening it reports the format as unsupported instead of "no backend found"
+     * @return true for a folder with {@code flux2-config.json} or with ONNX graphs (in it or a direct subfolder), and
+     *     also for a folder in the gandamu custom WebGPU format, so that opening it reports the format as unsupported
+     *     instead of "no backend found"
      */
     @Override
     public boolean canOpen(Path modelDirectory) {
-        return Files.isRegularFile(modelDirectory.resolve(BundleConfigReader.FILE_NAME))
-                || OnnxBundle.isGandamuLayout(modelDirectory);
+        return LayoutResolver.looksLikeModel(modelDirectory);
     }
 
     @Override
     public Flux2Backend open(BackendConfig config) {
         OnnxOptions options = OnnxOptions.parse(config.options());
-        OnnxBundle bundle = OnnxBundle.load(config.modelDirectory());
+        OnnxBundle bundle = OnnxBundle.load(config.modelDirectory(), config.components());
         BundleConfig bundleConfig = bundle.config();
         BundleIo io = bundle.io();
         AttentionSettings attention = attentionSettings(options, bundleConfig, io);
@@ -81,8 +85,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                 ProviderSelector.select(options.providers(), options.providerFallback(), options.deviceId());
         OrtEnvironment env = SharedEnvironment.get();
         Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(
-                bundleConfig.directory().resolve(bundleConfig.text().tokenizerDir()),
-                bundleConfig.text().sequenceLength());
+                bundleConfig.tokenizerDirectory(), bundleConfig.text().sequenceLength());
         try {
             SessionCache sessions =
                     new SessionCache(new SessionFactory(env, providers, options.threads()), config.memoryPolicy());
@@ -93,9 +96,10 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                     io,
                     new SessionSpecs(bundleConfig, io, options.pinDimensions(), options.optimizationLevel()));
             LOG.debug(
-                    "opened {} ({}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
+                    "opened {} ({}, {}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
                     info.variant(),
+                    bundle.layout().name(),
                     config.memoryPolicy(),
                     providers.describe(),
                     options.fusedEnabled() ? io.fusedConvention() : "off (backend option fused=off)",
@@ -130,9 +134,14 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
 
     @Override
     public ModelSummary inspect(Path modelDirectory) {
+        return inspect(modelDirectory, Map.of());
+    }
+
+    @Override
+    public ModelSummary inspect(Path modelDirectory, Map<ModelRole, Path> components) {
         if (!Files.isDirectory(modelDirectory)) {
             throw new ModelLoadException("model directory " + modelDirectory.toAbsolutePath() + " does not exist");
         }
-        return BundleInspector.inspect(modelDirectory);
+        return BundleInspector.inspect(modelDirectory, components);
     }
 }

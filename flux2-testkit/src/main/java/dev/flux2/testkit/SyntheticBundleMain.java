@@ -21,13 +21,14 @@ public final class SyntheticBundleMain {
     private SyntheticBundleMain() {}
 
     /**
-     * @param args {@code DIR [--size WxH] [--fused none|engine|listed] [--no-vae-encoder] [--base]}, or
-     *     {@code DIR --timing [--size WxH]}
+     * @param args {@code DIR [--hlhc] [--size WxH] [--fused none|engine|listed] [--no-vae-encoder] [--base]}, or
+     *     {@code DIR --timing [--size WxH]}; {@code --hlhc} writes hlhc's layout (no flux2-config.json, its names,
+     *     fp32; {@link ExportLayout#HLHC})
      * @throws Exception when the bundle cannot be written
      */
     public static void main(String[] args) throws Exception {
         if (args.length < 1 || args[0].startsWith("-")) {
-            System.err.println("usage: SyntheticBundleMain DIR [--size WxH] [--fused none|engine|listed]"
+            System.err.println("usage: SyntheticBundleMain DIR [--hlhc] [--size WxH] [--fused none|engine|listed]"
                     + " [--no-vae-encoder] [--base] | DIR --timing [--size WxH]");
             System.exit(2);
         }
@@ -44,6 +45,7 @@ public final class SyntheticBundleMain {
                 case "--timing" -> writeTiming = true;
                 case "--fused" -> spec.fused(FusedConvention.valueOf(args[++i].toUpperCase(Locale.ROOT)));
                 case "--no-vae-encoder" -> spec.vaeEncoder(false);
+                case "--hlhc" -> spec.hlhcLayout();
                 case "--base" -> spec.distilled(false);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }

@@ -10,6 +10,7 @@ import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
+import dev.flux2.api.ModelRole;
 import dev.flux2.api.ProgressListener;
 import dev.flux2.examples.image.ImageFileWriter;
 import java.io.IOException;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -41,6 +43,9 @@ final class GenerateCommand extends BaseCommand {
 
     @Mixin
     ModelOption modelOption;
+
+    @Mixin
+    ComponentOption componentOption;
 
     @Option(
             names = {"-p", "--prompt"},
@@ -206,6 +211,7 @@ final class GenerateCommand extends BaseCommand {
         GenerationRequest.Builder request = requestBuilder(baseSeed, token).limits(limits);
         GenerationRequest validated = request.build();
         limits.checkRequest(validated);
+        Map<ModelRole, Path> components = componentOption.resolve();
         // The outputs too: an unusable path is a usage error now, not a lost image after the generation.
         List<Path> outputs = outputPaths(baseSeed);
         outputs.forEach(OutputCheck::check);
@@ -214,7 +220,7 @@ final class GenerateCommand extends BaseCommand {
         PrintStream progressStream = System.err;
         CancelOnShutdown guard = CancelOnShutdown.install(token, progressStream, SHUTDOWN_GRACE);
         try {
-            return generate(validated, outputs, progressStream, limits);
+            return generate(validated, components, outputs, progressStream, limits);
         } catch (RuntimeException e) {
             // Reported before the guard closes: once it does, a Ctrl-C shutdown completes and the JVM halts. After
             // a cancel, any failure is the cancellation surfacing (for example a runtime call aborted mid-graph).
@@ -229,9 +235,15 @@ final class GenerateCommand extends BaseCommand {
     }
 
     private int generate(
-            GenerationRequest validated, List<Path> outputs, PrintStream progressStream, GenerationLimits limits)
+            GenerationRequest validated,
+            Map<ModelRole, Path> components,
+            List<Path> outputs,
+            PrintStream progressStream,
+            GenerationLimits limits)
             throws IOException {
-        try (Flux2Pipeline pipeline = pipelineBuilder().limits(limits).build()) {
+        Flux2Pipeline.Builder builder = pipelineBuilder().limits(limits);
+        components.forEach(builder::component);
+        try (Flux2Pipeline pipeline = builder.build()) {
             ModelInfo info = pipeline.modelInfo();
             err().printf(
                             Locale.ROOT,

@@ -43,7 +43,7 @@ public final class BundleConfigReader {
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
             .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
     private static final int LATENT_DOWNSAMPLE = 16;
-    private static final String DEFAULT_TOKENIZER_DIR = "tokenizer";
+    private static final String DEFAULT_TOKENIZER_DIR = KleinDefaults.TOKENIZER_DIR;
     private static final String STAGE_KEYS = "vae_decoder_post_stage_keys";
     private static final Set<String> KNOWN_KEYS = Set.of(
             GraphKeys.TEXT_ENCODER,
@@ -122,7 +122,14 @@ public final class BundleConfigReader {
             requireModel(root, models, key);
         }
         DecoderLayout decoder = decoderLayout(root, models);
-        return new BundleConfig(file, defaults, text, models, decoder, root.optionalBoolean("supports_img2img"));
+        return new BundleConfig(
+                file.toAbsolutePath().getParent(),
+                Optional.of(file),
+                defaults,
+                text,
+                models,
+                decoder,
+                root.optionalBoolean("supports_img2img"));
     }
 
     /**
@@ -184,7 +191,7 @@ public final class BundleConfigReader {
     }
 
     private static ModelDefaults defaults(JsonFields root) {
-        String name = root.optionalString("model_name").orElse("flux.2-klein");
+        String name = root.optionalString("model_name").orElse(KleinDefaults.CONFIG_MODEL_NAME);
         String variant = root.optionalString("model_variant").orElse(name);
         boolean distilled = root.optionalBoolean("is_distilled")
                 .orElse(!(variant.toLowerCase(Locale.ROOT).contains("base")
@@ -197,7 +204,7 @@ public final class BundleConfigReader {
     }
 
     private static int size(JsonFields root, String field) {
-        int value = root.optionalPositiveInt(field, MAX_DEFAULT_SIDE).orElse(1024);
+        int value = root.optionalPositiveInt(field, MAX_DEFAULT_SIDE).orElse(KleinDefaults.SIZE);
         if (value % LATENT_DOWNSAMPLE != 0) {
             throw root.fieldError(field, "must be a multiple of 16, got " + value);
         }
