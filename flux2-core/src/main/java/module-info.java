@@ -11,6 +11,7 @@
 module dev.flux2.core {
     requires transitive java.desktop; // BufferedImage in the API
     requires org.slf4j;
+    requires jdk.management; // physical memory, for the default GenerationLimits
 
     exports dev.flux2.api;
     exports dev.flux2.spi;

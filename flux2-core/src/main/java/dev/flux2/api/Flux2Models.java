@@ -4,6 +4,7 @@ import dev.flux2.pipeline.BackendLocator;
 import dev.flux2.pipeline.ModelLocator;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /** Static helpers about model folders and model names that do not need an open pipeline. */
@@ -14,6 +15,14 @@ public final class Flux2Models {
      */
     public static final String DEFAULT_MODEL =
             "MarkShark2/flux2-klein-4b-onnx-webgpu-q4@929085adfad60491e9af05095cd280955fc0c29d";
+
+    /**
+     * The plain ONNX Runtime export of FLUX.2 [klein] 4B by hlhc (float32 activations, int4 text encoder, int8
+     * transformer, one external-data file per graph, one VAE decoder graph and a VAE encoder), branch {@code main}:
+     * suited to CPU, CUDA and DirectML. It has no {@code flux2-config.json}; its parts are found by their graphs'
+     * signatures. Not pinned: its files are checked against the hub's hashes, not against a shipped list.
+     */
+    public static final String HLHC_MODEL = "hlhc/FLUX.2-klein-4B-onnx";
 
     private Flux2Models() {}
 
@@ -53,6 +62,21 @@ public final class Flux2Models {
      *     cannot be read
      */
     public static ModelSummary inspect(Path directory) {
-        return BackendLocator.inspect(Objects.requireNonNull(directory, "directory"));
+        return BackendLocator.inspect(Objects.requireNonNull(directory, "directory"), Map.of());
+    }
+
+    /**
+     * Describes a model composed of a folder and parts taken from elsewhere
+     * ({@link Flux2Pipeline.Builder#component}), as the pipeline would open it, without loading weights.
+     *
+     * @param directory the model folder
+     * @param components each replaced part's source, a folder or a file
+     * @return the summary
+     * @throws ModelLoadException when the folder does not exist, no backend understands it, or a part cannot be
+     *     read
+     */
+    public static ModelSummary inspect(Path directory, Map<ModelRole, Path> components) {
+        return BackendLocator.inspect(
+                Objects.requireNonNull(directory, "directory"), Objects.requireNonNull(components, "components"));
     }
 }

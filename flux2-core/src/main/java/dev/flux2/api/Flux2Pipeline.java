@@ -5,6 +5,7 @@ import dev.flux2.pipeline.GenerationEngine;
 import dev.flux2.spi.BackendConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,13 +56,23 @@ public final class Flux2Pipeline implements AutoCloseable {
      * @param request the request
      * @return the images and timings
      * @throws InvalidRequestException when the request does not fit the model (for example an init image on a
-     *     bundle without VAE encoder, or explicit noise of the wrong size)
-     * @throws InferenceException when a backend call fails
+     *     bundle without VAE encoder, or explicit noise of the wrong size) or exceeds the {@link #limits()}
+     * @throws InferenceException when a backend call fails, or a stage's output holds NaN or infinity (the
+     *     message names the stage and step)
      * @throws GenerationCancelledException when the request's token was cancelled
      * @throws PipelineClosedException after {@link #close()}
      */
     public GenerationResult generate(GenerationRequest request) {
         return engine.generate(Objects.requireNonNull(request, "request"));
+    }
+
+    /**
+     * @return the limits every request is checked against: those set with {@link Builder#limits} (default
+     *     {@link GenerationLimits#defaults()}), raised where needed so the model's own defaults pass
+     *     ({@link GenerationLimits#forModel})
+     */
+    public GenerationLimits limits() {
+        return engine.limits();
     }
 
     /**
@@ -88,12 +99,19 @@ public final class Flux2Pipeline implements AutoCloseable {
         private HubOptions hubOptions = HubOptions.defaults();
         private MemoryPolicy memoryPolicy = MemoryPolicy.AUTO;
         private String backend;
+        private GenerationLimits limits;
         private final Map<String, String> backendOptions = new LinkedHashMap<>();
         private final List<String> nullOptions = new ArrayList<>();
+        private final Map<ModelRole, Path> components = new EnumMap<>(ModelRole.class);
+        private final List<String> nullComponents = new ArrayList<>();
 
         private Builder() {}
 
-        /** @param directory the model folder (for ONNX: the folder holding {@code flux2-config.json}) @return this */
+        /**
+         * @param directory the model folder (for ONNX: a bundle folder with {@code flux2-config.json}, or any folder of
+         *     FLUX.2 [klein] ONNX graphs, whose parts are found by their signatures)
+         * @return this
+         */
         public Builder model(Path directory) {
             this.model = directory;
             this.modelReference = null;
@@ -133,6 +151,17 @@ public final class Flux2Pipeline implements AutoCloseable {
         }
 
         /**
+         * @param limits the largest work a request may ask for (default {@link GenerationLimits#defaults()}); every
+         *     request is checked against them before any backend call, and a refusal is an
+         *     {@link InvalidRequestException} naming the limit and the value
+         * @return this
+         */
+        public Builder limits(GenerationLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
+        /**
          * @param name use only the backend with this name, case-insensitive (default, or null: the first backend
          *     that recognises the folder)
          * @return this
@@ -162,12 +191,33 @@ public final class Flux2Pipeline implements AutoCloseable {
         }
 
         /**
+         * Takes one part of the model from another place than the model folder, replacing the folder's own (for
+         * example the transformer of another export beside a bundle's text encoder and VAE). The source is a folder,
+         * in which the backend finds the part as it would in a model folder, or a file (for the ONNX backend a graph
+         * file, or the tokenizer's {@code tokenizer.json}). The composed model is checked like a whole one in
+         * {@link #build()}: every part's signature, and that the parts fit each other (the text encoder's context
+         * width is what the denoiser takes, and so on). Setting a role again replaces its source.
+         *
+         * @param role the part
+         * @param source a folder or a file
+         * @return this
+         */
+        public Builder component(ModelRole role, Path source) {
+            if (role == null || source == null) {
+                nullComponents.add(role + "=" + source);
+            } else {
+                components.put(role, source);
+            }
+            return this;
+        }
+
+        /**
          * Validates the settings, finds a backend and opens the model; the backend checks its options and every
          * file and graph signature before this returns.
          *
          * @return the pipeline; the caller closes it
-         * @throws InvalidRequestException for a missing model folder or memory policy, or a backend option that is
-         *     null, unknown to the backend or has a bad value
+         * @throws InvalidRequestException for a missing model folder or memory policy, a null component, or a backend
+         *     option that is null, unknown to the backend or has a bad value
          * @throws ModelLoadException when the model cannot be used
          */
         public Flux2Pipeline build() {
@@ -184,10 +234,15 @@ public final class Flux2Pipeline implements AutoCloseable {
                 throw new InvalidRequestException(
                         "backendOption key and value must not be null, got " + String.join(", ", nullOptions));
             }
+            if (!nullComponents.isEmpty()) {
+                throw new InvalidRequestException(
+                        "component role and source must not be null, got " + String.join(", ", nullComponents));
+            }
             // Resolution (cache lookup, download, verification) comes after every cheap check above.
             Path folder = model != null ? model : Flux2Models.resolve(modelReference, hubOptions);
-            BackendConfig config = new BackendConfig(folder, memoryPolicy, backendOptions);
-            return new Flux2Pipeline(new GenerationEngine(BackendLocator.open(config, backend)));
+            BackendConfig config = new BackendConfig(folder, memoryPolicy, backendOptions, components);
+            GenerationLimits effective = limits != null ? limits : GenerationLimits.defaults();
+            return new Flux2Pipeline(new GenerationEngine(BackendLocator.open(config, backend), effective));
         }
     }
 }

@@ -1,8 +1,6 @@
 package dev.flux2.api;
 
 import java.awt.image.BufferedImage;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +9,6 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import javax.imageio.ImageIO;
 
 /**
  * One generation request: an immutable value built fluently and validated in {@link Builder#build()}.
@@ -197,6 +194,7 @@ public final class GenerationRequest {
         private int numImages = 1;
         private ProgressListener progressListener = ProgressListener.NONE;
         private CancellationToken cancellation;
+        private GenerationLimits limits;
 
         private Builder() {}
 
@@ -300,7 +298,11 @@ public final class GenerationRequest {
 
         /**
          * @param strength img2img strength in [0, 1]: 1 starts from pure noise, small values keep more of the init
-         *     image; the default is 0.8. Steps run = n − int(n − n·strength); 0 leaves no step and is rejected
+         *     image. Steps run = n − int(n − n·strength) (diffusers' rule); 0 leaves no step and is rejected. The
+         *     default is 0.8, lowered for few-step schedules to the largest strength that still starts below
+         *     σ = 1 (for 4 steps: 0.75, so 3 of 4 steps run); a strength at which the init image cannot influence
+         *     the result (the schedule starts at σ = 1, pure noise) is run with a warning in the result's
+         *     metadata
          * @return this
          */
         public Builder strength(double strength) {
@@ -346,7 +348,21 @@ public final class GenerationRequest {
         }
 
         /**
-         * Validates every value and builds the request. Image files are read here.
+         * @param limits the limits image files are read within: each file's size is read from its header and refused
+         *     (before decoding) when it exceeds {@link GenerationLimits#maxInputSide()} or
+         *     {@link GenerationLimits#maxInputPixels()}, or when decoding it would not fit the free heap (default:
+         *     {@link GenerationLimits#defaults()}); the pipeline checks the rest of the request against its own
+         * @return this
+         */
+        public Builder limits(GenerationLimits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * Validates every value and builds the request. Image files are read here, as the reference's loader reads
+         * them (EXIF orientation applied; CMYK and YCCK JPEGs converted as Pillow converts them; ICC profiles
+         * ignored as Pillow ignores them), after their header passed the {@link #limits(GenerationLimits) limits}.
          *
          * @return the request
          * @throws InvalidRequestException naming the parameter, the expected and the given value
@@ -382,7 +398,9 @@ public final class GenerationRequest {
             if (noise != null) {
                 RequestValidation.checkNoiseValues(noise);
             }
-            BufferedImage init = initImagePath != null ? read(initImagePath, "init image") : initImage;
+            GenerationLimits readLimits = limits != null ? limits : GenerationLimits.defaults();
+            BufferedImage init =
+                    initImagePath != null ? ImageFileReader.read(initImagePath, "init image", readLimits) : initImage;
             if (strength != null) {
                 if (!(strength >= 0.0 && strength <= 1.0)) {
                     throw new InvalidRequestException("strength must be in [0, 1], got " + strength);
@@ -398,27 +416,13 @@ public final class GenerationRequest {
             List<BufferedImage> refs = new ArrayList<>(references.size());
             for (int i = 0; i < references.size(); i++) {
                 Object r = references.get(i);
-                BufferedImage img = r instanceof Path p ? read(p, "reference image " + i) : (BufferedImage) r;
+                BufferedImage img = r instanceof Path p
+                        ? ImageFileReader.read(p, "reference image " + i, readLimits)
+                        : (BufferedImage) r;
                 RequestValidation.checkReference(img, i, r instanceof Path p ? p.toString() : null);
                 refs.add(img);
             }
             return new GenerationRequest(this, init, refs);
-        }
-
-        private static BufferedImage read(Path path, String what) {
-            if (!Files.isRegularFile(path)) {
-                throw new InvalidImageException(what + " " + path + " does not exist or is not a file");
-            }
-            try {
-                BufferedImage img = ImageIO.read(path.toFile());
-                if (img == null) {
-                    throw new InvalidImageException(
-                            what + " " + path + " is not in a readable image format (expected PNG, JPEG, BMP or GIF)");
-                }
-                return img;
-            } catch (IOException e) {
-                throw new InvalidImageException(what + " " + path + " cannot be read: " + e.getMessage(), e);
-            }
         }
     }
 }

@@ -81,16 +81,42 @@ public record ModelSummary(
     /**
      * One graph of the bundle.
      *
-     * @param key the configuration key (for example {@code transformer})
-     * @param file the graph file name
+     * @param key the graph's key (for the ONNX backend its {@code models} key, for example {@code transformer})
+     * @param file the graph file name (relative to the model folder, or absolute for a part taken from elsewhere)
      * @param inputs the graph's real inputs
      * @param outputs the graph's real outputs
+     * @param role the part of the model the graph plays, with its signature family (for example
+     *     {@code denoiser (hlhc)}), or empty when not known
+     * @param mapping which graph tensor plays which part, in feeding order (for example {@code latent tokens} →
+     *     {@code hidden_states}); empty when the graph's signature could not be resolved
      */
-    public record GraphEntry(String key, String file, List<TensorEntry> inputs, List<TensorEntry> outputs) {
-        /** Copies the lists. */
+    public record GraphEntry(
+            String key,
+            String file,
+            List<TensorEntry> inputs,
+            List<TensorEntry> outputs,
+            String role,
+            Map<String, String> mapping) {
+        /** Copies the collections, keeping the mapping's order. */
         public GraphEntry {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(file, "file");
             inputs = List.copyOf(inputs);
             outputs = List.copyOf(outputs);
+            Objects.requireNonNull(role, "role");
+            mapping = Collections.unmodifiableMap(new LinkedHashMap<>(mapping));
+        }
+
+        /**
+         * A graph without a known role or mapping.
+         *
+         * @param key the graph's key
+         * @param file the graph file name
+         * @param inputs the graph's real inputs
+         * @param outputs the graph's real outputs
+         */
+        public GraphEntry(String key, String file, List<TensorEntry> inputs, List<TensorEntry> outputs) {
+            this(key, file, inputs, outputs, "", Map.of());
         }
     }
 

@@ -2,6 +2,7 @@ package dev.flux2.pipeline;
 
 import dev.flux2.api.Flux2Exception;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.spi.BackendConfig;
 import dev.flux2.spi.Flux2Backend;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.function.Function;
@@ -38,8 +40,22 @@ public final class BackendLocator {
      * @throws ModelLoadException when the folder is missing or no backend recognises it
      */
     public static ModelSummary inspect(Path directory) {
+        return inspect(directory, Map.of());
+    }
+
+    /**
+     * @param directory the model folder
+     * @param components parts taken from elsewhere (empty for the folder alone)
+     * @return the summary from the first backend that recognises the folder
+     * @throws ModelLoadException when the folder is missing or no backend recognises it
+     */
+    public static ModelSummary inspect(Path directory, Map<ModelRole, Path> components) {
         Flux2BackendProvider provider = select(directory, null, installedProviders());
-        return call(provider, directory, "inspect", p -> p.inspect(directory));
+        return call(
+                provider,
+                directory,
+                "inspect",
+                p -> components.isEmpty() ? p.inspect(directory) : p.inspect(directory, components));
     }
 
     /**
@@ -114,7 +130,8 @@ public final class BackendLocator {
     static Flux2BackendProvider select(Path directory, String backendName, List<Flux2BackendProvider> providers) {
         if (!Files.isDirectory(directory)) {
             throw new ModelLoadException("model directory " + directory.toAbsolutePath()
-                    + " does not exist or is not a directory (an ONNX bundle is a folder holding flux2-config.json)");
+                    + " does not exist or is not a directory (an ONNX model is a folder of .onnx graphs, with or"
+                    + " without flux2-config.json)");
         }
         if (providers.isEmpty()) {
             throw new ModelLoadException("no FLUX.2 backend on the classpath: add the flux2-onnx artifact "
@@ -135,6 +152,7 @@ public final class BackendLocator {
                     "no backend named '" + backendName + "' on the classpath (available: " + names + ")");
         }
         throw new ModelLoadException("no backend recognises " + directory.toAbsolutePath()
-                + " as a model folder (tried: " + names + "); an ONNX bundle needs flux2-config.json");
+                + " as a model folder (tried: " + names + "); an ONNX model needs .onnx graphs (and, for the"
+                + " MarkShark2 layout, flux2-config.json)");
     }
 }

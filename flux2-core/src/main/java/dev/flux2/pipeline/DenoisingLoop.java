@@ -56,6 +56,9 @@ final class DenoisingLoop {
             long begin = System.nanoTime();
             predict(step, x, where);
             EulerSampler.step(x, velocity, step.sigma(), step.sigmaNext());
+            if (i == n - 1) {
+                FiniteCheck.require(x, x.length, "the final latent of image " + (image + 1));
+            }
             if (LOG.isDebugEnabled()) {
                 LOG.debug(
                         "Image {} {}: sigma {} -> {} in {} ms",
@@ -71,12 +74,17 @@ final class DenoisingLoop {
 
     private void predict(DenoiseStep step, float[] x, String where) {
         context.run(where, () -> session.predictVelocity(step, x, text.positive(), velocity));
+        FiniteCheck.require(velocity, velocity.length, "the transformer's prediction at " + where);
         if (negativeVelocity == null) {
             return;
         }
         context.run(
                 where + " (negative prompt)",
                 () -> session.predictVelocity(step, x, text.negative(), negativeVelocity));
+        FiniteCheck.require(
+                negativeVelocity,
+                negativeVelocity.length,
+                "the transformer's prediction at " + where + " (negative prompt)");
         // The reference combines float32 tensors with the scale cast to float32.
         float scale = (float) request.guidance().scale();
         for (int j = 0; j < velocity.length; j++) {
@@ -93,9 +101,9 @@ final class DenoisingLoop {
     void runFused(float[] x, int image) {
         long begin = System.nanoTime();
         float[] sigmas = request.schedule().sigmas();
-        context.run(
-                "fused " + request.steps() + "-step denoise of image " + (image + 1),
-                () -> session.denoiseFused(sigmas, x, text.positive()));
+        String where = "fused " + request.steps() + "-step denoise of image " + (image + 1);
+        context.run(where, () -> session.denoiseFused(sigmas, x, text.positive()));
+        FiniteCheck.require(x, x.length, "the latent of the " + where);
         LOG.debug(
                 "Image {}: fused {}-step denoise in {} ms",
                 image + 1,

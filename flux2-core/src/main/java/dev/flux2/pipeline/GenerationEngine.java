@@ -1,6 +1,7 @@
 package dev.flux2.pipeline;
 
 import dev.flux2.api.CancellationToken;
+import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.ModelInfo;
@@ -21,6 +22,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 public final class GenerationEngine implements AutoCloseable {
     private final Flux2Backend backend;
     private final ModelInfo modelInfo;
+    private final GenerationLimits limits;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Set<GenerationContext> running = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -29,13 +31,24 @@ public final class GenerationEngine implements AutoCloseable {
     private final AtomicBoolean closeDeferred = new AtomicBoolean();
 
     /**
-     * @param backend the opened backend; the engine owns it from now on (it is closed here if reading its model
-     *     info fails)
+     * An engine with {@link GenerationLimits#defaults()}.
+     *
+     * @param backend the opened backend; the engine owns it from now on
      */
     public GenerationEngine(Flux2Backend backend) {
+        this(backend, GenerationLimits.defaults());
+    }
+
+    /**
+     * @param backend the opened backend; the engine owns it from now on (it is closed here if reading its model
+     *     info fails)
+     * @param limits the limits requests must keep, before {@link GenerationLimits#forModel} is applied
+     */
+    public GenerationEngine(Flux2Backend backend, GenerationLimits limits) {
         this.backend = Objects.requireNonNull(backend, "backend");
         try {
             this.modelInfo = Objects.requireNonNull(backend.modelInfo(), "backend returned no model info");
+            this.limits = Objects.requireNonNull(limits, "limits").forModel(modelInfo);
         } catch (RuntimeException e) {
             try {
                 backend.close();
@@ -58,6 +71,7 @@ public final class GenerationEngine implements AutoCloseable {
     public GenerationResult generate(GenerationRequest request) {
         Objects.requireNonNull(request, "request");
         checkOpen("generate");
+        limits.checkRequest(request);
         lock.readLock().lock();
         try {
             GenerationContext context = new GenerationContext(request.progressListener(), request.numImages());
@@ -82,7 +96,7 @@ public final class GenerationEngine implements AutoCloseable {
         AutoCloseable registration =
                 request.cancellation().map(token -> register(token, context)).orElse(null);
         try {
-            return new GenerationRun(backend, modelInfo, request, context).run();
+            return new GenerationRun(backend, modelInfo, request, context, limits).run();
         } finally {
             if (registration != null) {
                 unregister(registration);
@@ -100,6 +114,11 @@ public final class GenerationEngine implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("could not unregister the cancellation hook", e);
         }
+    }
+
+    /** @return the limits in force: the configured ones, raised for the model's defaults */
+    public GenerationLimits limits() {
+        return limits;
     }
 
     /**

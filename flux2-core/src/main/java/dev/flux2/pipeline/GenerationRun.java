@@ -1,6 +1,7 @@
 package dev.flux2.pipeline;
 
 import dev.flux2.api.GeneratedImage;
+import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.GenerationMetadata;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
@@ -37,15 +38,23 @@ final class GenerationRun {
     private final ModelInfo model;
     private final GenerationRequest request;
     private final GenerationContext context;
+    private final GenerationLimits limits;
 
     /**
      * @param backend the backend (not owned)
      * @param model the model's info
      * @param request the validated request
      * @param context the request's context, already wired to cancellation
+     * @param limits the limits the resolved request must keep
      */
-    GenerationRun(Flux2Backend backend, ModelInfo model, GenerationRequest request, GenerationContext context) {
+    GenerationRun(
+            Flux2Backend backend,
+            ModelInfo model,
+            GenerationRequest request,
+            GenerationContext context,
+            GenerationLimits limits) {
         this.backend = backend;
+        this.limits = limits;
         this.model = model;
         this.request = request;
         this.context = context;
@@ -63,6 +72,7 @@ final class GenerationRun {
             context.timings().addStage(0, Stage.VAE_ENCODE, System.nanoTime() - prepareStart);
         }
         ResolvedRequest resolved = RequestResolver.resolve(request, model, images);
+        limits.checkResolved(resolved.size().width(), resolved.size().height(), resolved.steps(), resolved.numImages());
         LOG.debug(
                 "Generating {} image(s) of {}: {} steps from step {}, guidance {}",
                 resolved.numImages(),
@@ -159,6 +169,7 @@ final class GenerationRun {
                 throw new InferenceException(where + ": expected " + size + " pixels, the backend returned "
                         + pixels.width() + "x" + pixels.height());
             }
+            FiniteCheck.require(pixels.data(), pixels.data().length, "the decoded image of " + where);
             images.add(ImageConversion.toImage(pixels));
             span.finish();
         }
@@ -179,7 +190,8 @@ final class GenerationRun {
                 denoised.fused(),
                 denoised.truncatedTokens(),
                 model.variant(),
-                context.timings().forImage(image));
+                context.timings().forImage(image),
+                resolved.warnings());
     }
 
     private static String seedLabel(ResolvedRequest resolved) {

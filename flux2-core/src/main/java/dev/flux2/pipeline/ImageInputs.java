@@ -106,7 +106,10 @@ final class ImageInputs {
     private static LatentGrid encodeOne(
             BufferedImage image, String what, Flux2Backend backend, GenerationContext context) {
         PixelTensor pixels = ImageConversion.toPixels(image);
-        return context.call("VAE encoding of the " + what, () -> backend.encodeImage(pixels, context));
+        String where = "VAE encoding of the " + what;
+        LatentGrid latent = context.call(where, () -> backend.encodeImage(pixels, context));
+        FiniteCheck.require(latent.data(), latent.data().length, "the latent of the " + where);
+        return latent;
     }
 
     private static void requireGrid(LatentGrid latent, int gridWidth, int gridHeight, String what) {

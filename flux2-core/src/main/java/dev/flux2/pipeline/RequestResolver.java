@@ -7,6 +7,9 @@ import dev.flux2.math.FlowMatchSchedule;
 import dev.flux2.math.Img2ImgNoising;
 import dev.flux2.spi.LatentGrid;
 import java.awt.image.BufferedImage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.ThreadLocalRandom;
@@ -19,7 +22,10 @@ import org.slf4j.LoggerFactory;
  * model default.
  */
 final class RequestResolver {
-    /** img2img strength when the request does not set one (diffusers' inpaint/img2img default). */
+    /**
+     * img2img strength when the request does not set one (diffusers' inpaint/img2img default), unless the schedule
+     * is so short that it would start at σ = 1 ({@link #defaultStrength}).
+     */
     static final double DEFAULT_STRENGTH = 0.8;
     /**
      * The longest array every JVM allocates. The decoded image (3·W·H floats) is the largest per-image array; the
@@ -46,9 +52,24 @@ final class RequestResolver {
                 .map(sigmas -> FlowMatchSchedule.withCustomSigmas(size.tokens(), sigmas))
                 .orElseGet(() -> FlowMatchSchedule.forImage(size.tokens(), steps));
         OptionalDouble strength = images.hasInit()
-                ? OptionalDouble.of(request.strength().orElse(DEFAULT_STRENGTH))
+                ? OptionalDouble.of(request.strength().orElseGet(() -> defaultStrength(schedule)))
                 : OptionalDouble.empty();
         int startIndex = images.hasInit() ? Img2ImgNoising.startIndex(schedule.steps(), strength.getAsDouble()) : 0;
+        List<String> warnings = new ArrayList<>();
+        if (images.hasInit() && startsAtPureNoise(schedule, startIndex)) {
+            String warning = String.format(
+                    Locale.ROOT,
+                    "the init image cannot influence the result: strength %s with %d steps starts at t_start = %d,"
+                            + " where sigma = 1 (pure noise)%s",
+                    strength.getAsDouble(),
+                    schedule.steps(),
+                    startIndex,
+                    schedule.steps() > 1
+                            ? "; use a strength of at most " + usefulStrength(schedule.steps())
+                            : "; with 1 step no strength keeps the init image, use 2 or more steps");
+            LOG.warn("{}", warning);
+            warnings.add(warning);
+        }
         return new ResolvedRequest(
                 request.prompt(),
                 request.negativePrompt(),
@@ -59,7 +80,35 @@ final class RequestResolver {
                 resolveNoise(request, size),
                 strength,
                 request.numImages(),
-                images);
+                images,
+                warnings);
+    }
+
+    /**
+     * diffusers' default 0.8, unless that starts the schedule at σ = 1, where the init image is pure noise after
+     * {@code scale_noise} and has no influence (4 steps: t_start = int(4 − 3.2) = 0). Then the largest strength
+     * that leaves t_start = 1: (n − 1)/n, so n − 1 steps run (4 steps: 0.75). One step has no such strength.
+     */
+    static double defaultStrength(FlowMatchSchedule schedule) {
+        int n = schedule.steps();
+        if (n < 2 || !startsAtPureNoise(schedule, Img2ImgNoising.startIndex(n, DEFAULT_STRENGTH))) {
+            return DEFAULT_STRENGTH;
+        }
+        return usefulStrength(n);
+    }
+
+    /** @return the largest strength with t_start ≥ 1 under diffusers' rule, for n ≥ 2 steps */
+    private static double usefulStrength(int n) {
+        double s = (n - 1) / (double) n;
+        while (Img2ImgNoising.startIndex(n, s) < 1) {
+            s = Math.nextDown(s);
+        }
+        return s;
+    }
+
+    /** σ[t_start] = 1: {@code scale_noise} gives pure noise, whatever the init image. */
+    private static boolean startsAtPureNoise(FlowMatchSchedule schedule, int startIndex) {
+        return schedule.sigma(startIndex) >= 1f;
     }
 
     private static WorkingSize resolveSize(GenerationRequest request, ModelInfo model, PreparedImages images) {

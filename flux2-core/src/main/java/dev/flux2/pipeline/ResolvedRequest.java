@@ -1,6 +1,7 @@
 package dev.flux2.pipeline;
 
 import dev.flux2.math.FlowMatchSchedule;
+import java.util.List;
 import java.util.OptionalDouble;
 
 /**
@@ -16,6 +17,8 @@ import java.util.OptionalDouble;
  * @param strength the img2img strength in effect, when an init image is used
  * @param numImages images to generate
  * @param images the prepared init and reference images
+ * @param warnings what the caller should know about the request (for example an init image that cannot influence
+ *     the result)
  */
 record ResolvedRequest(
         String prompt,
@@ -27,7 +30,13 @@ record ResolvedRequest(
         LatentNoise noise,
         OptionalDouble strength,
         int numImages,
-        PreparedImages images) {
+        PreparedImages images,
+        List<String> warnings) {
+
+    /** Copies the warnings. */
+    ResolvedRequest {
+        warnings = List.copyOf(warnings);
+    }
 
     /** @return n, the schedule's step count */
     int steps() {

@@ -1,7 +1,10 @@
 package dev.flux2.spi;
 
+import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * Entry point of a backend, registered in {@code META-INF/services/dev.flux2.spi.Flux2BackendProvider}.
@@ -38,4 +41,21 @@ public interface Flux2BackendProvider {
      * @throws dev.flux2.api.ModelLoadException when the folder cannot be described
      */
     ModelSummary inspect(Path modelDirectory);
+
+    /**
+     * Describes a model whose parts partly come from elsewhere ({@link BackendConfig#components()}), as {@link #open}
+     * would compose it. Must not load weights. The default handles no component.
+     *
+     * @param modelDirectory the model folder
+     * @param components each replaced part's source, a folder or a file
+     * @return the summary
+     * @throws ModelLoadException when the model cannot be described, or this backend takes no components
+     */
+    default ModelSummary inspect(Path modelDirectory, Map<ModelRole, Path> components) {
+        if (!components.isEmpty()) {
+            throw new ModelLoadException(
+                    "backend '" + name() + "' cannot take model parts from elsewhere (" + components.keySet() + ")");
+        }
+        return inspect(modelDirectory);
+    }
 }

@@ -62,6 +62,10 @@ public final class FakeBackend implements Flux2Backend {
     public final CountDownLatch blocked = new CountDownLatch(1);
     /** Thrown by predictVelocity when set. */
     public volatile RuntimeException failOnPredict;
+    /** predictVelocity at this step index writes a NaN into its output (poisoned weights). */
+    public volatile int poisonPredictAtStep = -1;
+    /** decodeLatent writes an infinity into its output when set. */
+    public volatile boolean poisonDecode;
     /** Thrown by decodeLatent when set. */
     public volatile RuntimeException failOnDecode;
 
@@ -141,7 +145,11 @@ public final class FakeBackend implements Flux2Backend {
             decodedLatents.add(new LatentGrid(latent.data().clone(), 128, latent.width(), latent.height()));
             context.advance(Stage.VAE_DECODE, 1, 2);
             context.advance(Stage.VAE_DECODE, 2, 2);
-            return FakeModel.decode(latent);
+            PixelTensor pixels = FakeModel.decode(latent);
+            if (poisonDecode) {
+                pixels.data()[1] = Float.POSITIVE_INFINITY;
+            }
+            return pixels;
         });
     }
 
@@ -225,6 +233,9 @@ public final class FakeBackend implements Flux2Backend {
                         setup.referenceTokens(),
                         ((FakeText) text).scalar,
                         velocityOut);
+                if (step.index() == poisonPredictAtStep) {
+                    velocityOut[velocityOut.length / 2] = Float.NaN;
+                }
                 velocityCalls.add(
                         new VelocityCall(this, step, latentTokens.clone(), (FakeText) text, velocityOut.clone()));
                 return null;

@@ -11,6 +11,7 @@ import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
 import java.awt.image.BufferedImage;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -89,18 +90,20 @@ class Img2ImgTest {
     }
 
     @Test
-    void defaultStrengthIsPointEight() {
+    void defaultStrengthLeavesTheInitImageAnInfluenceOnFewStepSchedules() {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationResult result = engine.generate(GenerationRequest.builder(PROMPT)
                     .initImage(ReferenceMath.testImage(64, 48, 2))
                     .seed(9)
                     .build());
-            assertEquals(0.8, result.first().metadata().strength().orElseThrow());
-            // 4·0.8 = 3.2 → t_start = int(0.8) = 0: all four steps run, from pure noise (sigma_0 = 1).
-            assertEquals(4, result.first().metadata().stepsRun());
+            // diffusers' 0.8 would give 4·0.8 = 3.2 → t_start = int(0.8) = 0: all four steps from pure noise
+            // (sigma_0 = 1), the init image ignored. The default becomes (n − 1)/n = 0.75: t_start = 1.
+            assertEquals(0.75, result.first().metadata().strength().orElseThrow());
+            assertEquals(3, result.first().metadata().stepsRun());
+            assertEquals(List.of(), result.first().metadata().warnings());
         }
-        assertEquals(0, backend.velocityCalls.get(0).step().index());
+        assertEquals(1, backend.velocityCalls.get(0).step().index());
     }
 
     @Test

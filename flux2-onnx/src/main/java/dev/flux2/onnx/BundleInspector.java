@@ -4,22 +4,30 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.onnx.config.BundleConfig;
 import dev.flux2.onnx.config.BundleFile;
 import dev.flux2.onnx.config.BundleInventory;
 import dev.flux2.onnx.config.BundleValidator;
+import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.config.ModelEntry;
 import dev.flux2.onnx.graph.BundleIo;
 import dev.flux2.onnx.graph.ExternalDataCheck;
 import dev.flux2.onnx.graph.GraphContracts;
 import dev.flux2.onnx.graph.GraphSignature;
 import dev.flux2.onnx.graph.TensorSignature;
+import dev.flux2.onnx.layout.BundleLayout;
+import dev.flux2.onnx.layout.GraphClassification;
+import dev.flux2.onnx.layout.GraphClassifier;
+import dev.flux2.onnx.layout.LayoutResolver;
 import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
 import dev.flux2.onnx.memory.SessionFootprint;
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,39 +39,56 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * Describes a bundle folder for humans without loading weights: files with expected and actual sizes and what is
- * wrong with each, every readable graph's real inputs and outputs (from the graph headers), and as details the
- * config's defaults, the fused convention, the providers of the ONNX Runtime on the classpath and every problem
- * found. Only an unreadable config is an error: an incomplete bundle is described, with its problems, so a
- * downloader can learn from it which files to fetch. Optional graphs the config names but the folder lacks are
- * listed as optional files (and in {@code absent_optional_graphs}), as {@link OnnxBundle#load} runs without them.
- * Stateless.
+ * Describes a model folder for humans without loading weights: the layout detected and where each part comes from,
+ * files with expected and actual sizes and what is wrong with each (external-data files included, checked against
+ * the bytes each graph reads from them), every readable graph's real inputs and outputs with the part it plays and
+ * which tensor plays which part, and as details the defaults, the fused convention, the providers of the ONNX Runtime
+ * on the classpath and every problem found. Only an unreadable config, an unreadable graph or an unusable component is
+ * an error: an incomplete model is described, with its problems, so a downloader can learn from it which files to
+ * fetch. Optional graphs the config names but the folder lacks are listed as optional files (and in
+ * {@code absent_optional_graphs}), as {@link OnnxBundle#load} runs without them. Stateless.
  */
 final class BundleInspector {
-    /** Detail key: the {@code tokenizer_dir} folder, relative to the bundle folder. */
+    /** Detail key: the tokenizer folder, relative to the model folder (or absolute when elsewhere). */
     static final String TOKENIZER_DIR = "tokenizer_dir";
     /** Detail key: the {@code text_seq_len} the tokenizer pads and truncates to. */
     static final String TEXT_SEQ_LEN = "text_seq_len";
     /** Detail key: the policy {@link MemoryPolicy#AUTO} would choose in this process, and why. */
     static final String MEMORY_POLICY_AUTO = "memory_policy_auto";
+    /** Detail key: the layout detected. */
+    static final String LAYOUT = "layout";
+    /**
+     * Detail key: {@code false} when the parts found do not make a model (a part missing, two graphs claiming one;
+     * {@code problems} says why), {@code true} otherwise (files may still be missing or short).
+     */
+    static final String USABLE = "parts_complete";
 
     private BundleInspector() {}
 
     /**
-     * @param directory the bundle folder
+     * @param directory the model folder
+     * @param components parts taken from elsewhere
      * @return the summary
-     * @throws ModelLoadException when the folder has no readable config
+     * @throws ModelLoadException when the folder's config or a graph cannot be read, or a component cannot be used
      */
-    static ModelSummary inspect(Path directory) {
-        BundleConfig named = OnnxBundle.readConfig(directory);
+    static ModelSummary inspect(Path directory, Map<ModelRole, Path> components) {
+        BundleLayout layout = LayoutResolver.resolve(directory, components);
+        if (layout.config().isEmpty()) {
+            return unusable(directory, layout);
+        }
+        BundleConfig named = layout.config().get();
         // Described as the backend opens it: an optional graph the revision lacks is not a missing file.
         List<ModelEntry> absent = BundleValidator.absentOptionalGraphs(named);
         Set<String> absentKeys = absent.stream().map(ModelEntry::key).collect(Collectors.toSet());
         BundleConfig config = named.withoutModels(absentKeys);
         BundleInventory inventory = BundleValidator.inventory(named, absentKeys);
         List<String> problems = new ArrayList<>(inventory.problems());
+        List<ModelSummary.FileEntry> files = new ArrayList<>();
+        for (BundleFile f : inventory.files()) {
+            files.add(new ModelSummary.FileEntry(
+                    f.path(), f.expectedBytes(), f.actualBytes(), f.optional(), f.problem()));
+        }
         Map<String, GraphSignature> signatures = new LinkedHashMap<>();
-        List<ModelSummary.GraphEntry> graphs = new ArrayList<>();
         for (ModelEntry entry : config.usedModels()) {
             try {
                 GraphSignature s = GraphContracts.readSignature(config, entry);
@@ -71,32 +96,42 @@ final class BundleInspector {
                 // A shard the inventory already reports missing is not reported twice.
                 Map<String, Long> unreported = new LinkedHashMap<>(s.externalData());
                 inventory.files().stream().filter(f -> !f.exists()).forEach(f -> unreported.remove(f.path()));
-                problems.addAll(ExternalDataCheck.problems(
-                        entry.key(), new GraphSignature(s.file(), s.inputs(), s.outputs(), unreported)));
-                graphs.add(new ModelSummary.GraphEntry(
-                        entry.key(), entry.file(), tensors(s.inputs()), tensors(s.outputs())));
+                List<String> shardProblems = ExternalDataCheck.problems(
+                        entry.key(), new GraphSignature(s.file(), s.inputs(), s.outputs(), unreported));
+                problems.addAll(shardProblems);
+                addExternalData(config.directory(), s, shardProblems, files);
             } catch (ModelLoadException e) {
                 if (inventory.files().stream().anyMatch(f -> f.path().equals(entry.file()) && f.exists())) {
                     problems.add(e.getMessage());
                 }
-                graphs.add(new ModelSummary.GraphEntry(entry.key(), entry.file(), List.of(), List.of()));
             }
         }
         String fused = "none";
+        Map<String, Map<String, String>> mappings = Map.of();
         if (signatures.size() == config.usedModelKeys().size()) {
             try {
                 BundleIo io = GraphContracts.check(config, signatures);
                 fused = io.fusedConvention().name().toLowerCase(Locale.ROOT);
                 io.fused().filter(f -> !f.usable()).ifPresent(f -> problems.add("fused graph unusable: " + f.detail()));
+                mappings = RoleMappings.of(io);
             } catch (ModelLoadException e) {
                 problems.add(e.getMessage());
                 fused = "unknown";
             }
         }
-        List<ModelSummary.FileEntry> files = new ArrayList<>();
-        for (BundleFile f : inventory.files()) {
-            files.add(new ModelSummary.FileEntry(
-                    f.path(), f.expectedBytes(), f.actualBytes(), f.optional(), f.problem()));
+        List<ModelSummary.GraphEntry> graphs = new ArrayList<>();
+        for (ModelEntry entry : config.usedModels()) {
+            GraphSignature s = signatures.get(entry.key());
+            graphs.add(new ModelSummary.GraphEntry(
+                    entry.key(),
+                    entry.file(),
+                    s == null ? List.of() : tensors(s.inputs()),
+                    s == null ? List.of() : tensors(s.outputs()),
+                    role(entry.key(), s),
+                    mappings.getOrDefault(entry.key(), Map.of())));
+        }
+        for (GraphClassification g : layout.unknownGraphs()) {
+            graphs.add(ignored(config.directory(), g));
         }
         return new ModelSummary(
                 directory,
@@ -104,7 +139,93 @@ final class BundleInspector {
                 config.defaults().variant(),
                 files,
                 graphs,
-                details(config, fused, absent, problems, memoryFacts(signatures, config)));
+                details(layout, config, fused, absent, problems, memoryFacts(signatures, config)));
+    }
+
+    /** The parts do not make a model: describe every graph found, its files and what is missing. */
+    private static ModelSummary unusable(Path directory, BundleLayout layout) {
+        Path dir = layout.directory();
+        List<ModelSummary.FileEntry> files = new ArrayList<>();
+        List<ModelSummary.GraphEntry> graphs = new ArrayList<>();
+        List<String> problems = new ArrayList<>(layout.problems());
+        for (GraphClassification g : layout.graphs()) {
+            files.add(
+                    new ModelSummary.FileEntry(BundleValidator.display(dir, g.file()), -1, size(g.file()), false, ""));
+            List<String> shardProblems =
+                    ExternalDataCheck.problems(g.file().getFileName().toString(), g.signature());
+            problems.addAll(shardProblems);
+            addExternalData(dir, g.signature(), shardProblems, files);
+            graphs.add(g.role().isPresent() ? found(dir, g) : ignored(dir, g));
+        }
+        Map<String, String> d = new LinkedHashMap<>();
+        d.put(LAYOUT, layout.name());
+        d.put(USABLE, "false");
+        d.put("parts", origins(layout));
+        d.put("problems", String.join("; ", problems));
+        return new ModelSummary(directory, OnnxBackendProvider.NAME, "unknown", files, graphs, d);
+    }
+
+    private static ModelSummary.GraphEntry found(Path dir, GraphClassification g) {
+        return new ModelSummary.GraphEntry(
+                g.role().orElseThrow().key(),
+                BundleValidator.display(dir, g.file()),
+                tensors(g.signature().inputs()),
+                tensors(g.signature().outputs()),
+                g.role().orElseThrow().modelRole().label() + " (" + g.family().label() + ")",
+                Map.of());
+    }
+
+    private static ModelSummary.GraphEntry ignored(Path dir, GraphClassification g) {
+        return new ModelSummary.GraphEntry(
+                "ignored",
+                BundleValidator.display(dir, g.file()),
+                tensors(g.signature().inputs()),
+                tensors(g.signature().outputs()),
+                "none: " + g.note(),
+                Map.of());
+    }
+
+    /**
+     * Lists each external-data file a graph reads that no manifest listed, with the problem the graph's references
+     * show (missing, or shorter than the bytes read from it).
+     */
+    private static void addExternalData(
+            Path dir, GraphSignature s, List<String> problems, List<ModelSummary.FileEntry> files) {
+        Path folder = s.file().toAbsolutePath().getParent();
+        for (String location : s.externalData().keySet()) {
+            Path file = folder.resolve(location).normalize();
+            String name = BundleValidator.display(dir, file);
+            if (files.stream().anyMatch(f -> f.path().equals(name))) {
+                continue;
+            }
+            String problem = problems.stream().filter(p -> p.contains(location)).collect(Collectors.joining("; "));
+            files.add(new ModelSummary.FileEntry(name, -1, size(file), false, problem));
+        }
+    }
+
+    private static long size(Path file) {
+        try {
+            return Files.isRegularFile(file) ? Files.size(file) : -1;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** @return the part the graph plays and whose names it uses, for example {@code denoiser (hlhc)} */
+    private static String role(String key, GraphSignature s) {
+        ModelRole role = switch (key) {
+            case GraphKeys.TEXT_ENCODER -> ModelRole.TEXT_ENCODER;
+            case GraphKeys.TRANSFORMER, GraphKeys.TRANSFORMER_FUSED -> ModelRole.DENOISER;
+            case GraphKeys.VAE_ENCODER -> ModelRole.VAE_ENCODER;
+            default -> ModelRole.VAE_DECODER;
+        };
+        String part = key.equals(GraphKeys.TRANSFORMER_FUSED) ? " (fused multi-step)" : "";
+        if (!key.equals(GraphKeys.VAE_DECODER) && role == ModelRole.VAE_DECODER) {
+            return role.label() + " (split chain: " + key + ")";
+        }
+        String family =
+                s == null ? "unread" : GraphClassifier.classify(s).family().label();
+        return role.label() + part + " (" + family + ")";
     }
 
     private static List<ModelSummary.TensorEntry> tensors(List<TensorSignature> list) {
@@ -141,13 +262,23 @@ final class BundleInspector {
         return d;
     }
 
+    private static String origins(BundleLayout layout) {
+        return layout.origins().entrySet().stream()
+                .map(e -> e.getKey().label() + ": " + e.getValue())
+                .collect(Collectors.joining("; "));
+    }
+
     private static Map<String, String> details(
+            BundleLayout layout,
             BundleConfig config,
             String fused,
             List<ModelEntry> absent,
             List<String> problems,
             Map<String, String> memory) {
         Map<String, String> d = new LinkedHashMap<>();
+        d.put(LAYOUT, layout.name());
+        d.put(USABLE, "true");
+        d.put("parts", origins(layout));
         d.put("model_name", config.defaults().modelName());
         d.put("distilled", Boolean.toString(config.defaults().distilled()));
         d.put("default_steps", Integer.toString(config.defaults().numSteps()));
@@ -162,7 +293,12 @@ final class BundleInspector {
         d.put(
                 "vae_decoder",
                 config.decoder().unified()
-                        ? "unified (models.vae_decoder)"
+                        ? "unified ("
+                                + (config.file().isPresent()
+                                        ? "models." + GraphKeys.VAE_DECODER
+                                        : config.requiredModel(GraphKeys.VAE_DECODER)
+                                                .file())
+                                + ")"
                         : "split: " + String.join(" -> ", config.decoder().graphKeys()));
         d.put("fused_denoiser_convention", fused);
         d.put(
@@ -177,6 +313,13 @@ final class BundleInspector {
         d.put(
                 "ignored_models",
                 config.ignoredModelKeys().isEmpty() ? "none" : String.join(", ", config.ignoredModelKeys()));
+        d.put(
+                "ignored_graphs",
+                layout.unknownGraphs().isEmpty()
+                        ? "none"
+                        : layout.unknownGraphs().stream()
+                                .map(g -> BundleValidator.display(config.directory(), g.file()) + " (" + g.note() + ")")
+                                .collect(Collectors.joining("; ")));
         d.put("execution_providers_available", runtimeFact(BundleInspector::availableProviders));
         d.put(
                 "onnxruntime_version",

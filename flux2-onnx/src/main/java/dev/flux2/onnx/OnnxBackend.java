@@ -153,7 +153,8 @@ final class OnnxBackend implements Flux2Backend {
                         .orElseThrow(() -> new ModelLoadException("this bundle ("
                                 + modelInfo.variant() + ") cannot encode images: "
                                 + (resources.config().vaeEncoder().isEmpty()
-                                        ? "it has no vae_encoder graph"
+                                        ? "it has no vae_encoder graph (a VAE encoder can be taken from elsewhere"
+                                                + " as the vae-encoder component)"
                                         : "its config sets supports_img2img to false")
                                 + ", so init and reference images are not supported"))
                         .encode(image, context));

@@ -3,12 +3,13 @@ package dev.flux2.onnx;
 import ai.onnxruntime.OrtEnvironment;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.onnx.config.BundleConfig;
-import dev.flux2.onnx.config.BundleConfigReader;
 import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.config.ModelEntry;
 import dev.flux2.onnx.graph.BundleIo;
+import dev.flux2.onnx.layout.LayoutResolver;
 import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
@@ -38,8 +39,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ONNX Runtime backend ({@value #NAME}) for FLUX.2 [klein] ONNX bundles: a folder with
- * {@code flux2-config.json}, the graphs it names, their external-data shards and the tokenizer.
+ * The ONNX Runtime backend ({@value #NAME}) for FLUX.2 [klein] ONNX exports: a folder whose parts (tokenizer, text
+ * encoder, denoiser, VAE decoder, optional VAE encoder) are named by its {@code flux2-config.json} (the MarkShark2
+ * layout) or found by their graphs' signatures (hlhc's export and others), possibly with parts taken from elsewhere
+ * ({@link BackendConfig#components()}); docs/bundle-format.md §2 and §4.
  *
  * <p>{@link #open} checks everything that does not need weights in memory before returning: the config's fields,
  * every file and shard size, every graph's inputs and outputs (read from the graph headers, so the 2.5 GB shards
@@ -65,19 +68,19 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
     }
 
     /**
-     * @return true for a folder with {@code flux2-config.json}, and also for a folder in the gandamu custom WebGPU
-     *     format, so that opening it reports the format as unsupported instead of "no backend found"
+     * @return true for a folder with {@code flux2-config.json} or with ONNX graphs (in it or a direct subfolder), and
+     *     also for a folder in the gandamu custom WebGPU format, so that opening it reports the format as unsupported
+     *     instead of "no backend found"
      */
     @Override
     public boolean canOpen(Path modelDirectory) {
-        return Files.isRegularFile(modelDirectory.resolve(BundleConfigReader.FILE_NAME))
-                || OnnxBundle.isGandamuLayout(modelDirectory);
+        return LayoutResolver.looksLikeModel(modelDirectory);
     }
 
     @Override
     public Flux2Backend open(BackendConfig config) {
         OnnxOptions options = OnnxOptions.parse(config.options());
-        OnnxBundle bundle = OnnxBundle.load(config.modelDirectory());
+        OnnxBundle bundle = OnnxBundle.load(config.modelDirectory(), config.components());
         BundleConfig bundleConfig = bundle.config();
         BundleIo io = bundle.io();
         AttentionSettings attention = attentionSettings(options, bundleConfig, io);
@@ -92,13 +95,11 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         OrtEnvironment env = SharedEnvironment.get();
         // Loaded in the background: the first generation's transformer session is created meanwhile.
         TokenizerLoad tokenizer = TokenizerLoad.start(
-                bundleConfig.directory().resolve(bundleConfig.text().tokenizerDir()),
-                bundleConfig.text().sequenceLength());
+                bundleConfig.tokenizerDirectory(), bundleConfig.text().sequenceLength());
         try {
-            MemoryDecision memory = AutoMemoryPolicy.decide(
-                    config.memoryPolicy(), SessionFootprint.of(bundleConfig, io), MemorySnapshot.current());
-            LOG.debug("memory policy for {}: {}", config.modelDirectory(), memory.describe());
             SessionFootprint footprint = SessionFootprint.of(bundleConfig, io);
+            MemoryDecision memory = AutoMemoryPolicy.decide(config.memoryPolicy(), footprint, MemorySnapshot.current());
+            LOG.debug("memory policy for {}: {}", config.modelDirectory(), memory.describe());
             SessionCache sessions = new SessionCache(
                     new SessionFactory(
                             env,
@@ -128,9 +129,10 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                                     .map(t -> cpuTunedGraphs(bundleConfig, io, t))
                                     .orElse(Map.of())));
             LOG.debug(
-                    "opened {} ({}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
+                    "opened {} ({}, {}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
                     info.variant(),
+                    bundle.layout().name(),
                     memory.describe(),
                     providers.describe(),
                     options.fusedEnabled() ? io.fusedConvention() : "off (backend option fused=off)",
@@ -180,9 +182,14 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
 
     @Override
     public ModelSummary inspect(Path modelDirectory) {
+        return inspect(modelDirectory, Map.of());
+    }
+
+    @Override
+    public ModelSummary inspect(Path modelDirectory, Map<ModelRole, Path> components) {
         if (!Files.isDirectory(modelDirectory)) {
             throw new ModelLoadException("model directory " + modelDirectory.toAbsolutePath() + " does not exist");
         }
-        return BundleInspector.inspect(modelDirectory);
+        return BundleInspector.inspect(modelDirectory, components);
     }
 }

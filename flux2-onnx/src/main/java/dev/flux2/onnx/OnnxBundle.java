@@ -1,53 +1,65 @@
 package dev.flux2.onnx;
 
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelRole;
 import dev.flux2.onnx.config.BundleConfig;
-import dev.flux2.onnx.config.BundleConfigReader;
 import dev.flux2.onnx.config.BundleInventory;
 import dev.flux2.onnx.config.BundleValidator;
 import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.config.ModelEntry;
 import dev.flux2.onnx.graph.BundleIo;
 import dev.flux2.onnx.graph.GraphContracts;
-import java.nio.file.Files;
+import dev.flux2.onnx.layout.BundleLayout;
+import dev.flux2.onnx.layout.LayoutResolver;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A bundle folder that has passed every load-time check: config parsed, every file present with its promised size,
- * every graph's header matching its contract. Nothing here holds native resources or weights.
+ * A model that has passed every load-time check: its parts found (by its config or by their graphs' signatures, and
+ * from elsewhere where asked), every file present with its promised size, every graph's header matching its contract.
+ * Nothing here holds native resources or weights.
  *
- * @param config the parsed config
+ * @param layout how the parts were found
+ * @param config what the backend runs
  * @param inventory the files and their sizes
  * @param io the checked graph I/O
  */
-public record OnnxBundle(BundleConfig config, BundleInventory inventory, BundleIo io) {
-    /** The manifest of the gandamu custom WebGPU format (not ONNX). */
-    static final String GANDAMU_MANIFEST = "manifest.json";
-    /** The first shard of the gandamu custom WebGPU format. */
-    static final String GANDAMU_SHARD = "shard_000.bin";
-
+public record OnnxBundle(BundleLayout layout, BundleConfig config, BundleInventory inventory, BundleIo io) {
     private static final Logger LOG = LoggerFactory.getLogger(OnnxBundle.class);
 
     /** Checks for nulls. */
     public OnnxBundle {
+        Objects.requireNonNull(layout, "layout");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(inventory, "inventory");
         Objects.requireNonNull(io, "io");
     }
 
     /**
-     * @param directory a bundle folder
+     * @param directory a model folder
      * @return the checked bundle
      * @throws ModelLoadException naming the file, graph or field that is wrong
      */
     public static OnnxBundle load(Path directory) {
-        BundleConfig config = withoutAbsentOptionalGraphs(readConfig(directory));
+        return load(directory, Map.of());
+    }
+
+    /**
+     * @param directory a model folder
+     * @param components parts taken from elsewhere, by role (a folder or a file each)
+     * @return the checked bundle
+     * @throws ModelLoadException naming the file, graph or field that is wrong, or listing the graphs found when the
+     *     parts do not make a model
+     */
+    public static OnnxBundle load(Path directory, Map<ModelRole, Path> components) {
+        BundleLayout layout = LayoutResolver.resolve(directory, components);
+        BundleConfig config = withoutAbsentOptionalGraphs(layout.requireConfig());
         BundleInventory inventory = BundleValidator.validate(config);
-        return new OnnxBundle(config, inventory, GraphContracts.load(config));
+        return new OnnxBundle(layout, config, inventory, GraphContracts.load(config));
     }
 
     /**
@@ -65,7 +77,7 @@ public record OnnxBundle(BundleConfig config, BundleInventory inventory, BundleI
         for (ModelEntry e : absent) {
             LOG.debug(
                     "{} names {} (models.{}), which is not in {}: running without it, so {}",
-                    BundleConfigReader.FILE_NAME,
+                    config.describedBy(),
                     e.file(),
                     e.key(),
                     config.directory(),
@@ -76,27 +88,5 @@ public record OnnxBundle(BundleConfig config, BundleInventory inventory, BundleI
         return absent.isEmpty()
                 ? config
                 : config.withoutModels(absent.stream().map(ModelEntry::key).toList());
-    }
-
-    /**
-     * @param directory a bundle folder
-     * @return its parsed config
-     * @throws ModelLoadException for a folder in another format, a missing config, or a bad field
-     */
-    static BundleConfig readConfig(Path directory) {
-        Path config = directory.resolve(BundleConfigReader.FILE_NAME);
-        if (!Files.isRegularFile(config) && isGandamuLayout(directory)) {
-            throw new ModelLoadException("unsupported format (gandamu WebGPU bundle: " + GANDAMU_MANIFEST + " + "
-                    + "shard_NNN.bin in " + directory.toAbsolutePath() + "): it is a custom weight format for a "
-                    + "browser runtime, not ONNX, and ONNX Runtime cannot load it; use an ONNX bundle with "
-                    + BundleConfigReader.FILE_NAME);
-        }
-        return BundleConfigReader.read(config);
-    }
-
-    /** @param directory a folder @return whether it looks like the gandamu custom WebGPU format */
-    static boolean isGandamuLayout(Path directory) {
-        return Files.isRegularFile(directory.resolve(GANDAMU_MANIFEST))
-                && Files.isRegularFile(directory.resolve(GANDAMU_SHARD));
     }
 }

@@ -54,6 +54,14 @@ public enum BundleGraph {
         return fileName;
     }
 
+    /**
+     * @return the graph's file name in hlhc's export ({@code text_encoder.onnx}, {@code transformer.onnx},
+     *     {@code vae_decoder.onnx}, {@code vae_encoder.onnx}; the config key plus {@code .onnx} for the others)
+     */
+    public String hlhcFileName() {
+        return key + ".onnx";
+    }
+
     /** @return the manifest file name, if the graph keeps its weights in external-data shards */
     public Optional<String> manifestName() {
         return shardStem == null ? Optional.empty() : Optional.of(shardStem + "-manifest.json");

@@ -26,5 +26,12 @@ public enum BundleVariant {
     /** Inline graphs' {@code shards} hold only {@code onnx_bytes} (no {@code count}/{@code total_bytes}). */
     MINIMAL_INLINE_SHARDS,
     /** The config sets {@code zero_padded_context: true}: context rows of padding tokens are zeroed. */
-    ZERO_PADDED_CONTEXT
+    ZERO_PADDED_CONTEXT,
+    /** hlhc layout: the tokenizer files sit beside the graphs instead of in {@code tokenizer/}. */
+    TOKENIZER_BESIDE_GRAPHS,
+    /**
+     * hlhc layout: a {@code config.json} like hlhc's (template, id conventions, schedule, reference convention)
+     * whose keys this SDK does not know, and values that would be wrong if it read them.
+     */
+    UNKNOWN_CONFIG_JSON
 }

@@ -175,8 +175,9 @@ final class ConfigWriter {
         if (transformer) {
             q.put("algorithm", "ORT");
         }
-        q.put("bits", 4);
-        q.put("block_size", SyntheticDims.Q4_BLOCK_SIZE);
+        QuantSpec quant = transformer ? spec.transformerQuant() : spec.textEncoderQuant();
+        q.put("bits", quant.bits());
+        q.put("block_size", quant.blockSize());
         q.put("is_symmetric", false);
         q.putArray("op_types_to_quantize").add("MatMul");
         q.put("matmul_nbits_nodes", nbits);
@@ -189,7 +190,7 @@ final class ConfigWriter {
             rope.put("position_id_casts", 0);
             rope.put("rope_frequency_constants", 0);
         }
-        q.put("accuracy_level", Q4Tensors.ACCURACY_LEVEL);
+        q.put("accuracy_level", NBitsTensors.ACCURACY_LEVEL);
         q.put("streaming_source", true);
     }
 

@@ -72,6 +72,11 @@ public final class ExternalDataWriter implements Closeable {
         return new ExternalRef(names.get(shard), offset, length);
     }
 
+    /** @return the number of shard files */
+    public int shardCount() {
+        return names.size();
+    }
+
     /** @return the current size of each shard in bytes */
     public long[] sizes() {
         return sizes.clone();

@@ -195,7 +195,7 @@ public final class GraphBuilder {
                 .build();
     }
 
-    private static StringStringEntryProto entry(String key, String value) {
+    static StringStringEntryProto entry(String key, String value) {
         return StringStringEntryProto.newBuilder().setKey(key).setValue(value).build();
     }
 

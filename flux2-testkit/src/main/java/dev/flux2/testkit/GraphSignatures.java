@@ -145,8 +145,19 @@ public final class GraphSignatures {
         return List.copyOf(ports);
     }
 
-    /** A named dimension, or its size at the default resolution for {@link BundleVariant#STATIC_SHAPES}. */
+    /**
+     * A named dimension, or its size at the default resolution for {@link BundleVariant#STATIC_SHAPES}; the hlhc
+     * export fixes the batch and the text length ([1, L] token ids, [1, L, D] context).
+     */
     private Dim sym(String name) {
+        if (spec.layout() == ExportLayout.HLHC) {
+            if (name.equals("batch") || name.equals("heads")) {
+                return Dim.of(1);
+            }
+            if (name.equals("text_seq")) {
+                return Dim.of(spec.textSequenceLength());
+            }
+        }
         if (!spec.has(BundleVariant.STATIC_SHAPES)) {
             return Dim.sym(name);
         }

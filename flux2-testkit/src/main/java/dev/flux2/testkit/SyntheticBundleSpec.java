@@ -43,6 +43,9 @@ public final class SyntheticBundleSpec {
     private final VaeDecoderLayout decoderLayout;
     private final float contextClip;
     private final Set<BundleVariant> variants;
+    private final ExportLayout layout;
+    private final QuantSpec textEncoderQuant;
+    private final QuantSpec transformerQuant;
 
     private SyntheticBundleSpec(Builder b) {
         this.textSequenceLength = b.textSequenceLength;
@@ -67,6 +70,46 @@ public final class SyntheticBundleSpec {
         this.contextClip = b.contextClip;
         this.variants = Collections.unmodifiableSet(
                 b.variants.isEmpty() ? EnumSet.noneOf(BundleVariant.class) : EnumSet.copyOf(b.variants));
+        this.layout = b.layout;
+        this.textEncoderQuant = b.textEncoderQuant;
+        this.transformerQuant = b.transformerQuant;
+    }
+
+    /** @return the export whose files, names and dtypes the bundle imitates */
+    public ExportLayout layout() {
+        return layout;
+    }
+
+    /** @return how the text encoder's MatMulNBits weight is quantized */
+    public QuantSpec textEncoderQuant() {
+        return textEncoderQuant;
+    }
+
+    /** @return how the transformer's MatMulNBits weight is quantized */
+    public QuantSpec transformerQuant() {
+        return transformerQuant;
+    }
+
+    /** @return the per-token features of the text encoder, its MatMulNBits K: 32, or one block when larger */
+    public int textFeatures() {
+        return Math.max(SyntheticDims.TEXT_FEATURES, textEncoderQuant.blockSize());
+    }
+
+    /**
+     * @param graph a bundle graph
+     * @return its file name in this bundle's layout
+     */
+    public String fileName(BundleGraph graph) {
+        return layout == ExportLayout.HLHC ? graph.hlhcFileName() : graph.fileName();
+    }
+
+    /**
+     * @param graph a bundle graph
+     * @return its external-data files: two shards in the MarkShark2 layout (for the text encoder and the
+     *     transformers), {@code <graph>.onnx.data} for every graph in hlhc's
+     */
+    public List<String> shardNames(BundleGraph graph) {
+        return layout == ExportLayout.HLHC ? List.of(fileName(graph) + ".data") : graph.shardNames();
     }
 
     /** @return a builder with the defaults listed on its setters */
@@ -290,12 +333,14 @@ public final class SyntheticBundleSpec {
 
     @Override
     public String toString() {
-        return "SyntheticBundleSpec[text " + textSequenceLength + "x" + contextDim + ", " + defaultWidth + "x"
+        return "SyntheticBundleSpec[" + layout + ", text " + textSequenceLength + "x" + contextDim + ", " + defaultWidth
+                + "x"
                 + defaultHeight + ", chunk " + vaeChunkSize + ", hd " + vaeHeadDim + ", fused " + fused
                 + ", encoder " + vaeEncoder + ", " + (distilled ? "distilled" : "base") + ", padding "
                 + transformerPaddingBytes + ", renames " + renames + ", types " + inputTypes + ", activations "
                 + activationType + " " + graphActivationTypes + ", ids " + idType + ", tokens " + tokenType
-                + ", decoder " + decoderLayout + ", clip " + contextClip + ", variants " + variants + "]";
+                + ", decoder " + decoderLayout + ", clip " + contextClip + ", variants " + variants
+                + ", text encoder " + textEncoderQuant + ", transformer " + transformerQuant + "]";
     }
 
     /** Mutable builder; {@link #build()} validates everything. */
@@ -321,8 +366,48 @@ public final class SyntheticBundleSpec {
         private VaeDecoderLayout decoderLayout = VaeDecoderLayout.SPLIT;
         private float contextClip;
         private final Set<BundleVariant> variants = EnumSet.noneOf(BundleVariant.class);
+        private ExportLayout layout = ExportLayout.MARKSHARK2;
+        private QuantSpec textEncoderQuant = QuantSpec.Q4_BLOCK16;
+        private QuantSpec transformerQuant = QuantSpec.Q4_BLOCK16;
 
         private Builder() {}
+
+        /**
+         * hlhc's export ({@link ExportLayout#HLHC}): sets the layout, FLOAT activations, INT64 ids and tokens, the
+         * unified VAE decoder, a 4-bit block-128 text encoder and an 8-bit block-128 transformer. Later setters may
+         * change any of these but the layout's unified decoder and the absence of a fused graph.
+         *
+         * @return this
+         */
+        public Builder hlhcLayout() {
+            this.layout = ExportLayout.HLHC;
+            this.activationType = TensorElementType.FLOAT;
+            this.idType = TensorElementType.INT64;
+            this.tokenType = TensorElementType.INT64;
+            this.decoderLayout = VaeDecoderLayout.UNIFIED;
+            this.textEncoderQuant = QuantSpec.Q4_BLOCK128;
+            this.transformerQuant = QuantSpec.Q8_BLOCK128;
+            return this;
+        }
+
+        /**
+         * @param value how the text encoder's weight is quantized [4-bit block 16; hlhc: 4-bit block 128]
+         * @return this
+         */
+        public Builder textEncoderQuant(QuantSpec value) {
+            this.textEncoderQuant = Objects.requireNonNull(value, "textEncoderQuant");
+            return this;
+        }
+
+        /**
+         * @param value how the transformer's token weight is quantized [4-bit block 16; hlhc: 8-bit block 128]; its
+         *     block must divide 128
+         * @return this
+         */
+        public Builder transformerQuant(QuantSpec value) {
+            this.transformerQuant = Objects.requireNonNull(value, "transformerQuant");
+            return this;
+        }
 
         /**
          * @param value the element type of every graph's float activations [FLOAT16]; FLOAT16, FLOAT, BFLOAT16 or
@@ -608,6 +693,21 @@ public final class SyntheticBundleSpec {
                             TensorElementType.INT64,
                             TensorElementType.INT32));
             requireType("tokenType", tokenType, Set.of(TensorElementType.INT64, TensorElementType.INT32));
+            if (SyntheticDims.LATENT_CHANNELS % transformerQuant.blockSize() != 0) {
+                throw new IllegalArgumentException("SyntheticBundleSpec.transformerQuant: the block size must divide "
+                        + SyntheticDims.LATENT_CHANNELS + ", was " + transformerQuant.blockSize());
+            }
+            if (layout == ExportLayout.HLHC
+                    && (decoderLayout != VaeDecoderLayout.UNIFIED || fused != FusedConvention.NONE)) {
+                throw new IllegalArgumentException(
+                        "SyntheticBundleSpec: the hlhc layout has one VAE decoder graph and no"
+                                + " fused transformer, got " + decoderLayout + " and " + fused);
+            }
+            if (layout != ExportLayout.HLHC
+                    && (has(BundleVariant.TOKENIZER_BESIDE_GRAPHS) || has(BundleVariant.UNKNOWN_CONFIG_JSON))) {
+                throw new IllegalArgumentException(
+                        "SyntheticBundleSpec: TOKENIZER_BESIDE_GRAPHS and UNKNOWN_CONFIG_JSON are hlhc-layout variants");
+            }
             if (!(contextClip >= 0 && Float.isFinite(contextClip))) {
                 throw new IllegalArgumentException(
                         "SyntheticBundleSpec.contextClip must be finite and >= 0, was " + contextClip);
@@ -621,6 +721,10 @@ public final class SyntheticBundleSpec {
                 }
             }
             return spec;
+        }
+
+        private boolean has(BundleVariant v) {
+            return variants.contains(v);
         }
 
         private void validateOverrides(SyntheticBundleSpec spec) {

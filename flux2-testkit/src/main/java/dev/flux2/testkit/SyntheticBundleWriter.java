@@ -15,9 +15,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a synthetic bundle: every graph of the real bundle under its real file name (the VAE decoder graphs of the
- * spec's layout), the two external-data shards plus manifest of the text encoder and of the transformer (shared
- * with the fused graph), the tokenizer copy and {@code flux2-config.json}.
+ * Writes a synthetic bundle in the spec's {@link ExportLayout}.
+ *
+ * <p>MarkShark2: every graph of the real bundle under its real file name (the VAE decoder graphs of the spec's
+ * layout), the two external-data shards plus manifest of the text encoder and of the transformer (shared with the
+ * fused graph), the tokenizer copy and {@code flux2-config.json}.
+ *
+ * <p>hlhc: {@code text_encoder.onnx}, {@code transformer.onnx}, {@code vae_decoder.onnx} and (optionally)
+ * {@code vae_encoder.onnx}, each with its {@code .onnx.data}, hlhc's tensor names, the tokenizer in
+ * {@code tokenizer/} (or beside the graphs) and no {@code flux2-config.json}; optionally a {@code config.json} of keys
+ * this SDK does not know.
  */
 public final class SyntheticBundleWriter {
     /** Config {@code tokenizer_dir}. */
@@ -49,8 +56,13 @@ public final class SyntheticBundleWriter {
         writeTextEncoder(spec, directory, files);
         writeTransformers(spec, directory, files);
         writeVae(spec, directory, files);
-        copyTokenizer(spec.tokenizerSource(), directory.resolve(TOKENIZER_DIR));
-        new ConfigWriter(spec, files).write(directory);
+        boolean beside = spec.has(BundleVariant.TOKENIZER_BESIDE_GRAPHS);
+        copyTokenizer(spec.tokenizerSource(), beside ? directory : directory.resolve(TOKENIZER_DIR));
+        if (spec.layout() == ExportLayout.MARKSHARK2) {
+            new ConfigWriter(spec, files).write(directory);
+        } else if (spec.has(BundleVariant.UNKNOWN_CONFIG_JSON)) {
+            HlhcConfigJson.write(directory, spec);
+        }
         LOG.debug("wrote synthetic bundle {} ({}) in {} ms", directory, spec, (System.nanoTime() - start) / 1_000_000);
         return new SyntheticBundle(directory, spec);
     }
@@ -60,13 +72,15 @@ public final class SyntheticBundleWriter {
         TextEncoderWeights w = TextEncoderWeights.generate(spec);
         ModelProto model;
         long[] shardSizes;
-        try (ExternalDataWriter ext = new ExternalDataWriter(dir, g.shardNames())) {
-            Q4Tensors q4 = Q4Tensors.write(ext, "/synthetic/text_encoder/projection", w.projection());
-            model = TextEncoderGraph.build(spec, w, q4);
+        try (ExternalDataWriter ext = new ExternalDataWriter(dir, spec.shardNames(g))) {
+            NBitsTensors q = NBitsTensors.write(ext, "/synthetic/text_encoder/projection", w.projection());
+            model = layout(spec, g, TextEncoderGraph.build(spec, w, q));
             shardSizes = ext.sizes();
         }
-        files.put(g, new GraphFile(model, writeModel(dir, g, model), shardSizes));
-        ConfigWriter.writeManifest(dir, g, spec);
+        files.put(g, new GraphFile(model, writeModel(dir, spec, g, model), shardSizes));
+        if (spec.layout() == ExportLayout.MARKSHARK2) {
+            ConfigWriter.writeManifest(dir, g, spec);
+        }
     }
 
     private static void writeTransformers(SyntheticBundleSpec spec, Path dir, Map<BundleGraph, GraphFile> files) {
@@ -74,19 +88,23 @@ public final class SyntheticBundleWriter {
         TransformerWeights w = TransformerWeights.generate(spec);
         TransformerGraph graphs;
         long[] shardSizes;
-        try (ExternalDataWriter ext = new ExternalDataWriter(dir, g.shardNames())) {
-            Q4Tensors tokens = Q4Tensors.write(ext, "/synthetic/transformer/token_projection", w.tokenProjection());
-            Q4Tensors padding = spec.paddingColumns() > 0 ? Q4Tensors.writePadding(ext, spec.paddingColumns()) : null;
+        try (ExternalDataWriter ext = new ExternalDataWriter(dir, spec.shardNames(g))) {
+            NBitsTensors tokens =
+                    NBitsTensors.write(ext, "/synthetic/transformer/token_projection", w.tokenProjection());
+            NBitsTensors padding =
+                    spec.paddingColumns() > 0 ? NBitsTensors.writePadding(ext, spec.paddingColumns()) : null;
             graphs = new TransformerGraph(spec, w, tokens, padding);
             shardSizes = ext.sizes();
         }
-        ModelProto perStep = graphs.perStep();
-        files.put(g, new GraphFile(perStep, writeModel(dir, g, perStep), shardSizes));
-        ConfigWriter.writeManifest(dir, g, spec);
+        ModelProto perStep = layout(spec, g, graphs.perStep());
+        files.put(g, new GraphFile(perStep, writeModel(dir, spec, g, perStep), shardSizes));
+        if (spec.layout() == ExportLayout.MARKSHARK2) {
+            ConfigWriter.writeManifest(dir, g, spec);
+        }
         if (spec.contains(BundleGraph.TRANSFORMER_FUSED_4STEP)) {
             ModelProto fused = graphs.fused();
             BundleGraph f = BundleGraph.TRANSFORMER_FUSED_4STEP;
-            files.put(f, new GraphFile(fused, writeModel(dir, f, fused), shardSizes));
+            files.put(f, new GraphFile(fused, writeModel(dir, spec, f, fused), shardSizes));
         }
     }
 
@@ -94,31 +112,43 @@ public final class SyntheticBundleWriter {
         VaeWeights w = VaeWeights.generate(spec);
         VaeDecoderGraphs decoder = new VaeDecoderGraphs(spec, w);
         if (spec.contains(BundleGraph.VAE_DECODER)) {
-            putInline(dir, files, BundleGraph.VAE_DECODER, decoder.unified());
+            putInline(dir, spec, files, BundleGraph.VAE_DECODER, decoder.unified());
         }
         if (spec.contains(BundleGraph.VAE_DECODER_PRE)) {
-            putInline(dir, files, BundleGraph.VAE_DECODER_PRE, decoder.pre());
-            putInline(dir, files, BundleGraph.VAE_DECODER_ATTN_CHUNK, decoder.attentionChunk());
+            putInline(dir, spec, files, BundleGraph.VAE_DECODER_PRE, decoder.pre());
+            putInline(dir, spec, files, BundleGraph.VAE_DECODER_ATTN_CHUNK, decoder.attentionChunk());
         }
         if (spec.contains(BundleGraph.VAE_DECODER_POST)) {
-            putInline(dir, files, BundleGraph.VAE_DECODER_POST, decoder.singlePost());
+            putInline(dir, spec, files, BundleGraph.VAE_DECODER_POST, decoder.singlePost());
         }
         for (int i = 0; i < 4; i++) {
             if (spec.contains(BundleGraph.postStage(i))) {
-                putInline(dir, files, BundleGraph.postStage(i), decoder.postStage(i));
+                putInline(dir, spec, files, BundleGraph.postStage(i), decoder.postStage(i));
             }
         }
         if (spec.contains(BundleGraph.VAE_ENCODER)) {
-            putInline(dir, files, BundleGraph.VAE_ENCODER, VaeEncoderGraph.build(spec, w));
+            putInline(dir, spec, files, BundleGraph.VAE_ENCODER, VaeEncoderGraph.build(spec, w));
         }
     }
 
-    private static void putInline(Path dir, Map<BundleGraph, GraphFile> files, BundleGraph g, ModelProto model) {
-        files.put(g, new GraphFile(model, writeModel(dir, g, model), new long[0]));
+    /** A graph whose builder keeps its weights inline; hlhc's export moves them into its {@code .onnx.data}. */
+    private static void putInline(
+            Path dir, SyntheticBundleSpec spec, Map<BundleGraph, GraphFile> files, BundleGraph g, ModelProto model) {
+        ModelProto written = model;
+        if (spec.layout() == ExportLayout.HLHC) {
+            written = HlhcExport.externalize(
+                    layout(spec, g, model), dir, spec.shardNames(g).get(0));
+        }
+        files.put(g, new GraphFile(written, writeModel(dir, spec, g, written), new long[0]));
     }
 
-    private static long writeModel(Path dir, BundleGraph g, ModelProto model) {
-        Path file = dir.resolve(g.fileName());
+    /** @return the model with the layout's tensor names */
+    private static ModelProto layout(SyntheticBundleSpec spec, BundleGraph g, ModelProto model) {
+        return spec.layout() == ExportLayout.HLHC ? HlhcExport.rename(g, model) : model;
+    }
+
+    private static long writeModel(Path dir, SyntheticBundleSpec spec, BundleGraph g, ModelProto model) {
+        Path file = dir.resolve(spec.fileName(g));
         try (OutputStream out = Files.newOutputStream(file)) {
             model.writeTo(out);
         } catch (IOException e) {

@@ -8,9 +8,9 @@ public final class SyntheticDims {
     public static final int LATENT_CHANNELS = 128;
     /** Pixels per latent token side (config {@code latent_downsample}), as in the real bundle. */
     public static final int LATENT_DOWNSAMPLE = 16;
-    /** MatMulNBits block size (4-bit, asymmetric), as in the real bundle. */
+    /** MatMulNBits block size of the q4 bundle (4-bit, asymmetric), and of the padding weight. */
     public static final int Q4_BLOCK_SIZE = 16;
-    /** Per-token features the text encoder builds from ids and positions (the MatMulNBits K). */
+    /** Per-token features the text encoder builds from ids and positions (its MatMulNBits K), at least. */
     public static final int TEXT_FEATURES = 32;
     /** Channels after unpatchify (128 = 32 × 2 × 2), as in the real VAE. */
     public static final int PATCH_CHANNELS = 32;

@@ -57,13 +57,15 @@ public final class SyntheticReference {
     // ---------------------------------------------------------------- text encoder
 
     /**
-     * The {@code text_encoder} graph. For position l with id t and mask m (as float), F = 32 features
+     * The {@code text_encoder} graph. For position l with id t and mask m (as float), F features
+     * ({@link SyntheticBundleSpec#textFeatures()}: 32, or the block size of a larger-block weight)
      * <pre>
      *   a = (t mod 97)/97, b = (t mod 89)/89, c = ((t div 97) mod 61)/61, p = 0.05·l      (fp32, floor mod)
-     *   h_j = m · sin(a·P0_j + b·P1_j + c·P2_j + p·P3_j + P4_j)                       j &lt; 32
+     *   h_j = m · sin(a·P0_j + b·P1_j + c·P2_j + p·P3_j + P4_j)                       j &lt; F
      *   ctx[l][n] = fp16( Σ_j h_j · W[j][n] + m · maskTerm_n + bias_n )                 n &lt; D
      * </pre>
-     * with W the dequantized 4-bit MatMulNBits weight (K = 32, N = D, block 16, asymmetric).
+     * with W the MatMulNBits weight (K = F, N = D, asymmetric; 4 bits block 16 in the q4 layout, block 128 in
+     * hlhc's), dequantized here from the regenerated codes, never read from the graph.
      *
      * @param inputIds L token ids
      * @param attentionMask L mask values (1 real token, 0 pad)
@@ -74,10 +76,10 @@ public final class SyntheticReference {
             throw new IllegalArgumentException(
                     "input_ids has " + inputIds.length + " values but attention_mask has " + attentionMask.length);
         }
-        int f = SyntheticDims.TEXT_FEATURES;
+        int f = spec.textFeatures();
         int d = spec.contextDim();
         float[] p = text.featureProjection();
-        Q4Matrix w = text.projection();
+        QuantizedMatrix w = text.projection();
         TensorElementType textType = spec.activationType(BundleGraph.TEXT_ENCODER);
         float[] out = new float[inputIds.length * d];
         double[] h = new double[f];

@@ -9,17 +9,17 @@ import java.util.List;
 /**
  * The synthetic text encoder: per position l with id t and mask m (see {@link SyntheticReference#textContext}):
  * features from (t mod 97)/97, (t mod 89)/89, ((t div 97) mod 61)/61 and 0.05·l through a sine, masked, then a
- * 4-bit MatMulNBits (K = 32 → D), plus m·maskTerm + bias.
+ * MatMulNBits (K = F → D, F = {@link SyntheticBundleSpec#textFeatures()}), plus m·maskTerm + bias.
  */
 final class TextEncoderGraph {
     private TextEncoderGraph() {}
 
-    static ModelProto build(SyntheticBundleSpec spec, TextEncoderWeights w, Q4Tensors q4) {
+    static ModelProto build(SyntheticBundleSpec spec, TextEncoderWeights w, NBitsTensors q4) {
         GraphBuilder b = new GraphBuilder(BundleGraph.TEXT_ENCODER, spec);
         List<Port> in = GraphSignatures.inputs(BundleGraph.TEXT_ENCODER, spec);
         String ids = b.input(in.get(0), INT64);
         String mask = b.input(in.get(1), FLOAT);
-        int f = SyntheticDims.TEXT_FEATURES;
+        int f = spec.textFeatures();
         String last = b.constLong(new long[] {-1}, 1);
 
         String a = idFeature(b, ids, 97);

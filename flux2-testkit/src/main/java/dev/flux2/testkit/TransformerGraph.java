@@ -17,13 +17,13 @@ final class TransformerGraph {
 
     private final SyntheticBundleSpec spec;
     private final TransformerWeights w;
-    private final Q4Tensors tokens;
-    private final Q4Tensors padding;
+    private final NBitsTensors tokens;
+    private final NBitsTensors padding;
 
     /**
      * @param padding the padding weight, or null when the spec asks for none
      */
-    TransformerGraph(SyntheticBundleSpec spec, TransformerWeights w, Q4Tensors tokens, Q4Tensors padding) {
+    TransformerGraph(SyntheticBundleSpec spec, TransformerWeights w, NBitsTensors tokens, NBitsTensors padding) {
         this.spec = spec;
         this.w = w;
         this.tokens = tokens;

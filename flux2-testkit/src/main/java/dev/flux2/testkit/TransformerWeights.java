@@ -3,7 +3,7 @@ package dev.flux2.testkit;
 /**
  * Weights of the synthetic transformer (shared by the per-step and fused graphs), derived from the spec's seed.
  *
- * @param tokenProjection 4-bit 128 → 128 weights applied to every token
+ * @param tokenProjection MatMulNBits 128 → 128 weights applied to every token (quantized as the spec says)
  * @param idProjection 4 × 128 row-major, applied to each token's position ids
  * @param idPhase 128 phases added before the sine of the id term
  * @param meanProjection 128 × 128 row-major, applied to the mean token (the cross-token term)
@@ -13,7 +13,7 @@ package dev.flux2.testkit;
  * @param sigmaVector 128 values multiplied by σ
  */
 record TransformerWeights(
-        Q4Matrix tokenProjection,
+        QuantizedMatrix tokenProjection,
         float[] idProjection,
         float[] idPhase,
         float[] meanProjection,
@@ -29,7 +29,8 @@ record TransformerWeights(
     static TransformerWeights generate(SyntheticBundleSpec spec) {
         long seed = spec.seed();
         int d = spec.contextDim();
-        Q4Matrix tokens = Q4Matrix.random(new DeterministicRandom(seed, "transformer.q4"), C, C, 0.006f);
+        QuantizedMatrix tokens = QuantizedMatrix.random(
+                new DeterministicRandom(seed, "transformer.q4"), spec.transformerQuant(), C, C, 0.006f);
         float[] idProj = new DeterministicRandom(seed, "transformer.ids").uniformArray(4 * C, -0.3f, 0.3f);
         float pi = (float) Math.PI;
         float[] idPhase = new DeterministicRandom(seed, "transformer.idPhase").uniformArray(C, -pi, pi);

@@ -67,6 +67,10 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
     private static String message(Throwable ex) {
         String m = ex.getMessage();
         String text = m == null || m.isBlank() ? ex.getClass().getName() : m;
+        if (ex instanceof java.nio.file.FileSystemException fs && fs.getReason() == null) {
+            // Its message is only the path ("/x.png"): say what kind of failure it was.
+            text = text + " (" + dev.flux2.examples.image.ImageFileWriter.reason(fs) + ")";
+        }
         // One line: multi-line runtime messages (ONNX Runtime's) are joined.
         return text.replaceAll("\\s*\\R\\s*", " | ").trim();
     }

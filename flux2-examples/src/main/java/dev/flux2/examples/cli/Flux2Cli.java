@@ -9,7 +9,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code flux2} command line: {@code generate}, {@code tokenize}, {@code info} and {@code download}.
+ * The {@code flux2} command line: {@code generate}, {@code tokenize}, {@code info}, {@code download} and
+ * {@code verify}.
  * Exit codes are listed in {@link ExitCodes}.
  */
 @Command(
@@ -22,6 +23,7 @@ import picocli.CommandLine.Spec;
             TokenizeCommand.class,
             InfoCommand.class,
             DownloadCommand.class,
+            VerifyCommand.class,
             CommandLine.HelpCommand.class
         },
         exitCodeOnInvalidInput = ExitCodes.USAGE,
@@ -43,7 +45,8 @@ public final class Flux2Cli implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "missing command: generate, tokenize, info or download");
+        throw new ParameterException(
+                spec.commandLine(), "missing command: generate, tokenize, info, download or verify");
     }
 
     /**

@@ -4,21 +4,24 @@ import dev.flux2.api.CancellationToken;
 import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
+import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
+import dev.flux2.api.ModelRole;
 import dev.flux2.api.ProgressListener;
-import dev.flux2.examples.image.PngMetadataWriter;
+import dev.flux2.examples.image.ImageFileWriter;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -35,9 +38,14 @@ import picocli.CommandLine.Option;
         })
 final class GenerateCommand extends BaseCommand {
     private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(15);
+    /** The most threads per inference call accepted (far above any useful value). */
+    static final int MAX_THREADS = 1024;
 
     @Mixin
     ModelOption modelOption;
+
+    @Mixin
+    ComponentOption componentOption;
 
     @Option(
             names = {"-p", "--prompt"},
@@ -78,9 +86,57 @@ final class GenerateCommand extends BaseCommand {
 
     @Option(
             names = {"-o", "--output"},
-            paramLabel = "FILE.png",
-            description = "Output PNG (default: flux2-<seed>.png). With --num-images K > 1: FILE-<k>.png.")
+            paramLabel = "FILE.png|FILE.jpg",
+            description =
+                    "Output file; the extension selects the format: .png (parameters in text chunks) or .jpg/.jpeg"
+                            + " (default: flux2-<seed>.png). With --num-images K > 1: FILE-<k>.EXT. Checked before the model"
+                            + " loads.")
     Path output;
+
+    @Option(
+            names = "--jpeg-quality",
+            paramLabel = "Q",
+            defaultValue = "95",
+            description = "JPEG quality 1-100 (default ${DEFAULT-VALUE}).")
+    int jpegQuality;
+
+    @Option(
+            names = "--max-pixels",
+            paramLabel = "N",
+            description = "Refuse an output larger than N pixels (width x height); default: 2048² or what the"
+                    + " memory holds, whichever is smaller.")
+    Long maxPixels;
+
+    @Option(
+            names = "--max-side",
+            paramLabel = "N",
+            description = "Refuse an output side longer than N pixels (default 4096).")
+    Integer maxSide;
+
+    @Option(names = "--max-steps", paramLabel = "N", description = "Refuse more than N steps (default 200).")
+    Integer maxSteps;
+
+    @Option(names = "--max-images", paramLabel = "N", description = "Refuse more than N images per run (default 16).")
+    Integer maxImages;
+
+    @Option(
+            names = "--max-references",
+            paramLabel = "N",
+            description = "Refuse more than N reference images (default 10).")
+    Integer maxReferences;
+
+    @Option(
+            names = "--max-input-pixels",
+            paramLabel = "N",
+            description = "Refuse an init or reference image larger than N pixels, read from its header before"
+                    + " decoding (default: 8192² or what the heap holds).")
+    Long maxInputPixels;
+
+    @Option(
+            names = "--max-input-side",
+            paramLabel = "N",
+            description = "Refuse an init or reference image side longer than N pixels (default 16384).")
+    Integer maxInputSide;
 
     @Option(names = "--init-image", paramLabel = "IMG", description = "Init image for img2img.")
     Path initImage;
@@ -163,21 +219,27 @@ final class GenerateCommand extends BaseCommand {
         long baseSeed = seed != null ? seed : randomSeed();
         // The request is validated (and images read) before the model loads: bad input fails fast with exit 2.
         CancellationToken token = new CancellationToken();
-        GenerationRequest.Builder request = requestBuilder(baseSeed, token);
-        GenerationRequest validated = request.build();
-        List<Path> outputs = outputPaths(baseSeed);
-        for (Path p : outputs) {
-            Path parent = p.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
+        if (jpegQuality < 1 || jpegQuality > 100) {
+            throw new InvalidRequestException("--jpeg-quality must be in 1..100, got " + jpegQuality);
         }
+        if (threads < 0 || threads > MAX_THREADS) {
+            // ONNX Runtime would try to start them all: a typo must not spawn a hundred thousand threads.
+            throw new InvalidRequestException("--threads must be in 0.." + MAX_THREADS + ", got " + threads);
+        }
+        GenerationLimits limits = limits();
+        GenerationRequest.Builder request = requestBuilder(baseSeed, token).limits(limits);
+        GenerationRequest validated = request.build();
+        limits.checkRequest(validated);
+        Map<ModelRole, Path> components = componentOption.resolve();
+        // The outputs too: an unusable path is a usage error now, not a lost image after the generation.
+        List<Path> outputs = outputPaths(baseSeed);
+        outputs.forEach(OutputCheck::check);
         out().println("seed: " + baseSeed);
         out().flush();
         PrintStream progressStream = System.err;
         CancelOnShutdown guard = CancelOnShutdown.install(token, progressStream, SHUTDOWN_GRACE);
         try {
-            return generate(validated, outputs, progressStream);
+            return generate(validated, components, outputs, progressStream, limits);
         } catch (RuntimeException e) {
             // Reported before the guard closes: once it does, a Ctrl-C shutdown completes and the JVM halts. After
             // a cancel, any failure is the cancellation surfacing (for example a runtime call aborted mid-graph).
@@ -191,9 +253,16 @@ final class GenerateCommand extends BaseCommand {
         }
     }
 
-    private int generate(GenerationRequest validated, List<Path> outputs, PrintStream progressStream)
+    private int generate(
+            GenerationRequest validated,
+            Map<ModelRole, Path> components,
+            List<Path> outputs,
+            PrintStream progressStream,
+            GenerationLimits limits)
             throws IOException {
-        try (Flux2Pipeline pipeline = pipelineBuilder().build()) {
+        Flux2Pipeline.Builder builder = pipelineBuilder().limits(limits);
+        components.forEach(builder::component);
+        try (Flux2Pipeline pipeline = builder.build()) {
             ModelInfo info = pipeline.modelInfo();
             err().printf(
                             Locale.ROOT,
@@ -210,9 +279,14 @@ final class GenerateCommand extends BaseCommand {
                 result = pipeline.generate(
                         validated.toBuilder().progressListener(listener).build());
             }
+            result.images().stream()
+                    .flatMap(i -> i.metadata().warnings().stream())
+                    .distinct()
+                    .forEach(w -> err().println("flux2: warning: " + w));
+            err().flush();
             for (int k = 0; k < result.images().size(); k++) {
                 GeneratedImage image = result.images().get(k);
-                PngMetadataWriter.write(image, outputs.get(k));
+                ImageFileWriter.write(image, outputs.get(k), jpegQuality / 100f);
                 out().printf(
                                 Locale.ROOT,
                                 "output: %s (seed %s, %dx%d, %d steps)%n",
@@ -255,6 +329,33 @@ final class GenerateCommand extends BaseCommand {
         }
         references.forEach(b::addReferenceImage);
         return b;
+    }
+
+    /** The limits: the defaults, with each --max-* flag given replacing its default. */
+    private GenerationLimits limits() {
+        GenerationLimits.Builder b = GenerationLimits.builder();
+        if (maxPixels != null) {
+            b.maxPixels(maxPixels);
+        }
+        if (maxSide != null) {
+            b.maxSide(maxSide);
+        }
+        if (maxSteps != null) {
+            b.maxSteps(maxSteps);
+        }
+        if (maxImages != null) {
+            b.maxImages(maxImages);
+        }
+        if (maxReferences != null) {
+            b.maxReferences(maxReferences);
+        }
+        if (maxInputPixels != null) {
+            b.maxInputPixels(maxInputPixels);
+        }
+        if (maxInputSide != null) {
+            b.maxInputSide(maxInputSide);
+        }
+        return b.build();
     }
 
     /** The ONNX backend's options these flags map to (the keys are listed in the README). */

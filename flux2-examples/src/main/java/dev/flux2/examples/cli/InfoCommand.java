@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.api.Flux2Models;
+import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.api.ModelSummary.FileEntry;
 import dev.flux2.api.ModelSummary.GraphEntry;
 import dev.flux2.api.ModelSummary.TensorEntry;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -18,49 +20,78 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code flux2 info}: a bundle's files and sizes, each graph's inputs and outputs, and the backend's details (for
- * ONNX: the config's defaults, the fused-denoiser convention detected, the execution providers of this ONNX
- * Runtime, every problem found), without loading weights. Exits with 3 when a file is missing, has the wrong size
+ * {@code flux2 info}: a model's layout (how its parts were found), files and sizes, each graph's inputs and outputs
+ * with the part it plays and which tensor plays which part, and the backend's details (for ONNX: the defaults, the
+ * fused-denoiser convention detected, the execution providers of this ONNX Runtime, every problem found), without
+ * loading weights; {@code --component} describes a composed model. Exits with 3 when the parts found do not make a
+ * model (the problems are printed on stderr). Exits with 3 when a file is missing, has the wrong size
  * or lists shards that do not add up; an optional file that is absent is not an error.
  */
 @Command(
         name = "info",
         mixinStandardHelpOptions = true,
         description = {
-            "Describe a bundle: files and sizes, graph inputs/outputs, fused convention, providers.",
-            "Exits with 3 when a file is missing or has the wrong size."
+            "Describe a model: layout, files and sizes, graph inputs/outputs and their roles, fused convention,"
+                    + " providers.",
+            "Exits with 3 when it reports any problem (parts that do not make a model, a file missing or of the wrong"
+                    + " size, a graph whose external data does not fit its shards)."
         })
 final class InfoCommand extends BaseCommand {
+    /** The details key under which the backend lists every problem it found ("none" when there is none). */
+    static final String PROBLEMS = "problems";
+
+    private static final String NONE = "none";
+
     @Mixin
     ModelOption modelOption;
+
+    @Mixin
+    ComponentOption componentOption;
 
     @Option(names = "--json", description = "Print the summary as JSON.")
     boolean json;
 
+    /** The ONNX backend's detail saying whether the parts found make a model. */
+    static final String PARTS_COMPLETE = "parts_complete";
+
     @Override
     public Integer call() throws IOException {
-        ModelSummary summary = Flux2Models.inspect(modelOption.resolve(true));
+        Map<ModelRole, Path> components = componentOption.resolve();
+        ModelSummary summary = Flux2Models.inspect(modelOption.resolve(true), components);
         if (json) {
             out().println(toJson(summary));
         } else {
             print(summary, out());
         }
         out().flush();
+        if ("false".equals(summary.details().get(PARTS_COMPLETE))) {
+            err().println("flux2: model error: the parts found do not make a model: "
+                    + summary.details().get(PROBLEMS));
+            err().flush();
+            return ExitCodes.MODEL;
+        }
         List<FileEntry> bad = summary.files().stream().filter(f -> !f.ok()).toList();
+        String problems = summary.details().getOrDefault(PROBLEMS, NONE);
         if (!bad.isEmpty()) {
             err().println("flux2: model error: " + bad.size() + " file(s) missing, of the wrong size or listing"
                     + " wrong shards: "
                     + String.join(", ", bad.stream().map(FileEntry::path).toList()));
-            err().flush();
-            return ExitCodes.MODEL;
         }
-        return ExitCodes.OK;
+        if (!NONE.equals(problems)) {
+            err().println("flux2: model error: " + problems);
+        }
+        err().flush();
+        // Any problem reported is exit 3: a bundle that does not open must not look "ok" to a script.
+        return bad.isEmpty() && NONE.equals(problems) ? ExitCodes.OK : ExitCodes.MODEL;
     }
 
     private static void print(ModelSummary s, PrintWriter out) {
         out.println("Bundle:   " + s.directory().toAbsolutePath());
         out.println("Backend:  " + s.backend());
         out.println("Variant:  " + s.variant());
+        if (s.details().containsKey("layout")) {
+            out.println("Layout:   " + s.details().get("layout"));
+        }
         out.println();
         long total =
                 s.files().stream().mapToLong(f -> Math.max(0, f.actualBytes())).sum();
@@ -81,12 +112,16 @@ final class InfoCommand extends BaseCommand {
         out.println();
         out.println("Graphs:");
         for (GraphEntry g : s.graphs()) {
-            out.println("  " + g.key() + "  (" + g.file() + ")");
+            out.println("  " + g.key() + "  (" + g.file() + ")" + (g.role().isEmpty() ? "" : "  " + g.role()));
             for (TensorEntry t : g.inputs()) {
                 out.println("    in   " + t.name() + "  " + t.elementType() + " " + t.shape());
             }
             for (TensorEntry t : g.outputs()) {
                 out.println("    out  " + t.name() + "  " + t.elementType() + " " + t.shape());
+            }
+            // Which tensor plays which part, as the backend feeds and reads them.
+            for (Map.Entry<String, String> m : g.mapping().entrySet()) {
+                out.println("    role " + m.getValue() + " = " + m.getKey());
             }
         }
         out.println();

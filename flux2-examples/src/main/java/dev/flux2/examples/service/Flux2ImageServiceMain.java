@@ -1,6 +1,7 @@
 package dev.flux2.examples.service;
 
 import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.MemoryPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,6 +51,42 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "0", description = "Threads per inference call, 0 = runtime default.")
     int threads;
 
+    @Option(
+            names = "--idle-timeout",
+            defaultValue = "30",
+            paramLabel = "SECONDS",
+            description = "Close a connection silent for this long (default ${DEFAULT-VALUE}).")
+    int idleTimeoutSeconds;
+
+    @Option(
+            names = "--body-timeout",
+            defaultValue = "10",
+            paramLabel = "SECONDS",
+            description = "A request body must arrive within this time, else 408 (default ${DEFAULT-VALUE}).")
+    int bodyTimeoutSeconds;
+
+    @Option(
+            names = "--max-connections",
+            defaultValue = "64",
+            description = "Open connections at once (default ${DEFAULT-VALUE}).")
+    int maxConnections;
+
+    @Option(
+            names = "--max-body",
+            defaultValue = "65536",
+            paramLabel = "BYTES",
+            description = "Largest request body; a larger Content-Length is answered 413 (default ${DEFAULT-VALUE}).")
+    int maxBody;
+
+    @Option(
+            names = "--max-pixels",
+            paramLabel = "N",
+            description = "Refuse images larger than N pixels (default: 2048² or what the memory holds).")
+    Long maxPixels;
+
+    @Option(names = "--max-steps", paramLabel = "N", description = "Refuse more than N steps (default 200).")
+    Integer maxSteps;
+
     private Flux2ImageServiceMain() {}
 
     /**
@@ -64,8 +101,16 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         // Closed in reverse order on every path, also when the service cannot start (a port in use): the
         // pipeline must be closed before the JVM exits (see below).
+        GenerationLimits.Builder limits = GenerationLimits.builder();
+        if (maxPixels != null) {
+            limits.maxPixels(maxPixels);
+        }
+        if (maxSteps != null) {
+            limits.maxSteps(maxSteps);
+        }
         try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
                         .model(model)
+                        .limits(limits.build())
                         .memoryPolicy(MemoryPolicy.RESIDENT)
                         .backendOption("threads", Integer.toString(threads))
                         .build();
@@ -78,6 +123,11 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
                                 .queueCapacity(queue)
                                 .requestTimeout(Duration.ofSeconds(timeoutSeconds))
                                 .modelLabel(pipeline.modelInfo().variant())
+                                .idleTimeout(Duration.ofSeconds(idleTimeoutSeconds))
+                                .bodyTimeout(Duration.ofSeconds(bodyTimeoutSeconds))
+                                .maxConnections(maxConnections)
+                                .maxBodyBytes(maxBody)
+                                .limits(pipeline.limits())
                                 .build())) {
             // Stop on SIGINT/SIGTERM from the main thread, not from a shutdown hook: ONNX Runtime's own shutdown
             // hook releases its native environment concurrently with other hooks, which would abort a generation

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +32,8 @@ final class GenerationQueue implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GenerationQueue.class);
     /** How long a timed-out request waits for its cancelled generation to unwind before answering. */
     private static final Duration UNWIND_GRACE = Duration.ofSeconds(30);
+    /** How often a waiting request checks that its client is still connected. */
+    private static final Duration CLIENT_POLL = Duration.ofMillis(100);
 
     private final ImageGenerator generator;
     private final Duration timeout;
@@ -54,6 +57,15 @@ final class GenerationQueue implements AutoCloseable {
         private static final long serialVersionUID = 1L;
 
         TimedOutException(String message) {
+            super(message);
+        }
+    }
+
+    /** The client hung up while its request waited or ran; it was dropped, or its generation cancelled. */
+    static final class AbandonedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        AbandonedException(String message) {
             super(message);
         }
     }
@@ -87,12 +99,15 @@ final class GenerationQueue implements AutoCloseable {
      * Runs one generation, waiting for a worker if one is free soon enough.
      *
      * @param request a validated request carrying a cancellation token
+     * @param clientGone polled while the request waits or runs: true once its client has hung up
      * @return the result
      * @throws QueueFullException when every worker and queue slot is taken
      * @throws TimedOutException when the deadline passed (the generation was cancelled)
+     * @throws AbandonedException when the client hung up (a queued request never runs; a running one is cancelled)
      * @throws ClosedException when the service is shutting down
      */
-    GenerationResult run(GenerationRequest request) throws QueueFullException, TimedOutException, ClosedException {
+    GenerationResult run(GenerationRequest request, BooleanSupplier clientGone)
+            throws QueueFullException, TimedOutException, AbandonedException, ClosedException {
         CancellationToken token = request.cancellation()
                 .orElseThrow(() -> new IllegalArgumentException("the service's requests carry a token"));
         if (closed) {
@@ -113,10 +128,21 @@ final class GenerationQueue implements AutoCloseable {
             permits.release();
             throw new ClosedException("the service is shutting down");
         }
+        long deadline = System.nanoTime() + timeout.toNanos();
         try {
-            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            throw timedOut(future, token, claimed);
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw timedOut(future, token, claimed);
+                }
+                try {
+                    return future.get(Math.min(left, CLIENT_POLL.toNanos()), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    if (clientGone.getAsBoolean()) {
+                        throw abandoned(future, token, claimed);
+                    }
+                }
+            }
         } catch (ExecutionException e) {
             throw rethrow(e.getCause());
         } catch (InterruptedException e) {
@@ -124,6 +150,19 @@ final class GenerationQueue implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new ClosedException("the request thread was interrupted (service shutting down)");
         }
+    }
+
+    private AbandonedException abandoned(
+            Future<GenerationResult> future, CancellationToken token, AtomicBoolean claimed) {
+        stats.abandoned.incrementAndGet();
+        if (claimed.compareAndSet(false, true)) {
+            future.cancel(false);
+            stats.waiting.decrementAndGet();
+            permits.release();
+            return new AbandonedException("the client hung up while the request waited; it was dropped unrun");
+        }
+        token.cancel();
+        return new AbandonedException("the client hung up; its generation was cancelled");
     }
 
     private GenerationResult execute(GenerationRequest request, CancellationToken token, AtomicBoolean claimed) {

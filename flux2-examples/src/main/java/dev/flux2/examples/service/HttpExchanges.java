@@ -1,59 +1,149 @@
 package dev.flux2.examples.service;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.util.Optional;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
-/** Small helpers to read bounded request bodies and send JSON or binary answers. */
+/** Small helpers over Jetty's core API: bounded body reads with a deadline, JSON and binary answers. */
 final class HttpExchanges {
     static final ObjectMapper JSON = new ObjectMapper();
 
     private HttpExchanges() {}
 
+    /** The body was larger than allowed. */
+    static final class TooLargeException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        TooLargeException(String message) {
+            super(message);
+        }
+    }
+
+    /** The body did not arrive in time. */
+    static final class SlowBodyException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        SlowBodyException(String message) {
+            super(message);
+        }
+    }
+
     /**
-     * @param ex the exchange
+     * Reads the whole body, without blocking longer than {@code timeout} in total.
+     *
+     * @param request the request
      * @param maxBytes the largest body accepted
-     * @return the body, or empty when it is larger than {@code maxBytes}
+     * @param timeout the time the whole body may take
+     * @return the body
+     * @throws TooLargeException when more than {@code maxBytes} arrive
+     * @throws SlowBodyException when the body is not complete within {@code timeout}
      * @throws IOException when the connection fails
      */
-    static Optional<byte[]> readBody(HttpExchange ex, int maxBytes) throws IOException {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        try (InputStream in = ex.getRequestBody()) {
-            byte[] chunk = new byte[8192];
-            int n;
-            while ((n = in.read(chunk)) >= 0) {
-                if (buf.size() + n > maxBytes) {
-                    return Optional.empty();
+    static byte[] readBody(Request request, int maxBytes, Duration timeout)
+            throws TooLargeException, SlowBodyException, IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        while (true) {
+            Content.Chunk chunk = request.read();
+            if (chunk == null) {
+                CompletableFuture<Void> ready = new CompletableFuture<>();
+                request.demand(() -> ready.complete(null));
+                long left = deadline - System.nanoTime();
+                try {
+                    ready.get(Math.max(left, 0), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    throw new SlowBodyException("the request body did not arrive within " + timeout.toMillis() + " ms");
+                } catch (ExecutionException e) {
+                    throw new IOException("reading the request body failed: " + e.getCause(), e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while reading the request body", e);
                 }
-                buf.write(chunk, 0, n);
+                continue;
+            }
+            try {
+                if (Content.Chunk.isFailure(chunk)) {
+                    Throwable failure = chunk.getFailure();
+                    throw new IOException("reading the request body failed: " + failure, failure);
+                }
+                ByteBuffer bytes = chunk.getByteBuffer();
+                if (body.size() + bytes.remaining() > maxBytes) {
+                    throw new TooLargeException("request body larger than " + maxBytes + " bytes");
+                }
+                byte[] copy = new byte[bytes.remaining()];
+                bytes.get(copy);
+                body.write(copy);
+                if (chunk.isLast()) {
+                    return body.toByteArray();
+                }
+            } finally {
+                chunk.release();
             }
         }
-        return Optional.of(buf.toByteArray());
     }
 
-    static void sendJson(HttpExchange ex, int status, ObjectNode body) throws IOException {
-        send(ex, status, "application/json; charset=utf-8", JSON.writeValueAsBytes(body));
+    /**
+     * Whether the client has closed its side of the connection, checked without blocking: a read of the socket
+     * returns end of stream. Only valid once the request body is consumed (Jetty then reads nothing itself until the
+     * answer is sent). Bytes a client pipelined are consumed by the probe, so the answer then closes the
+     * connection.
+     *
+     * @param request the request
+     * @param response its response (marked {@code Connection: close} when the probe consumed bytes)
+     * @return true when the client is gone
+     */
+    static boolean clientGone(Request request, Response response) {
+        EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
+        if (!endPoint.isOpen() || endPoint.isInputShutdown()) {
+            return true;
+        }
+        try {
+            ByteBuffer probe = ByteBuffer.allocate(256);
+            probe.flip();
+            int n = endPoint.fill(probe);
+            if (n > 0) {
+                response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            }
+            return n < 0;
+        } catch (IOException e) {
+            return true;
+        }
     }
 
-    static void sendError(HttpExchange ex, int status, String message) throws IOException {
+    static void sendJson(Response response, Callback callback, int status, ObjectNode body) {
+        try {
+            send(response, callback, status, "application/json; charset=utf-8", JSON.writeValueAsBytes(body));
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void sendError(Response response, Callback callback, int status, String message) {
         ObjectNode body = JSON.createObjectNode();
         body.put("status", status);
         body.put("error", message);
-        sendJson(ex, status, body);
+        sendJson(response, callback, status, body);
     }
 
-    static void send(HttpExchange ex, int status, String contentType, byte[] body) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", contentType);
-        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
-            try (OutputStream out = ex.getResponseBody()) {
-                out.write(body);
-            }
-        }
+    static void send(Response response, Callback callback, int status, String contentType, byte[] body) {
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, ByteBuffer.wrap(body), callback);
     }
 }

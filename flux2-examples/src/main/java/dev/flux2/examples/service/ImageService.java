@@ -1,18 +1,21 @@
 package dev.flux2.examples.service;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.flux2.api.Flux2Pipeline;
-import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * A small image-generation HTTP service on the JDK's {@link HttpServer}, sharing one pipeline between requests.
+ * A small image-generation HTTP service on Jetty, sharing one pipeline between requests.
  *
  * <ul>
  * <li>{@code POST /v1/images} with {@code {"prompt": "...", "width": 512, "height": 512, "seed": 42,
@@ -23,18 +26,29 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>{@code GET /health} → {@code 200} JSON with the model, limits and counters.</li>
  * </ul>
  *
+ * <p>Protection against slow and abusive clients (the reasons Jetty replaced the JDK's {@code HttpServer}, which on
+ * JDK 17 reads headers in a pooled thread without a read timeout and has no connection cap): headers are parsed
+ * without holding a thread; a connection silent for {@link ServiceConfig#idleTimeout()} is closed (a tenth of it
+ * while the connection cap is reached); at most {@link ServiceConfig#maxConnections()} connections are open; a
+ * declared {@code Content-Length} over {@link ServiceConfig#maxBodyBytes()} is answered 413 before the body is read;
+ * the whole body must arrive within {@link ServiceConfig#bodyTimeout()} (else 408); a request whose client hung up is
+ * dropped from the queue or cancelled; the thread pool holds a thread for every connection, so {@code /health}
+ * always has one.
+ *
  * <p>Thread-safe. {@link #close()} stops accepting connections, cancels running generations and waits for them;
  * it does not close the pipeline (the caller owns it).
  */
 public final class ImageService implements AutoCloseable {
-    private final HttpServer server;
-    private final ExecutorService httpThreads;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ImageService.class);
+
+    private final Server server;
+    private final ServerConnector connector;
     private final GenerationQueue queue;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private ImageService(HttpServer server, ExecutorService httpThreads, GenerationQueue queue) {
+    private ImageService(Server server, ServerConnector connector, GenerationQueue queue) {
         this.server = server;
-        this.httpThreads = httpThreads;
+        this.connector = connector;
         this.queue = queue;
     }
 
@@ -63,40 +77,61 @@ public final class ImageService implements AutoCloseable {
         Objects.requireNonNull(config, "config");
         ServiceStats stats = new ServiceStats();
         GenerationQueue queue = new GenerationQueue(generator, config, stats);
-        HttpServer server;
-        try {
-            server = HttpServer.create(config.address(), 0);
-        } catch (IOException e) {
-            queue.close();
-            throw new UncheckedIOException("cannot listen on " + config.address() + ": " + e.getMessage(), e);
-        }
-        // Admitted requests wait in their handler thread; extra threads answer rejections and health checks.
-        int threads = config.workers() + config.queueCapacity() + 8;
-        AtomicInteger n = new AtomicInteger();
-        ExecutorService httpThreads = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "flux2-http-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        server.setExecutor(httpThreads);
-        server.createContext(ImagesHandler.PATH, new ImagesHandler(queue));
-        server.createContext(HealthHandler.PATH, new HealthHandler(config, stats));
-        server.createContext("/", ex -> {
-            try (ex) {
-                HttpExchanges.sendError(
-                        ex,
-                        404,
-                        "no resource " + ex.getRequestURI().getPath() + "; try POST " + ImagesHandler.PATH + " or GET "
-                                + HealthHandler.PATH);
+        // One thread per possible connection plus Jetty's acceptor and selector threads: a handler blocked on a slow
+        // body or on a generation never takes the thread /health needs.
+        QueuedThreadPool threads = new QueuedThreadPool(config.maxConnections() + 16, 4);
+        threads.setName("flux2-http");
+        threads.setDaemon(true);
+        Server server = new Server(threads);
+        ServerConnector connector = new ServerConnector(server, 1, 1);
+        connector.setHost(config.address().getHostString());
+        connector.setPort(config.address().getPort());
+        connector.setIdleTimeout(config.idleTimeout().toMillis());
+        server.addConnector(connector);
+        NetworkConnectionLimit limit = new NetworkConnectionLimit(config.maxConnections(), server);
+        limit.setEndPointIdleTimeout(Math.max(1, config.idleTimeout().toMillis() / 10));
+        server.addBean(limit);
+        Map<String, Route> routes = Map.of(
+                ImagesHandler.PATH, new ImagesHandler(queue, config),
+                HealthHandler.PATH, new HealthHandler(config, stats));
+        server.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) throws Exception {
+                String path = Request.getPathInContext(request);
+                Route route = routes.get(path);
+                if (route == null) {
+                    HttpExchanges.sendError(
+                            response,
+                            callback,
+                            404,
+                            "no resource " + path + "; try POST " + ImagesHandler.PATH + " or GET "
+                                    + HealthHandler.PATH);
+                } else {
+                    route.handle(request, response, callback);
+                }
+                return true;
             }
         });
-        server.start();
-        return new ImageService(server, httpThreads, queue);
+        server.setStopTimeout(1000);
+        try {
+            server.start();
+        } catch (Exception e) {
+            queue.close();
+            try {
+                server.stop();
+            } catch (Exception stop) {
+                e.addSuppressed(stop);
+            }
+            throw new UncheckedIOException(
+                    "cannot listen on " + config.address() + ": " + e.getMessage(),
+                    e instanceof java.io.IOException io ? io : new java.io.IOException(e));
+        }
+        return new ImageService(server, connector, queue);
     }
 
     /** @return the port the service listens on (useful with port 0) */
     public int port() {
-        return server.getAddress().getPort();
+        return connector.getLocalPort();
     }
 
     /** Stops the service: no new connections, running generations cancelled and awaited. Idempotent. */
@@ -106,15 +141,13 @@ public final class ImageService implements AutoCloseable {
             return;
         }
         queue.close();
-        server.stop(1);
-        httpThreads.shutdown();
         try {
-            if (!httpThreads.awaitTermination(5, TimeUnit.SECONDS)) {
-                httpThreads.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            httpThreads.shutdownNow();
+            server.stop();
+        } catch (java.util.concurrent.TimeoutException e) {
+            // The graceful phase ended with idle keep-alive connections still open; they are closed all the same.
+            LOG.debug("HTTP server stopped after its graceful timeout: {}", e.toString());
+        } catch (Exception e) {
+            throw new IllegalStateException("stopping the HTTP server failed: " + e, e);
         }
     }
 }

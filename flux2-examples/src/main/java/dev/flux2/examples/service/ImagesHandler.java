@@ -1,10 +1,5 @@
 package dev.flux2.examples.service;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectReader;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import dev.flux2.api.CancellationToken;
 import dev.flux2.api.Flux2Exception;
 import dev.flux2.api.GeneratedImage;
@@ -12,101 +7,116 @@ import dev.flux2.api.GenerationCancelledException;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
-import dev.flux2.examples.image.PngMetadataWriter;
+import dev.flux2.api.PngFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.util.Optional;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code POST /v1/images}: JSON in ({@link ImageRequestBody}), PNG out (with its parameters in text chunks and the
- * seed in {@code X-Flux2-Seed}). 400 for a bad body, 413 for a huge one, 429 when the queue is full, 504 when the
- * request timed out (the generation is cancelled), 503 while shutting down, 500 when the generation failed.
+ * {@code POST /v1/images}: JSON in ({@link ImageRequestBody}, strictly typed), PNG out (with its parameters in text
+ * chunks and the seed in {@code X-Flux2-Seed}). 400 for a bad body or a request beyond the limits, 408 for a body
+ * that does not arrive in time, 413 for a body (or a declared {@code Content-Length}) over the cap, 429 when the
+ * queue is full, 504 when the request timed out (the generation is cancelled), 503 while shutting down, 500 when the
+ * generation failed. A request whose client hangs up is dropped from the queue, or its generation cancelled.
  */
-final class ImagesHandler implements HttpHandler {
+final class ImagesHandler implements Route {
     static final String PATH = "/v1/images";
     private static final Logger LOG = LoggerFactory.getLogger(ImagesHandler.class);
-    private static final int MAX_BODY = 64 * 1024;
-    private static final ObjectReader BODY_READER = HttpExchanges.JSON
-            .readerFor(ImageRequestBody.class)
-            .with(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private final GenerationQueue queue;
+    private final ServiceConfig config;
 
-    ImagesHandler(GenerationQueue queue) {
+    ImagesHandler(GenerationQueue queue, ServiceConfig config) {
         this.queue = queue;
+        this.config = config;
     }
 
     @Override
-    public void handle(HttpExchange ex) throws IOException {
-        try (ex) {
-            if (!PATH.equals(ex.getRequestURI().getPath())) {
-                HttpExchanges.sendError(
-                        ex, 404, "no resource " + ex.getRequestURI().getPath());
-                return;
-            }
-            if (!"POST".equals(ex.getRequestMethod())) {
-                ex.getResponseHeaders().set("Allow", "POST");
-                HttpExchanges.sendError(ex, 405, PATH + " accepts POST only");
-                return;
-            }
-            Optional<byte[]> body = HttpExchanges.readBody(ex, MAX_BODY);
-            if (body.isEmpty()) {
-                HttpExchanges.sendError(ex, 413, "request body larger than " + MAX_BODY + " bytes");
-                return;
-            }
-            GenerationRequest request;
-            try {
-                ImageRequestBody parsed = BODY_READER.readValue(body.get());
-                request =
-                        parsed.toRequest().cancellation(new CancellationToken()).build();
-            } catch (JsonProcessingException e) {
-                HttpExchanges.sendError(
-                        ex,
-                        400,
-                        "body must be a JSON object like {\"prompt\": \"...\", "
-                                + "\"width\": 512, \"height\": 512, \"seed\": 42, \"steps\": 4}: "
-                                + e.getOriginalMessage());
-                return;
-            } catch (InvalidRequestException e) {
-                HttpExchanges.sendError(ex, 400, e.getMessage());
-                return;
-            }
-            generate(ex, request);
+    public void handle(Request request, Response response, Callback callback) throws IOException {
+        if (!"POST".equals(request.getMethod())) {
+            response.getHeaders().put(HttpHeader.ALLOW, "POST");
+            HttpExchanges.sendError(response, callback, 405, PATH + " accepts POST only");
+            return;
         }
+        long declared = request.getLength();
+        if (declared > config.maxBodyBytes()) {
+            // Answered from the header: nothing of the body is read, and the connection is closed after the answer.
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            HttpExchanges.sendError(
+                    response,
+                    callback,
+                    413,
+                    "Content-Length " + declared + " exceeds the limit of " + config.maxBodyBytes() + " bytes");
+            return;
+        }
+        byte[] body;
+        try {
+            body = HttpExchanges.readBody(request, config.maxBodyBytes(), config.bodyTimeout());
+        } catch (HttpExchanges.TooLargeException e) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            HttpExchanges.sendError(response, callback, 413, e.getMessage());
+            return;
+        } catch (HttpExchanges.SlowBodyException e) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            HttpExchanges.sendError(response, callback, 408, e.getMessage());
+            return;
+        }
+        GenerationRequest generation;
+        try {
+            generation = ImageRequestBody.parse(body)
+                    .toRequest()
+                    .limits(config.limits())
+                    .cancellation(new CancellationToken())
+                    .build();
+            config.limits().checkRequest(generation);
+        } catch (InvalidRequestException e) {
+            HttpExchanges.sendError(response, callback, 400, e.getMessage());
+            return;
+        }
+        generate(request, response, callback, generation);
     }
 
-    private void generate(HttpExchange ex, GenerationRequest request) throws IOException {
+    private void generate(Request request, Response response, Callback callback, GenerationRequest generation)
+            throws IOException {
         GenerationResult result;
         try {
-            result = queue.run(request);
+            result = queue.run(generation, () -> HttpExchanges.clientGone(request, response));
         } catch (GenerationQueue.QueueFullException e) {
-            ex.getResponseHeaders().set("Retry-After", "1");
-            HttpExchanges.sendError(ex, 429, e.getMessage());
+            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+            HttpExchanges.sendError(response, callback, 429, e.getMessage());
             return;
         } catch (GenerationQueue.TimedOutException e) {
-            HttpExchanges.sendError(ex, 504, e.getMessage());
+            HttpExchanges.sendError(response, callback, 504, e.getMessage());
+            return;
+        } catch (GenerationQueue.AbandonedException e) {
+            // Nobody is listening; the answer only lets Jetty finish the exchange.
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            HttpExchanges.sendError(response, callback, 499, e.getMessage());
             return;
         } catch (GenerationQueue.ClosedException | GenerationCancelledException e) {
-            HttpExchanges.sendError(ex, 503, "the service is shutting down: " + e.getMessage());
+            HttpExchanges.sendError(response, callback, 503, "the service is shutting down: " + e.getMessage());
             return;
         } catch (InvalidRequestException e) {
-            HttpExchanges.sendError(ex, 400, e.getMessage());
+            HttpExchanges.sendError(response, callback, 400, e.getMessage());
             return;
         } catch (Flux2Exception e) {
             LOG.warn("generation failed: {}", e.getMessage(), e);
-            HttpExchanges.sendError(ex, 500, e.getMessage());
+            HttpExchanges.sendError(response, callback, 500, e.getMessage());
             return;
         }
         GeneratedImage image = result.first();
         ByteArrayOutputStream png = new ByteArrayOutputStream();
-        PngMetadataWriter.write(image, png);
-        image.metadata().seed().ifPresent(s -> ex.getResponseHeaders().set("X-Flux2-Seed", Long.toString(s)));
-        ex.getResponseHeaders()
-                .set("X-Flux2-Steps", Integer.toString(image.metadata().steps()));
-        ex.getResponseHeaders()
-                .set("X-Flux2-Time-Ms", Long.toString(result.timings().total().toMillis()));
-        HttpExchanges.send(ex, 200, "image/png", png.toByteArray());
+        PngFiles.write(image, png);
+        image.metadata().seed().ifPresent(s -> response.getHeaders().put("X-Flux2-Seed", Long.toString(s)));
+        response.getHeaders()
+                .put("X-Flux2-Steps", Integer.toString(image.metadata().steps()));
+        response.getHeaders()
+                .put("X-Flux2-Time-Ms", Long.toString(result.timings().total().toMillis()));
+        HttpExchanges.send(response, callback, 200, "image/png", png.toByteArray());
     }
 }

@@ -1,11 +1,12 @@
 package dev.flux2.examples.service;
 
+import dev.flux2.api.GenerationLimits;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How the image service listens and admits work. Build with {@link #builder()}.
+ * How the image service listens, admits work and protects itself. Build with {@link #builder()}.
  *
  * @param address where to listen (port 0 picks a free port)
  * @param workers generations that run at the same time on the shared pipeline
@@ -14,27 +15,64 @@ import java.util.Objects;
  * @param requestTimeout time from admission to response; when it passes the generation is cancelled and the
  *     answer is 504
  * @param modelLabel what {@code GET /health} reports as the model
+ * @param idleTimeout a connection on which nothing arrives for this long is closed (headers, body, or between
+ *     requests); shortened to a tenth while the connection cap is reached
+ * @param bodyTimeout the whole request body must arrive within this time after the handler starts reading it,
+ *     else 408 (a client trickling a byte at a time cannot hold a thread longer)
+ * @param maxConnections open connections accepted at once; beyond it the server stops accepting until one closes
+ * @param maxBodyBytes the largest request body; a larger declared {@code Content-Length} is answered 413 before
+ *     anything is read
+ * @param limits what a request may ask for (size, steps…); checked before admission, a refusal is a 400 naming the
+ *     limit
  */
 public record ServiceConfig(
-        InetSocketAddress address, int workers, int queueCapacity, Duration requestTimeout, String modelLabel) {
+        InetSocketAddress address,
+        int workers,
+        int queueCapacity,
+        Duration requestTimeout,
+        String modelLabel,
+        Duration idleTimeout,
+        Duration bodyTimeout,
+        int maxConnections,
+        int maxBodyBytes,
+        GenerationLimits limits) {
 
     /** Validates the values. */
     public ServiceConfig {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(requestTimeout, "requestTimeout");
         Objects.requireNonNull(modelLabel, "modelLabel");
+        Objects.requireNonNull(idleTimeout, "idleTimeout");
+        Objects.requireNonNull(bodyTimeout, "bodyTimeout");
+        Objects.requireNonNull(limits, "limits");
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be >= 1, got " + workers);
         }
         if (queueCapacity < 0) {
             throw new IllegalArgumentException("queueCapacity must be >= 0, got " + queueCapacity);
         }
-        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
-            throw new IllegalArgumentException("requestTimeout must be positive, got " + requestTimeout);
+        positive("requestTimeout", requestTimeout);
+        positive("idleTimeout", idleTimeout);
+        positive("bodyTimeout", bodyTimeout);
+        if (maxConnections < workers + queueCapacity + 1) {
+            throw new IllegalArgumentException("maxConnections must be at least workers + queueCapacity + 1 = "
+                    + (workers + queueCapacity + 1) + " (one left for /health), got " + maxConnections);
+        }
+        if (maxBodyBytes < 64) {
+            throw new IllegalArgumentException("maxBodyBytes must be >= 64, got " + maxBodyBytes);
         }
     }
 
-    /** @return a builder: 127.0.0.1:8080, 1 worker, queue of 4, 300 s timeout */
+    private static void positive(String name, Duration value) {
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+    }
+
+    /**
+     * @return a builder: 127.0.0.1:8080, 1 worker, queue of 4, 300 s request timeout, 30 s idle timeout, 10 s body
+     *     timeout, 64 connections, 64 KiB bodies, {@link GenerationLimits#defaults()}
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -47,6 +85,11 @@ public record ServiceConfig(
         private int queueCapacity = 4;
         private Duration requestTimeout = Duration.ofSeconds(300);
         private String modelLabel = "flux2";
+        private Duration idleTimeout = Duration.ofSeconds(30);
+        private Duration bodyTimeout = Duration.ofSeconds(10);
+        private int maxConnections = 64;
+        private int maxBodyBytes = 64 * 1024;
+        private GenerationLimits limits;
 
         private Builder() {}
 
@@ -86,13 +129,52 @@ public record ServiceConfig(
             return this;
         }
 
+        /** @param timeout close a connection silent for this long (default 30 s) @return this */
+        public Builder idleTimeout(Duration timeout) {
+            this.idleTimeout = timeout;
+            return this;
+        }
+
+        /** @param timeout the whole body must arrive within this time (default 10 s) @return this */
+        public Builder bodyTimeout(Duration timeout) {
+            this.bodyTimeout = timeout;
+            return this;
+        }
+
+        /** @param connections open connections at once (default 64) @return this */
+        public Builder maxConnections(int connections) {
+            this.maxConnections = connections;
+            return this;
+        }
+
+        /** @param bytes the largest request body (default 64 KiB) @return this */
+        public Builder maxBodyBytes(int bytes) {
+            this.maxBodyBytes = bytes;
+            return this;
+        }
+
+        /** @param limits what a request may ask for (default {@link GenerationLimits#defaults()}) @return this */
+        public Builder limits(GenerationLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
         /** @return the config @throws IllegalArgumentException naming a bad value */
         public ServiceConfig build() {
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException("port must be in 0..65535, got " + port);
             }
             return new ServiceConfig(
-                    new InetSocketAddress(host, port), workers, queueCapacity, requestTimeout, modelLabel);
+                    new InetSocketAddress(host, port),
+                    workers,
+                    queueCapacity,
+                    requestTimeout,
+                    modelLabel,
+                    idleTimeout,
+                    bodyTimeout,
+                    maxConnections,
+                    maxBodyBytes,
+                    limits != null ? limits : GenerationLimits.defaults());
         }
     }
 }

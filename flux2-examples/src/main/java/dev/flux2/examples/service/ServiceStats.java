@@ -11,4 +11,6 @@ final class ServiceStats {
     final AtomicLong cancelled = new AtomicLong();
     final AtomicLong rejected = new AtomicLong();
     final AtomicLong timedOut = new AtomicLong();
+    /** Requests whose client hung up before the answer: dropped from the queue, or their generation cancelled. */
+    final AtomicLong abandoned = new AtomicLong();
 }

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.flux2.examples.image.PngText;
 import dev.flux2.examples.testing.ExpectedImage;
 import dev.flux2.examples.testing.ImageComparison;
+import dev.flux2.examples.testing.PngText;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;

@@ -14,7 +14,7 @@ import dev.flux2.tokenizer.Qwen3PromptTokenizer;
  * The image a text-to-image generation on a synthetic bundle must produce, computed without the pipeline: the
  * tokenizer, the golden-tested core math (torch-compatible noise, schedule, packing, position ids) and the testkit's
  * independent evaluation of the synthetic graphs, chained the way docs/pipeline-reference.md §4 to §7 and §12 describe
- * (per-step Euler in fp32, σ fed to the transformer, round-half-even to bytes).
+ * (per-step Euler in fp32, diffusers' t/1000 fed to the transformer, round-half-even to bytes).
  */
 public final class ExpectedImage {
     private ExpectedImage() {}
@@ -53,7 +53,8 @@ public final class ExpectedImage {
         FlowMatchSchedule schedule = FlowMatchSchedule.forImage(n, request.steps());
         for (int i = 0; i < request.steps(); i++) {
             float sigma = schedule.sigma(i);
-            float[] v = ref.velocity(x, ids, sigma, context);
+            // The transformer receives what diffusers passes it: t/1000 (σ or one float32 ulp from it).
+            float[] v = ref.velocity(x, ids, schedule.transformerTimestep(i), context);
             // docs/pipeline-reference.md §7: x ← x + (σ_{i+1} − σ_i)·v, dt as a float32 difference, x kept in float32.
             float dt = schedule.sigma(i + 1) - sigma;
             for (int k = 0; k < x.length; k++) {
@@ -63,6 +64,21 @@ public final class ExpectedImage {
         float[] latent = LatentLayout.unpack(x, 128, gw, gh).data();
         float[] chw = ref.decodeLatent(latent, gw, gh);
         int plane = request.width() * request.height();
+        int[] rgb = new int[plane];
+        for (int p = 0; p < plane; p++) {
+            rgb[p] = toByte(chw[p]) << 16 | toByte(chw[plane + p]) << 8 | toByte(chw[2 * plane + p]);
+        }
+        return rgb;
+    }
+
+    /**
+     * @param chw planar RGB [3][H][W] in [−1, 1]
+     * @param width W
+     * @param height H
+     * @return packed RGB, row-major, {@code 0xRRGGBB} per pixel
+     */
+    static int[] packed(float[] chw, int width, int height) {
+        int plane = width * height;
         int[] rgb = new int[plane];
         for (int p = 0; p < plane; p++) {
             rgb[p] = toByte(chw[p]) << 16 | toByte(chw[plane + p]) << 8 | toByte(chw[2 * plane + p]);

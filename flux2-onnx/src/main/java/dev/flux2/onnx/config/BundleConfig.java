@@ -11,9 +11,14 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A parsed {@code flux2-config.json}. Built by {@link BundleConfigReader}, which has checked every required field.
+ * What the backend runs: the graph of every part by key, the text settings and the defaults. Built by
+ * {@link BundleConfigReader} from a {@code flux2-config.json} (which has checked every required field), or by the
+ * layout resolver ({@code dev.flux2.onnx.layout}) from graphs found by their signatures, with the klein 4B defaults
+ * ({@link KleinDefaults}) where no config says otherwise.
  *
- * @param file the config file
+ * @param directory the bundle folder, absolute; entry files, manifests and the tokenizer folder are relative to it
+ *     (or absolute, for a part taken from another folder)
+ * @param file the {@code flux2-config.json} read, if any
  * @param defaults identity and generation defaults
  * @param text text-side settings
  * @param models every entry of {@code models}, in file order (including keys this backend ignores)
@@ -21,7 +26,8 @@ import java.util.Optional;
  * @param supportsImg2img {@code supports_img2img}, if given
  */
 public record BundleConfig(
-        Path file,
+        Path directory,
+        Optional<Path> file,
         ModelDefaults defaults,
         TextSettings text,
         Map<String, ModelEntry> models,
@@ -30,6 +36,7 @@ public record BundleConfig(
 
     /** Copies the collections (keeping order). */
     public BundleConfig {
+        directory = directory.toAbsolutePath();
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(defaults, "defaults");
         Objects.requireNonNull(text, "text");
@@ -53,12 +60,22 @@ public record BundleConfig(
             }
             kept.remove(key);
         }
-        return new BundleConfig(file, defaults, text, kept, decoder, supportsImg2img);
+        return new BundleConfig(directory, file, defaults, text, kept, decoder, supportsImg2img);
     }
 
-    /** @return the bundle folder */
-    public Path directory() {
-        return file.toAbsolutePath().getParent();
+    /** @param entry one of the entries @return its graph file */
+    public Path graphPath(ModelEntry entry) {
+        return directory.resolve(entry.file());
+    }
+
+    /** @return the tokenizer folder */
+    public Path tokenizerDirectory() {
+        return directory.resolve(text.tokenizerDir());
+    }
+
+    /** @return what the bundle was described by, for messages: its config file, or its folder */
+    public String describedBy() {
+        return file.map(Path::toString).orElse(directory + " (graphs found by their signatures)");
     }
 
     /** @param key a models key @return the entry, if present */
@@ -74,7 +91,7 @@ public record BundleConfig(
     public ModelEntry requiredModel(String key) {
         ModelEntry e = models.get(key);
         if (e == null) {
-            throw new IllegalStateException("models." + key + " is missing from " + file);
+            throw new IllegalStateException("models." + key + " is missing from " + describedBy());
         }
         return e;
     }

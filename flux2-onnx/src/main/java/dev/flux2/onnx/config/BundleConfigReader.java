@@ -43,7 +43,7 @@ public final class BundleConfigReader {
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
             .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
     private static final int LATENT_DOWNSAMPLE = 16;
-    private static final String DEFAULT_TOKENIZER_DIR = "tokenizer";
+    private static final String DEFAULT_TOKENIZER_DIR = KleinDefaults.TOKENIZER_DIR;
     private static final String STAGE_KEYS = "vae_decoder_post_stage_keys";
     private static final Set<String> KNOWN_KEYS = Set.of(
             GraphKeys.TEXT_ENCODER,
@@ -55,6 +55,18 @@ public final class BundleConfigReader {
             GraphKeys.VAE_DECODER_POST,
             GraphKeys.VAE_ENCODER);
     private static final Logger LOG = LoggerFactory.getLogger(BundleConfigReader.class);
+
+    /** Upper bounds of the config's sizes (klein: 512 tokens of 7680 features, 4 steps, 1024², chunks of 1024). */
+    static final int MAX_TEXT_SEQ_LEN = 8192;
+
+    static final int MAX_CONTEXT_DIM = 32768;
+    /** text_seq_len · context_dim, the context tensor's values (klein: 3.9 M). */
+    static final long MAX_CONTEXT_VALUES = 64L << 20;
+
+    static final int MAX_STEPS = 1000;
+    static final int MAX_DEFAULT_SIDE = 8192;
+    static final int MAX_CHUNK_SIZE = 1 << 20;
+    static final int MAX_HEAD_DIM = 4096;
 
     private BundleConfigReader() {}
 
@@ -86,9 +98,17 @@ public final class BundleConfigReader {
     }
 
     private static BundleConfig parse(Path file, JsonFields root) {
+        int sequenceLength = root.requiredPositiveInt("text_seq_len", MAX_TEXT_SEQ_LEN);
+        int contextDim = root.requiredPositiveInt("context_dim", MAX_CONTEXT_DIM);
+        if ((long) sequenceLength * contextDim > MAX_CONTEXT_VALUES) {
+            throw root.fieldError(
+                    "context_dim",
+                    "times text_seq_len must be at most " + MAX_CONTEXT_VALUES + " values, got " + contextDim + " x "
+                            + sequenceLength);
+        }
         TextSettings text = new TextSettings(
-                root.requiredPositiveInt("text_seq_len"),
-                root.requiredPositiveInt("context_dim"),
+                sequenceLength,
+                contextDim,
                 root.optionalNonNegativeFloat("context_clip").orElse(0f),
                 root.optionalBoolean("zero_padded_context").orElse(false),
                 root.optionalString("tokenizer_dir")
@@ -102,7 +122,14 @@ public final class BundleConfigReader {
             requireModel(root, models, key);
         }
         DecoderLayout decoder = decoderLayout(root, models);
-        return new BundleConfig(file, defaults, text, models, decoder, root.optionalBoolean("supports_img2img"));
+        return new BundleConfig(
+                file.toAbsolutePath().getParent(),
+                Optional.of(file),
+                defaults,
+                text,
+                models,
+                decoder,
+                root.optionalBoolean("supports_img2img"));
     }
 
     /**
@@ -164,12 +191,12 @@ public final class BundleConfigReader {
     }
 
     private static ModelDefaults defaults(JsonFields root) {
-        String name = root.optionalString("model_name").orElse("flux.2-klein");
+        String name = root.optionalString("model_name").orElse(KleinDefaults.CONFIG_MODEL_NAME);
         String variant = root.optionalString("model_variant").orElse(name);
         boolean distilled = root.optionalBoolean("is_distilled")
                 .orElse(!(variant.toLowerCase(Locale.ROOT).contains("base")
                         || name.toLowerCase(Locale.ROOT).contains("base")));
-        int steps = root.optionalPositiveInt("num_steps").orElse(distilled ? 4 : 50);
+        int steps = root.optionalPositiveInt("num_steps", MAX_STEPS).orElse(distilled ? 4 : 50);
         double guidance = root.optionalNonNegativeDouble("guidance").orElse(distilled ? 1.0 : 4.0);
         int width = size(root, "default_width");
         int height = size(root, "default_height");
@@ -177,7 +204,7 @@ public final class BundleConfigReader {
     }
 
     private static int size(JsonFields root, String field) {
-        int value = root.optionalPositiveInt(field).orElse(1024);
+        int value = root.optionalPositiveInt(field, MAX_DEFAULT_SIDE).orElse(KleinDefaults.SIZE);
         if (value % LATENT_DOWNSAMPLE != 0) {
             throw root.fieldError(field, "must be a multiple of 16, got " + value);
         }
@@ -219,9 +246,9 @@ public final class BundleConfigReader {
         Optional<ShardInfo> shards = e.optionalObject("shards").map(BundleConfigReader::shards);
         GraphSettings settings = new GraphSettings(
                 e.optionalString("activation_dtype"),
-                e.optionalPositiveInt("chunk_size"),
-                e.optionalPositiveInt("head_dim"),
-                e.optionalPositiveInt("fused_steps"),
+                e.optionalPositiveInt("chunk_size", MAX_CHUNK_SIZE),
+                e.optionalPositiveInt("head_dim", MAX_HEAD_DIM),
+                e.optionalPositiveInt("fused_steps", MAX_STEPS),
                 optimizationLevel(e));
         return new ModelEntry(key, file, manifest, names, shards, settings);
     }

@@ -46,7 +46,7 @@ public final class BundleValidator {
     public static BundleInventory inventory(BundleConfig config, Set<String> absentOptional) {
         Path dir = config.directory();
         Collector found = new Collector();
-        found.add(BundleConfigReader.FILE_NAME, "config", -1, sizeOf(config.file()), false);
+        config.file().ifPresent(f -> found.add(display(dir, f), "config", -1, sizeOf(f), false));
         Set<String> manifestsSeen = new HashSet<>();
         // Only the graphs the backend uses: other models entries may name files of other runtimes.
         for (ModelEntry entry : config.usedModels()) {
@@ -135,13 +135,16 @@ public final class BundleValidator {
         }
         List<Long> sizes = new ArrayList<>();
         boolean allPresent = true;
+        // Shards sit beside their manifest (a part taken from another folder brings its own).
+        Path shardFolder = path.toAbsolutePath().getParent();
         for (String shard : shardNames) {
-            long actual = sizeOf(dir.resolve(shard));
-            found.add(shard, manifest, -1, actual, false);
+            String name = display(dir, shardFolder.resolve(shard));
+            long actual = sizeOf(shardFolder.resolve(shard));
+            found.add(name, manifest, -1, actual, false);
             sizes.add(actual);
             if (actual < 0) {
                 allPresent = false;
-                found.problem(shard, "shard " + shard + " (listed in " + manifest + ") is missing from " + dir);
+                found.problem(name, "shard " + shard + " (listed in " + manifest + ") is missing from " + shardFolder);
             }
         }
         Optional<ShardInfo> info = entry.shards();
@@ -184,11 +187,14 @@ public final class BundleValidator {
         Path tokDir = dir.resolve(tokenizerDir);
         boolean folder = Files.isDirectory(tokDir);
         String folderProblem = "tokenizer folder " + tokenizerDir + " (tokenizer_dir) is missing from " + dir;
+        if (!folder && Files.exists(tokDir)) {
+            folderProblem = "tokenizer folder " + tokenizerDir + " (tokenizer_dir) is not a folder";
+        }
         if (!folder) {
             found.problems.add(folderProblem);
         }
         for (String name : TOKENIZER_FILES) {
-            String rel = tokenizerDir + "/" + name;
+            String rel = display(dir, tokDir.resolve(name));
             long size = sizeOf(tokDir.resolve(name));
             found.add(rel, "tokenizer_dir", -1, size, false);
             if (!folder) {
@@ -197,6 +203,25 @@ public final class BundleValidator {
                 found.problem(rel, "tokenizer file " + rel + " (tokenizer_dir) is missing from " + dir);
             }
         }
+    }
+
+    /**
+     * @param dir the bundle folder
+     * @param file a file
+     * @return the file's path relative to the bundle folder with {@code /} separators, or its absolute path when it
+     *     lies elsewhere (a part taken from another folder)
+     */
+    public static String display(Path dir, Path file) {
+        Path base = dir.toAbsolutePath().normalize();
+        Path abs = file.toAbsolutePath().normalize();
+        if (!abs.startsWith(base)) {
+            return abs.toString();
+        }
+        StringBuilder rel = new StringBuilder();
+        for (Path part : base.relativize(abs)) {
+            rel.append(rel.length() == 0 ? "" : "/").append(part);
+        }
+        return rel.toString();
     }
 
     /** @return the size, or -1 when there is no such file; an I/O error is not reported as a missing file */

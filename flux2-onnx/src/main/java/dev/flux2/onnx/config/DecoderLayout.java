@@ -23,7 +23,7 @@ public record DecoderLayout(boolean unified, List<String> postKeys) {
     }
 
     /** @return the layout using {@code models.vae_decoder} */
-    static DecoderLayout single() {
+    public static DecoderLayout single() {
         return new DecoderLayout(true, List.of());
     }
 

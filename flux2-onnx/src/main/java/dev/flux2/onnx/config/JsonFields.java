@@ -78,6 +78,38 @@ final class JsonFields {
         return has(name) ? OptionalInt.of(positiveInt(name, node.get(name))) : OptionalInt.empty();
     }
 
+    /**
+     * @param name a positive integer field with an upper bound
+     * @param max the largest value accepted
+     * @return its value
+     */
+    int requiredPositiveInt(String name, int max) {
+        return atMost(name, requiredPositiveInt(name), max);
+    }
+
+    /**
+     * @param name an optional positive integer field with an upper bound
+     * @param max the largest value accepted
+     * @return its value
+     */
+    OptionalInt optionalPositiveInt(String name, int max) {
+        OptionalInt value = optionalPositiveInt(name);
+        if (value.isPresent()) {
+            atMost(name, value.getAsInt(), max);
+        }
+        return value;
+    }
+
+    private int atMost(String name, int value, int max) {
+        if (value > max) {
+            throw fieldError(
+                    name,
+                    "must be at most " + max + " (a larger value is no FLUX.2 [klein] bundle and would exhaust"
+                            + " memory), got " + value);
+        }
+        return value;
+    }
+
     /** @param name an optional non-negative integer field @return its value, or -1 when absent */
     long optionalNonNegativeLong(String name) {
         if (!has(name)) {

@@ -4,11 +4,13 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One entry of the config's {@code models} object: a graph file and what the config says about it.
+ * One graph the backend runs: an entry of the config's {@code models} object, or a graph found by its signature
+ * (then without declared names, sizes or settings), and what the config says about it.
  *
  * @param key the entry's key (for example {@code transformer})
- * @param file the graph file name, relative to the bundle folder
- * @param manifest the external-data manifest (a JSON array of shard names), if the weights are sharded
+ * @param file the graph file name, relative to the bundle folder; absolute for a part taken from another folder
+ * @param manifest the external-data manifest (a JSON array of shard names, which sit beside it), if the weights are
+ *     sharded; relative to the bundle folder, or absolute like {@code file}
  * @param names the declared tensor names
  * @param shards the promised sizes, if given
  * @param settings further optional settings

@@ -34,7 +34,7 @@ final class FusedDetector {
     /** The step count of {@code transformer_fused_4step} when the entry gives no {@code fused_steps}. */
     static final int DEFAULT_STEPS = 4;
 
-    private static final List<String> TIMESTEPS = List.of("timesteps", "timestep");
+    private static final List<String> TIMESTEPS = KnownNames.TIMESTEP;
     private static final Pattern TIMESTEP_I = Pattern.compile("timestep_(\\d+)");
     private static final Pattern DT_I = Pattern.compile("dt_(\\d+)");
 
@@ -56,7 +56,7 @@ final class FusedDetector {
         TensorSignature latent;
         try {
             common = TransformerContract.inputs(c, textSeq, contextDim);
-            String out = c.findOutput(List.of("latent")).orElseGet(() -> c.outputAt("latent", 0, 1));
+            String out = c.findOutput(KnownNames.FINAL_LATENT).orElseGet(() -> c.outputAt("latent", 0, 1));
             latent = c.output(out, TensorRule.of("final latent", TypeSets.FLOATS, 1, -1, LatentGrid.CHANNELS));
         } catch (ModelLoadException e) {
             return FusedIo.unusable(configured, e.getMessage());

@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class GraphContracts {
     private static final Logger LOG = LoggerFactory.getLogger(GraphContracts.class);
-    private static final List<String> ENCODER_IMAGE = List.of("image", "sample", "pixel_values");
-    private static final List<String> ENCODER_LATENT = List.of("z", "latents", "latent", "latent_sample");
+    private static final List<String> ENCODER_IMAGE = KnownNames.IMAGE_IN;
+    private static final List<String> ENCODER_LATENT = KnownNames.LATENT;
 
     private GraphContracts() {}
 

@@ -26,7 +26,7 @@ import java.util.Set;
  *
  * <p>Stateless and thread-safe.
  */
-final class OnnxHeaderReader {
+public final class OnnxHeaderReader {
     // ModelProto
     private static final int MODEL_GRAPH = 7;
     // GraphProto

@@ -12,10 +12,10 @@ import java.util.Set;
  * first output). Stateless.
  */
 final class TextEncoderContract {
-    private static final List<String> IDS = List.of("input_ids", "ids", "tokens");
-    private static final List<String> MASK = List.of("attention_mask", "mask");
-    private static final List<String> POSITIONS = List.of("position_ids");
-    private static final List<String> CTX = List.of("ctx", "prompt_embeds", "encoder_hidden_states");
+    private static final List<String> IDS = KnownNames.TOKEN_IDS;
+    private static final List<String> MASK = KnownNames.ATTENTION_MASK;
+    private static final List<String> POSITIONS = KnownNames.POSITION_IDS;
+    private static final List<String> CTX = KnownNames.TEXT_CONTEXT_OUT;
 
     private TextEncoderContract() {}
 

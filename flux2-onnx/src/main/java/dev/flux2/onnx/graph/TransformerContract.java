@@ -14,13 +14,13 @@ import java.util.Set;
  */
 final class TransformerContract {
     /** Latent channels per token. */
-    private static final List<String> X = List.of("x", "hidden_states");
+    private static final List<String> X = KnownNames.LATENT_TOKENS;
 
-    private static final List<String> X_IDS = List.of("x_ids", "img_ids");
-    private static final List<String> TIMESTEPS = List.of("timesteps", "timestep");
-    private static final List<String> CTX = List.of("ctx", "encoder_hidden_states");
-    private static final List<String> CTX_IDS = List.of("ctx_ids", "txt_ids");
-    private static final List<String> PRED = List.of("pred", "noise_pred");
+    private static final List<String> X_IDS = KnownNames.IMAGE_IDS;
+    private static final List<String> TIMESTEPS = KnownNames.TIMESTEP;
+    private static final List<String> CTX = KnownNames.TEXT_CONTEXT_IN;
+    private static final List<String> CTX_IDS = KnownNames.TEXT_IDS;
+    private static final List<String> PRED = KnownNames.VELOCITY;
 
     private TransformerContract() {}
 

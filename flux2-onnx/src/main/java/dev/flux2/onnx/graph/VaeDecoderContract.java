@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  */
 final class VaeDecoderContract {
     private static final Logger LOG = LoggerFactory.getLogger(VaeDecoderContract.class);
-    private static final List<String> Z = List.of("z", "latents", "latent", "latent_sample");
-    private static final List<String> IMAGE = List.of("image", "sample", "images");
+    private static final List<String> Z = KnownNames.LATENT;
+    private static final List<String> IMAGE = KnownNames.IMAGE_OUT;
     private static final Pattern ATTENTION_NAME = Pattern.compile("(?i)attn|attention|matmul");
     private static final List<String> CHUNK_INPUTS = List.of("q_chunk", "kt", "v");
 

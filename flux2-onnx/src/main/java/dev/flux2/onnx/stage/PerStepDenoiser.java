@@ -20,7 +20,8 @@ import java.util.Set;
 
 /**
  * The per-step transformer of one generation: x [1, N+M, 128] (noise tokens, then the clean reference tokens,
- * written once), x_ids and ctx_ids (created once), σ as {@code timesteps}, and the prediction written into a
+ * written once), x_ids and ctx_ids (created once), the timestep as diffusers passes it (σ, as
+ * {@link DenoiseStep#transformerTimestep()}), and the prediction written into a
  * pinned [1, N+M, 128] tensor of which only the first N tokens are read back. Every tensor has the element type
  * and rank its graph input declares; only x and σ are rewritten per step. The session is leased on the first
  * step and held until {@link #close()}. Not thread-safe: one generation owns it.
@@ -78,7 +79,9 @@ final class PerStepDenoiser implements AutoCloseable {
                     + "values (N·128), got " + latentTokens.length + " and " + velocityOut.length);
         }
         x.writeFloats(latentTokens, 0, noiseValues, 0);
-        timesteps.writeFloat(0, step.sigma());
+        // What diffusers' pipeline passes its transformer, t/1000 in float32 (σ or one ulp from it), for every
+        // signature family: each export wraps the same transformer forward (docs/bundle-format.md §8.2).
+        timesteps.writeFloat(0, step.transformerTimestep());
         // Built once: the tensors are the same every step; only ctx changes, when another text is passed.
         OnnxTensorLike ctx = contextFeed.tensorFor(text);
         if (inputs.get(io.inputs().ctx().name()) != ctx) {

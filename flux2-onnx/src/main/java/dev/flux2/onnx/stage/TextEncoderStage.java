@@ -2,6 +2,7 @@ package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensorLike;
 import ai.onnxruntime.OrtSession;
+import dev.flux2.api.InferenceException;
 import dev.flux2.onnx.config.GraphKeys;
 import dev.flux2.onnx.config.TextSettings;
 import dev.flux2.onnx.graph.TensorSignature;
@@ -58,6 +59,13 @@ public final class TextEncoderStage {
                                             inputs, Set.of(), Map.of(io.ctx().name(), ctx.tensor()), "text encoder"),
                                     context)) {
                 postProcess(ctx, tokens.attentionMask(), text);
+            }
+            int bad = ctx.firstNonFinite();
+            if (bad >= 0) {
+                throw new InferenceException("the text encoder's context holds non-finite values (NaN or infinity;"
+                        + " the first at index " + bad + " of " + ctx.elements() + ", token " + bad / text.contextDim()
+                        + "): the model's weights or the runtime produced them, so the generation was stopped instead"
+                        + " of returning a wrong image (check the model files with 'flux2 verify')");
             }
             return new OnnxTextEmbedding(tokens, ctx);
         } catch (RuntimeException e) {

@@ -293,6 +293,17 @@ public final class TensorBuffer implements AutoCloseable {
         DirectBufferPool.zero(bytes, fromIndex * size, count * size);
     }
 
+    /**
+     * Scans the tensor in place for NaN or infinity (no conversion, no copy).
+     *
+     * @return the index of the first non-finite element, or -1 when every element is finite (always for integer
+     *     types)
+     */
+    public int firstNonFinite() {
+        checkOpen();
+        return NonFinite.firstIndex(bytes(), type, elements);
+    }
+
     /** @return a read-only, native-order view of the raw bytes */
     public ByteBuffer bytes() {
         checkOpen();

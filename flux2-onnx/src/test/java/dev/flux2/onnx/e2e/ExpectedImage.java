@@ -46,7 +46,7 @@ final class ExpectedImage {
 
     /**
      * Per-step Euler from {@code loop.startIndex()}: x ← x + (σ_{i+1} − σ_i)·v in fp32, with v the first N of the
-     * predicted tokens for [x | references].
+     * predicted tokens for [x | references] at diffusers' transformer timestep.
      *
      * @param ref the synthetic graphs' math
      * @param x [N][128] start tokens, updated in place
@@ -56,12 +56,14 @@ final class ExpectedImage {
     static void denoise(SyntheticReference ref, float[] x, float[] context, Loop loop) {
         int n = loop.gridHeight() * loop.gridWidth();
         float[] ids = PositionIds.concat(PositionIds.image(loop.gridWidth(), loop.gridHeight()), loop.referenceIds());
-        float[] sigmas = FlowMatchSchedule.forImage(n, loop.steps()).sigmas();
+        FlowMatchSchedule schedule = FlowMatchSchedule.forImage(n, loop.steps());
+        float[] sigmas = schedule.sigmas();
         float[] tokens = new float[x.length + loop.references().length];
         System.arraycopy(loop.references(), 0, tokens, x.length, loop.references().length);
         for (int i = loop.startIndex(); i < loop.steps(); i++) {
             System.arraycopy(x, 0, tokens, 0, x.length);
-            float[] v = ref.velocity(tokens, ids, sigmas[i], context);
+            // The transformer is fed what diffusers passes it: t/1000 (σ or one float32 ulp from it).
+            float[] v = ref.velocity(tokens, ids, schedule.transformerTimestep(i), context);
             float dt = sigmas[i + 1] - sigmas[i];
             for (int k = 0; k < x.length; k++) {
                 x[k] = x[k] + dt * v[k];

@@ -87,6 +87,52 @@ class ModelByRepoIdTest {
     }
 
     @Test
+    void hlhcsExportIsNamedLikeTheDefaultBundle() throws Exception {
+        SyntheticBundle bundle = SyntheticBundleWriter.write(
+                SyntheticBundleSpec.builder()
+                        .hlhcLayout()
+                        .variant(dev.flux2.testkit.BundleVariant.UNKNOWN_CONFIG_JSON)
+                        .build(),
+                tmp.resolve("hlhc"));
+        Path cache = tmp.resolve("cache");
+        String commit = "4b1c0000000000000000000000000000000000aa";
+        try (FakeHub hub = new FakeHub().publish(Flux2Models.HLHC_MODEL, commit, bundle.directory())) {
+            HubOptions options = HubOptions.builder()
+                    .cacheDir(cache)
+                    .endpoint(hub.endpoint())
+                    .build();
+            GenerationRequest request = GenerationRequest.builder("a red fox in the snow")
+                    .seed(42)
+                    .size(32, 48)
+                    .build();
+            int[] expected = pixels(Flux2Pipeline.builder().model(bundle.directory()), request);
+            assertArrayEquals(
+                    expected,
+                    pixels(Flux2Pipeline.builder().model(Flux2Models.HLHC_MODEL).hubOptions(options), request));
+            Path snapshot = cache.resolve("models--hlhc--FLUX.2-klein-4B-onnx/snapshots/" + commit);
+            for (String file : List.of(
+                    "text_encoder.onnx",
+                    "text_encoder.onnx.data",
+                    "transformer.onnx.data",
+                    "vae_decoder.onnx.data",
+                    "vae_encoder.onnx",
+                    "config.json",
+                    "tokenizer/tokenizer.json",
+                    "tokenizer/tokenizer_config.json")) {
+                assertTrue(Files.exists(snapshot.resolve(file)), file + " fetched");
+            }
+            assertEquals(List.of(), Flux2Models.check(snapshot), "the backend finds the snapshot complete");
+        }
+    }
+
+    private static int[] pixels(Flux2Pipeline.Builder builder, GenerationRequest request) {
+        try (Flux2Pipeline p = builder.build()) {
+            BufferedImage image = p.generate(request).first().image();
+            return image.getRGB(0, 0, image.getWidth(), image.getHeight(), null, 0, image.getWidth());
+        }
+    }
+
+    @Test
     void aCacheWrittenByHuggingfaceHubIsUsedWithoutARequest() throws Exception {
         SyntheticBundle bundle =
                 SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), tmp.resolve("origin"));

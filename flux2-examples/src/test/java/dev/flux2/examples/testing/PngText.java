@@ -1,4 +1,4 @@
-package dev.flux2.examples.image;
+package dev.flux2.examples.testing;
 
 import java.io.IOException;
 import java.nio.file.Path;

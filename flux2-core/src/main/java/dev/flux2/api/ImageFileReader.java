@@ -1,0 +1,117 @@
+package dev.flux2.api;
+
+import dev.flux2.image.ExifOrientation;
+import dev.flux2.image.JpegColors;
+import java.awt.image.BufferedImage;
+import java.awt.image.Raster;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Locale;
+import javax.imageio.ImageIO;
+import javax.imageio.ImageReader;
+import javax.imageio.metadata.IIOMetadata;
+import javax.imageio.stream.ImageInputStream;
+
+/**
+ * Reads an init or reference image file the way the reference's loader does (Pillow's {@code convert("RGB")} after
+ * {@code exif_transpose}), within limits: the size is read from the file's header and checked against the
+ * {@link GenerationLimits} and against the free Java heap before a single pixel is decoded. JPEGs are decoded to
+ * their raw components and converted by {@link JpegColors} (CMYK, YCCK, Adobe inversion, ICC profiles ignored as
+ * Pillow ignores them), with the EXIF orientation applied; other formats through their ImageIO reader.
+ */
+final class ImageFileReader {
+    private ImageFileReader() {}
+
+    /**
+     * @param path the file
+     * @param what the image's role, for messages ("init image", "reference image 0")
+     * @param limits the input-image limits
+     * @return the decoded RGB image
+     * @throws InvalidImageException naming the file and the reason (with the cause attached)
+     */
+    static BufferedImage read(Path path, String what, GenerationLimits limits) {
+        String name = what + " " + path;
+        if (!Files.isRegularFile(path)) {
+            throw new InvalidImageException(name + " does not exist or is not a file");
+        }
+        try (ImageInputStream in = ImageIO.createImageInputStream(path.toFile())) {
+            if (in == null) {
+                throw new InvalidImageException(name + " cannot be opened for reading");
+            }
+            Iterator<ImageReader> readers = ImageIO.getImageReaders(in);
+            if (!readers.hasNext()) {
+                throw new InvalidImageException(
+                        name + " is not in a readable image format (expected PNG, JPEG, BMP or GIF)");
+            }
+            ImageReader reader = readers.next();
+            try {
+                reader.setInput(in, true, false);
+                int width = reader.getWidth(0);
+                int height = reader.getHeight(0);
+                limits.checkInputImage(name, width, height);
+                checkHeap(name, width, height);
+                String format = reader.getFormatName().toLowerCase(Locale.ROOT);
+                if (format.equals("jpeg") || format.equals("jpg")) {
+                    return readJpeg(reader);
+                }
+                BufferedImage image = reader.read(0);
+                if (image == null) {
+                    throw new InvalidImageException(name + " holds no image");
+                }
+                return image;
+            } finally {
+                reader.dispose();
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof InvalidRequestException invalid) {
+                throw invalid;
+            }
+            throw new InvalidImageException(name + " cannot be decoded: " + describe(e), e);
+        } catch (OutOfMemoryError e) {
+            // The heap check above estimates; a reader that allocates more than estimated still ends here, with
+            // the buffer it failed to get released.
+            throw new InvalidImageException(
+                    name + " cannot be decoded: out of Java heap (" + e.getMessage() + "); raise -Xmx", e);
+        }
+    }
+
+    private static BufferedImage readJpeg(ImageReader reader) throws IOException {
+        IIOMetadata metadata = reader.getImageMetadata(0);
+        Raster raster = reader.readRaster(0, null);
+        BufferedImage rgb = JpegColors.toRgb(raster, JpegColors.layout(raster.getNumBands(), metadata));
+        return ExifOrientation.apply(rgb, ExifOrientation.of(metadata));
+    }
+
+    /** The decode-size guard: the decoded image, its packed copy and the resizing buffers must fit the heap. */
+    private static void checkHeap(String name, long width, long height) {
+        long need = width * height * MemoryBudget.HEAP_BYTES_PER_INPUT_PIXEL;
+        long available = MemoryBudget.availableHeap();
+        if (need > available) {
+            throw new InvalidImageException(String.format(
+                    Locale.ROOT,
+                    "%s is %dx%d pixels; decoding it needs about %d MiB of Java heap but only %d MiB is free"
+                            + " (raise -Xmx or use a smaller image)",
+                    name,
+                    width,
+                    height,
+                    MemoryBudget.mib(need),
+                    MemoryBudget.mib(available)));
+        }
+    }
+
+    private static String describe(Throwable e) {
+        StringBuilder s = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (s.length() > 0) {
+                s.append(": ");
+            }
+            s.append(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage());
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return s.toString();
+    }
+}
