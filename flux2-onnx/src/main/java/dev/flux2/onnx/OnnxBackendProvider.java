@@ -108,11 +108,9 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                             options.allowSpinning() ? Map.of() : Map.of("session.intra_op.allow_spinning", "0")),
                     memory.policy(),
                     new SequentialBudget(
-                            footprint.sequentialPeakBytes(),
-                            footprint
-                                    .largest()
+                            footprint.graphs().stream()
                                     .map(SessionFootprint.GraphWeights::totalBytes)
-                                    .orElse(0L),
+                                    .toList(),
                             () -> MemorySnapshot.current().availableForSessionsBytes(),
                             AutoMemoryPolicy.WORKING_MEMORY_BYTES));
             StageResources resources = new StageResources(

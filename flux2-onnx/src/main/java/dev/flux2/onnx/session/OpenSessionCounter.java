@@ -1,6 +1,7 @@
 package dev.flux2.onnx.session;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Counts the ONNX Runtime sessions this backend currently holds open, process-wide. Tests use it to prove that a
@@ -8,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class OpenSessionCounter {
     private static final AtomicInteger OPEN = new AtomicInteger();
+    private static final AtomicLong CREATED = new AtomicLong();
 
     private OpenSessionCounter() {}
 
@@ -16,7 +18,13 @@ public final class OpenSessionCounter {
         return OPEN.get();
     }
 
+    /** @return the number of sessions created since the class was loaded (creation is what SEQUENTIAL avoids) */
+    public static long created() {
+        return CREATED.get();
+    }
+
     static void opened() {
+        CREATED.incrementAndGet();
         OPEN.incrementAndGet();
     }
 

@@ -1,5 +1,7 @@
 package dev.flux2.onnx.session;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
@@ -8,12 +10,15 @@ import java.util.function.LongSupplier;
  * above the largest stage's creation peak plus {@value #SLACK_BYTES} bytes:
  *
  * <ul>
- *   <li><b>Small sessions are kept across generations</b>: a graph of at most {@value #SMALL_GRAPH_BYTES} bytes of
- *       weights (the VAE decoder's graphs, the attention chunk, a miniature text encoder) that is not the bundle's
- *       largest graph (the stage that sets the SEQUENTIAL peak is always closed), while all kept graphs together
- *       weigh no more than {@value #KEPT_BYTES} bytes. Their creation is then paid once; their runs return the CPU
+ *   <li><b>Sessions are kept across generations</b> when what the kept sessions hold once created (settled
+ *       estimates), plus the creation peak of the largest graph that is not kept, stays within the SEQUENTIAL peak
+ *       plus the slack, and the memory the process can still allocate leaves the working memory free. On a bundle
+ *       whose graphs are all small beside the largest (the timing bundle, a miniature text encoder beside a large
+ *       transformer) every session stays open and a generation creates none; on the real bundle, whose text encoder
+ *       and transformer are each about half of the weights, only the VAE graphs stay. Their runs return the CPU
  *       arena's free memory at their end ({@code memory.enable_memory_arena_shrinkage}), so they keep their weights,
- *       not their activations.</li>
+ *       not their activations. A kept session gives way ({@link #mustEvict}) when a creation would not fit beside
+ *       it.</li>
  *   <li><b>The next stage's session is opened in the background</b> while the current one runs, when the memory
  *       already held (settled estimates of the open sessions, {@code held}) plus the next session's creation peak
  *       stays within the SEQUENTIAL peak plus the slack, and the next creation peak plus working memory fits in what
@@ -24,30 +29,36 @@ import java.util.function.LongSupplier;
  * created); the reasoning and measurements are in docs/performance.md, "SEQUENTIAL without the creation tax".
  * Immutable; thread-safe.
  *
- * @param sequentialPeakBytes the bundle's SEQUENTIAL peak estimate (the largest creation peak); 0 disables
- *     keeping and prefetching
- * @param largestGraphBytes the weights of the bundle's largest graph (never kept)
+ * @param graphWeightBytes the weights of each graph of the bundle (the largest sets the SEQUENTIAL peak); empty
+ *     disables keeping and prefetching
  * @param availableBytes the memory the process can still allocate now, read when asked
- * @param workingBytes working memory to leave beside a prefetched session's creation peak
+ * @param workingBytes working memory to leave beside a prefetched session's creation peak or a kept session
  */
-public record SequentialBudget(
-        long sequentialPeakBytes, long largestGraphBytes, LongSupplier availableBytes, long workingBytes) {
+public record SequentialBudget(List<Long> graphWeightBytes, LongSupplier availableBytes, long workingBytes) {
     /** How far the peak may rise above the largest stage's creation peak (the bound: + 300 MiB). */
     public static final long SLACK_BYTES = 300L << 20;
-    /** Largest graph (weights) kept across generations. */
-    public static final long SMALL_GRAPH_BYTES = 128L << 20;
-    /** Most weights the kept sessions may hold together. */
-    public static final long KEPT_BYTES = 256L << 20;
 
     /** A budget that keeps nothing and prefetches nothing: every session opens and closes with its stage. */
-    public static final SequentialBudget NONE = new SequentialBudget(0, 0, () -> 0, 0);
+    public static final SequentialBudget NONE = new SequentialBudget(List.of(), () -> 0, 0);
 
-    /** Validates. */
+    /** Validates and copies. */
     public SequentialBudget {
         Objects.requireNonNull(availableBytes, "availableBytes");
-        if (sequentialPeakBytes < 0 || largestGraphBytes < 0 || workingBytes < 0) {
+        graphWeightBytes = List.copyOf(graphWeightBytes);
+        if (graphWeightBytes.stream().anyMatch(w -> w < 0) || workingBytes < 0) {
             throw new IllegalArgumentException("budget sizes must be >= 0");
         }
+    }
+
+    /** @return the SEQUENTIAL peak estimate: the largest graph's creation peak (0 without graphs) */
+    public long sequentialPeakBytes() {
+        return creationPeak(
+                graphWeightBytes.stream().mapToLong(Long::longValue).max().orElse(0));
+    }
+
+    /** @return the most the open sessions may hold: the SEQUENTIAL peak plus the slack (0 without graphs) */
+    long limitBytes() {
+        return graphWeightBytes.isEmpty() ? 0 : sequentialPeakBytes() + SLACK_BYTES;
     }
 
     /**
@@ -69,15 +80,26 @@ public record SequentialBudget(
 
     /**
      * @param weightBytes the graph's weights
-     * @param keptWeightBytes the weights of the sessions already kept
-     * @return whether to keep the session across generations
+     * @param keptWeightBytes the weights of each session already kept
+     * @return whether to keep the session across generations: the kept sessions' settled sizes plus the creation
+     *     peak of the largest graph left to create fit within the SEQUENTIAL peak plus the slack, and the working
+     *     memory is still free
      */
-    boolean mayKeep(long weightBytes, long keptWeightBytes) {
-        return sequentialPeakBytes > 0
-                && weightBytes > 0
-                && weightBytes <= SMALL_GRAPH_BYTES
-                && weightBytes < largestGraphBytes
-                && keptWeightBytes + weightBytes <= KEPT_BYTES;
+    boolean mayKeep(long weightBytes, List<Long> keptWeightBytes) {
+        if (graphWeightBytes.isEmpty() || weightBytes <= 0) {
+            return false;
+        }
+        List<Long> kept = new ArrayList<>(keptWeightBytes);
+        kept.add(weightBytes);
+        long held = kept.stream().mapToLong(SequentialBudget::settled).sum();
+        // The graphs not kept are created again by each generation; a kept weight matches one graph.
+        List<Long> toCreate = new ArrayList<>(graphWeightBytes);
+        for (Long w : kept) {
+            toCreate.remove(w);
+        }
+        long nextPeak =
+                creationPeak(toCreate.stream().mapToLong(Long::longValue).max().orElse(0));
+        return held + nextPeak <= limitBytes() && workingBytes <= availableBytes.getAsLong();
     }
 
     /**
@@ -86,11 +108,19 @@ public record SequentialBudget(
      * @return whether its session may be created in the background now
      */
     boolean mayPrefetch(long heldSettledBytes, long weightBytes) {
-        if (sequentialPeakBytes <= 0 || weightBytes <= 0) {
+        if (graphWeightBytes.isEmpty() || weightBytes <= 0) {
             return false;
         }
         long peak = creationPeak(weightBytes);
-        return heldSettledBytes + peak <= sequentialPeakBytes + SLACK_BYTES
-                && peak + workingBytes <= availableBytes.getAsLong();
+        return heldSettledBytes + peak <= limitBytes() && peak + workingBytes <= availableBytes.getAsLong();
+    }
+
+    /**
+     * @param heldSettledBytes settled estimates of the sessions open now
+     * @param weightBytes the weights of the graph about to be created in the foreground
+     * @return whether kept sessions must be closed first so that its creation stays within the limit
+     */
+    boolean mustEvict(long heldSettledBytes, long weightBytes) {
+        return !graphWeightBytes.isEmpty() && heldSettledBytes + creationPeak(weightBytes) > limitBytes();
     }
 }

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link MemoryPolicy#SEQUENTIAL}: every lease opens its own session and closing the lease closes it, so
  *       only the stages running right now hold memory (peak ≈ the largest stage). Native memory that earlier
  *       stages freed is handed back to the OS first ({@link NativeHeapTrim}), so it does not add to the peak that
- *       the new session's creation sets. Within its {@link SequentialBudget}, small sessions are kept across
- *       generations instead of closed, and {@link #prefetch} opens the next stage's session in the background.</li>
+ *       the new session's creation sets. Within its {@link SequentialBudget}, sessions are kept across
+ *       generations instead of closed (and close again when a creation needs their room), and {@link #prefetch}
+ *       opens the next stage's session in the background.</li>
  *   <li>{@link MemoryPolicy#RESIDENT}: one session per graph key is kept open across generations until
  *       {@link #close()}. A request for the same graph with other pinned dimensions (another resolution) replaces
  *       it; the replaced session closes when its last lease is released, so at most one resolution per graph is
@@ -151,6 +152,9 @@ public final class SessionCache implements AutoCloseable {
         if (ahead != null) {
             session = ahead.take();
         } else {
+            for (ManagedSession evicted : evictKeptFor(spec)) {
+                closeTracked(evicted);
+            }
             // What earlier stages freed goes back to the OS before this session's creation sets the peak.
             NativeHeapTrim.trim();
             // Opened outside the lock: creating a multi-GB session takes seconds and must not block other
@@ -164,7 +168,7 @@ public final class SessionCache implements AutoCloseable {
                 open.put(session, Boolean.TRUE);
             }
         }
-        if (budget.mayKeep(spec.weightBytes(), 0)) {
+        if (budget.mayKeep(spec.weightBytes(), List.of())) {
             // A session that may be kept must not keep its activations' memory between generations.
             session.shrinkArenaAfterRuns();
         }
@@ -174,7 +178,7 @@ public final class SessionCache implements AutoCloseable {
     private void releaseSequential(ManagedSession session) {
         SessionSpec spec = session.spec();
         synchronized (this) {
-            if (!closed && !kept.containsKey(spec) && budget.mayKeep(spec.weightBytes(), keptWeightBytesLocked())) {
+            if (!closed && !kept.containsKey(spec) && budget.mayKeep(spec.weightBytes(), keptWeightsLocked())) {
                 Kept k = new Kept(session);
                 kept.put(spec, k);
                 LOG.debug(
@@ -274,12 +278,52 @@ public final class SessionCache implements AutoCloseable {
         return held;
     }
 
-    private long keptWeightBytesLocked() {
-        long sum = 0;
+    private List<Long> keptWeightsLocked() {
+        List<Long> weights = new ArrayList<>();
         for (SessionSpec s : kept.keySet()) {
-            sum += s.weightBytes();
+            weights.add(s.weightBytes());
         }
-        return sum;
+        return weights;
+    }
+
+    /**
+     * Takes out of the kept set, for closing, the sessions that must give way to the creation of {@code spec}: the
+     * same graph kept for other dimensions (one size per graph, as RESIDENT), then, largest first, those without a
+     * lease while the creation would not fit beside what is held.
+     */
+    private synchronized List<ManagedSession> evictKeptFor(SessionSpec spec) {
+        List<ManagedSession> out = new ArrayList<>();
+        for (var it = kept.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<SessionSpec, Kept> e = it.next();
+            if (e.getValue().leases == 0 && e.getKey().graphKey().equals(spec.graphKey())) {
+                it.remove();
+                out.add(e.getValue().session);
+            }
+        }
+        long held = heldSettledBytesLocked()
+                - out.stream()
+                        .mapToLong(m -> SequentialBudget.settled(m.spec().weightBytes()))
+                        .sum();
+        while (budget.mustEvict(held, spec.weightBytes())) {
+            Map.Entry<SessionSpec, Kept> largest = null;
+            for (Map.Entry<SessionSpec, Kept> e : kept.entrySet()) {
+                if (e.getValue().leases == 0
+                        && (largest == null
+                                || e.getKey().weightBytes() > largest.getKey().weightBytes())) {
+                    largest = e;
+                }
+            }
+            if (largest == null) {
+                break;
+            }
+            kept.remove(largest.getKey());
+            out.add(largest.getValue().session);
+            held -= SequentialBudget.settled(largest.getKey().weightBytes());
+        }
+        for (ManagedSession m : out) {
+            LOG.debug("closing kept session {} to make room for {}", m.spec().label(), spec.label());
+        }
+        return out;
     }
 
     /** @return the number of sessions this cache holds open (resident, kept, leased or prefetched) */

@@ -11,6 +11,7 @@ import ai.onnxruntime.OrtEnvironment;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelLoadException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,9 +35,17 @@ class SessionPrefetchTest {
         baseline = OpenSessionCounter.current();
     }
 
-    /** A bundle whose largest graph weighs 1 GiB (peak 1.3 GiB) on a machine with plenty of memory. */
+    /**
+     * A bundle like the timing bundle, on a machine with plenty of memory: a 1 GiB transformer (peak 1.3 GiB), a
+     * 4 MiB text encoder and a 100 MiB VAE decoder.
+     */
     private static SequentialBudget roomy() {
-        return new SequentialBudget((long) (1.3 * GIB), GIB, () -> 64 * GIB, 2 * GIB);
+        return new SequentialBudget(List.of(GIB, 4 * MIB, 100 * MIB), () -> 64 * GIB, 2 * GIB);
+    }
+
+    /** A bundle like the real one: text encoder and transformer of about half the weights each, a 100 MiB VAE. */
+    private static SequentialBudget realLike() {
+        return new SequentialBudget(List.of(2602 * MIB, 2426 * MIB, 100 * MIB), () -> 64 * GIB, 2 * GIB);
     }
 
     private SessionCache cache(MemoryPolicy policy, SequentialBudget budget) {
@@ -48,14 +57,29 @@ class SessionPrefetchTest {
     }
 
     @Test
-    void budgetKeepsSmallGraphsButNeverTheLargest() {
-        SequentialBudget b = roomy();
-        assertTrue(b.mayKeep(100 * MIB, 0));
-        assertFalse(b.mayKeep(100 * MIB, 200 * MIB), "kept graphs together stay within 256 MiB");
-        assertFalse(b.mayKeep(200 * MIB, 0), "larger than the small-graph threshold");
-        assertFalse(new SequentialBudget(GIB, 100 * MIB, () -> 64 * GIB, 0).mayKeep(100 * MIB, 0), "the largest");
-        assertFalse(SequentialBudget.NONE.mayKeep(MIB, 0));
-        assertFalse(b.mayKeep(0, 0), "unknown weights are not kept");
+    void budgetKeepsWhatFitsBesideTheLargestCreationLeft() {
+        // Limit = 1.3 x the largest graph + 300 MiB; kept = 0.65 x weights; the rest is created at 1.3 x.
+        SequentialBudget real = realLike();
+        assertEquals((long) (1.3 * 2602 * MIB), real.sequentialPeakBytes());
+        // VAE kept: 65 MiB + 1.3 x 2602 MiB (the text encoder, still created each time) = 3447 MiB <= 3683 MiB.
+        assertTrue(real.mayKeep(100 * MIB, List.of()));
+        // Transformer kept: 1577 + 65 + 3383 MiB > 3683 MiB; text encoder kept: 1691 + 65 + 3154 MiB > 3683 MiB.
+        assertFalse(real.mayKeep(2426 * MIB, List.of(100 * MIB)), "the transformer beside the text encoder's peak");
+        assertFalse(real.mayKeep(2602 * MIB, List.of(100 * MIB)), "the text encoder beside the transformer's peak");
+
+        SequentialBudget timing = roomy();
+        // Everything kept: 666 + 3 + 65 MiB <= 1631 MiB, and nothing is created again.
+        assertTrue(timing.mayKeep(100 * MIB, List.of()));
+        assertTrue(timing.mayKeep(4 * MIB, List.of(100 * MIB)));
+        assertTrue(timing.mayKeep(GIB, List.of(100 * MIB, 4 * MIB)), "the largest, once nothing large is left");
+        // The 1 GiB transformer while a second graph of 1 GiB would still be created: 666 + 1331 MiB > 1631 MiB.
+        assertFalse(new SequentialBudget(List.of(GIB, GIB), () -> 64 * GIB, 0).mayKeep(GIB, List.of()));
+
+        assertFalse(
+                new SequentialBudget(List.of(GIB, 4 * MIB), () -> GIB, 2 * GIB).mayKeep(4 * MIB, List.of()),
+                "not when the working memory is not free");
+        assertFalse(SequentialBudget.NONE.mayKeep(MIB, List.of()));
+        assertFalse(timing.mayKeep(0, List.of()), "unknown weights are not kept");
     }
 
     @Test
@@ -68,33 +92,94 @@ class SessionPrefetchTest {
         // Beside a miniature text encoder it fits.
         assertTrue(b.mayPrefetch(SequentialBudget.creationPeak(MIB), GIB));
         // Not when the machine has no room for it right now.
-        assertFalse(new SequentialBudget((long) (1.3 * GIB), GIB, () -> 2 * GIB, 2 * GIB).mayPrefetch(0, 100 * MIB));
+        assertFalse(new SequentialBudget(List.of(GIB), () -> 2 * GIB, 2 * GIB).mayPrefetch(0, 100 * MIB));
         assertFalse(SequentialBudget.NONE.mayPrefetch(0, MIB));
     }
 
     @Test
-    void sequentialKeepsASmallSessionAcrossLeasesUntilClose() {
-        SessionCache cache = cache(MemoryPolicy.SEQUENTIAL, roomy());
+    void budgetEvictsWhenACreationWouldNotFit() {
+        SequentialBudget b = roomy();
+        assertFalse(b.mustEvict((long) (0.65 * GIB), 100 * MIB));
+        assertTrue(b.mustEvict((long) (0.65 * GIB), GIB), "a second 1 GiB creation beside a kept 1 GiB session");
+        assertFalse(SequentialBudget.NONE.mustEvict(64 * GIB, GIB));
+    }
+
+    @Test
+    void sequentialKeepsWhatTheBudgetAllowsUntilClose() {
+        SessionCache cache = cache(MemoryPolicy.SEQUENTIAL, realLike());
         ManagedSession first;
-        try (SessionLease a = cache.acquire(spec("vae", 3, MIB))) {
+        try (SessionLease a = cache.acquire(spec("vae", 3, 100 * MIB))) {
             first = a.session();
         }
         assertEquals(baseline + 1, OpenSessionCounter.current(), "kept after its lease");
-        try (SessionLease b = cache.acquire(spec("vae", 3, MIB))) {
+        try (SessionLease b = cache.acquire(spec("vae", 3, 100 * MIB))) {
             assertSame(first, b.session());
         }
-        try (SessionLease big = cache.acquire(spec("transformer", 3, GIB))) {
+        try (SessionLease big = cache.acquire(spec("transformer", 3, 2426 * MIB))) {
             assertNotSame(first, big.session());
         }
-        assertEquals(baseline + 1, OpenSessionCounter.current(), "the largest graph is closed with its lease");
+        assertEquals(baseline + 1, OpenSessionCounter.current(), "the transformer is closed with its lease");
         cache.close();
         assertEquals(baseline, OpenSessionCounter.current());
     }
 
     @Test
-    void aPrefetchedSessionIsTheOneTheStageTakes() {
+    void sequentialKeepsTheLargestSessionWhenNothingLargeIsLeftToCreate() {
         try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL, roomy())) {
-            SessionSpec transformer = spec("transformer", 3, GIB);
+            ManagedSession transformer;
+            try (SessionLease t = cache.acquire(spec("transformer", 3, GIB))) {
+                transformer = t.session();
+            }
+            try (SessionLease v = cache.acquire(spec("vae", 3, 100 * MIB))) {
+                assertEquals(baseline + 2, OpenSessionCounter.current());
+            }
+            long created = OpenSessionCounter.created();
+            try (SessionLease again = cache.acquire(spec("transformer", 3, GIB))) {
+                assertSame(transformer, again.session(), "no creation in the next generation");
+                assertEquals(created, OpenSessionCounter.created());
+            }
+            assertEquals(baseline + 2, OpenSessionCounter.current());
+        }
+        assertEquals(baseline, OpenSessionCounter.current());
+    }
+
+    @Test
+    void aKeptSessionGivesWayToAnotherSizeOfItsGraph() {
+        try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL, roomy())) {
+            ManagedSession small;
+            try (SessionLease a = cache.acquire(spec("vae", 3, 100 * MIB))) {
+                small = a.session();
+            }
+            try (SessionLease b = cache.acquire(spec("vae", 4, 100 * MIB))) {
+                assertNotSame(small, b.session());
+                assertTrue(small.isClosed(), "one size per graph is kept");
+                assertEquals(baseline + 1, OpenSessionCounter.current());
+            }
+            assertEquals(baseline + 1, OpenSessionCounter.current(), "the new size is kept instead");
+        }
+    }
+
+    @Test
+    void aKeptSessionGivesWayWhenACreationNeedsItsRoom() {
+        try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL, roomy())) {
+            ManagedSession transformer;
+            try (SessionLease t = cache.acquire(spec("transformer", 3, GIB))) {
+                transformer = t.session();
+            }
+            assertFalse(transformer.isClosed(), "kept");
+            // A graph the budget did not list (another 1 GiB graph): 666 MiB kept + 1331 MiB created > 1631 MiB.
+            try (SessionLease other = cache.acquire(spec("fused", 3, GIB))) {
+                assertTrue(transformer.isClosed(), "closed before the creation");
+                assertEquals(baseline + 1, OpenSessionCounter.current());
+            }
+        }
+        assertEquals(baseline, OpenSessionCounter.current());
+    }
+
+    @Test
+    void aPrefetchedSessionIsTheOneTheStageTakes() {
+        try (SessionCache cache = cache(MemoryPolicy.SEQUENTIAL, realLike())) {
+            SessionSpec transformer = spec("transformer", 3, 2426 * MIB);
             try (SessionCache.Prefetch ahead = cache.prefetch(transformer, MIB)) {
                 assertNotSame(SessionCache.Prefetch.NONE, ahead);
                 try (SessionLease lease = cache.acquire(transformer)) {
@@ -103,7 +188,10 @@ class SessionPrefetchTest {
                     assertEquals(transformer, lease.session().spec());
                 }
             }
-            assertEquals(baseline, OpenSessionCounter.current(), "closed with its lease, as SEQUENTIAL does");
+            assertEquals(
+                    baseline,
+                    OpenSessionCounter.current(),
+                    "closed with its lease: the real bundle's transformer is not kept");
         }
     }
 
