@@ -10,8 +10,11 @@ package dev.flux2.api;
  */
 public enum MemoryPolicy {
     /**
-     * Open a stage's session, run it, close it. Peak memory ≈ the largest stage (the transformer, ≈2.5 GB for the
-     * q4 bundle); every generation pays the session creation time again.
+     * Bound the peak memory by the largest stage (≈2.6 GB for the q4 bundle's text encoder) instead of the sum of
+     * all stages: a large stage's session is opened for its stage and closed after it, and every generation pays
+     * its creation again. Sessions that fit beside the largest stage within that bound may stay open across
+     * generations (the ONNX backend keeps the q4 bundle's VAE graphs, and every graph of a bundle whose other parts
+     * are small).
      */
     SEQUENTIAL,
     /**

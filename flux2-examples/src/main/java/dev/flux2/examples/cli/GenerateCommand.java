@@ -185,7 +185,7 @@ final class GenerateCommand extends BaseCommand {
             paramLabel = "POLICY",
             defaultValue = "auto",
             description = "auto (resident when every session fits in the memory available, else sequential), "
-                    + "sequential (one stage in memory at a time) or resident (default ${DEFAULT-VALUE}; "
+                    + "sequential (peak bounded by the largest stage) or resident (default ${DEFAULT-VALUE}; "
                     + "flux2 info shows what auto chooses and why).")
     MemoryPolicy memory;
 

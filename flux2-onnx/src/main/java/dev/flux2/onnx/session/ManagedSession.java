@@ -62,7 +62,8 @@ public final class ManagedSession implements AutoCloseable {
                 throw new PipelineClosedException(
                         call.where() + ": the " + spec.label() + " session has been closed (was the pipeline closed?)");
             }
-            try (TerminableRunOptions runOptions = new TerminableRunOptions(context, shrinkArenaAfterRun)) {
+            try (TerminableRunOptions runOptions =
+                    new TerminableRunOptions(context, shrinkArenaAfterRun && call.endsStage())) {
                 long start = System.nanoTime();
                 try {
                     return session.run(call.inputs(), call.requested(), call.pinned(), runOptions.options());
@@ -85,7 +86,8 @@ public final class ManagedSession implements AutoCloseable {
     }
 
     /**
-     * Makes every later run return its CPU arena's free memory at its end, for a session that stays open across
+     * Makes every later run that ends its stage ({@link RunCall#endsStage()}) return its CPU arena's free memory at its
+     * end, for a session that stays open across
      * generations without running in between (SEQUENTIAL's kept sessions): otherwise its arena keeps the peak of its
      * activations (tens to hundreds of MiB for a 512² VAE stage) and that adds to the next stage's peak.
      */

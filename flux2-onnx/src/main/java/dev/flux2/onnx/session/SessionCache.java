@@ -168,8 +168,8 @@ public final class SessionCache implements AutoCloseable {
                 open.put(session, Boolean.TRUE);
             }
         }
-        if (budget.mayKeep(spec.weightBytes(), List.of())) {
-            // A session that may be kept must not keep its activations' memory between generations.
+        if (budget.mayKeep(spec.weightBytes(), List.of()) && !budget.keepsEverything()) {
+            // A session that may be kept must not keep its activations' memory while a later creation sets the peak.
             session.shrinkArenaAfterRuns();
         }
         return new SessionLease(session, () -> releaseSequential(session));

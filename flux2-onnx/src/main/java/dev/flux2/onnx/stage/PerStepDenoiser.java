@@ -94,8 +94,15 @@ final class PerStepDenoiser implements AutoCloseable {
         if (lease == null) {
             lease = resources.sessions().acquire(spec(resources, x.shape()[1]));
         }
-        try (OrtSession.Result ignored =
-                lease.session().run(new RunCall(inputs, Set.of(), pinned, "transformer " + step.label()), context)) {
+        try (OrtSession.Result ignored = lease.session()
+                .run(
+                        new RunCall(
+                                inputs,
+                                Set.of(),
+                                pinned,
+                                "transformer " + step.label(),
+                                step.index() == step.total() - 1),
+                        context)) {
             pred.readFloats(0, velocityOut, 0, noiseValues);
         }
     }

@@ -110,7 +110,8 @@ final class VaeAttention {
                                         inputs(qChunk.tensor(), c.kt(), c.v()),
                                         Set.of(),
                                         Map.of(io.output().name(), outChunk.tensor()),
-                                        where),
+                                        where,
+                                        k == chunks - 1),
                                 context)) {
                     out.copyElements(outChunk.bytes(), 0, start * d, valid * d);
                 }

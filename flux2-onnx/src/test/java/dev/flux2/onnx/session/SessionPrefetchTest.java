@@ -97,6 +97,19 @@ class SessionPrefetchTest {
     }
 
     @Test
+    void budgetKnowsWhenEverythingStaysOpen() {
+        // The transformer's creation (1331 MiB) beside the other two kept (3 + 65 MiB) <= 1631 MiB, and the others'
+        // beside it: no creation follows the first generation.
+        assertTrue(roomy().keepsEverything());
+        // The transformer's creation (3154 MiB) beside the kept text encoder and VAE (1691 + 65 MiB) > 3683 MiB:
+        // creations follow, so kept VAE sessions must give their arenas back.
+        assertFalse(realLike().keepsEverything());
+        // Two graphs of 1 GiB: one's creation beside the other kept, 666 + 1331 MiB > 1631 MiB.
+        assertFalse(new SequentialBudget(List.of(GIB, GIB), () -> 64 * GIB, 0).keepsEverything());
+        assertFalse(SequentialBudget.NONE.keepsEverything());
+    }
+
+    @Test
     void budgetEvictsWhenACreationWouldNotFit() {
         SequentialBudget b = roomy();
         assertFalse(b.mustEvict((long) (0.65 * GIB), 100 * MIB));
