@@ -3,7 +3,9 @@ package dev.flux2.examples.service;
 import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.MemoryPolicy;
+import dev.flux2.examples.cli.ErrorReporter;
 import dev.flux2.examples.cli.LimitOptions;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -89,7 +91,24 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
      * @param args command-line arguments
      */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Flux2ImageServiceMain()).execute(args));
+        System.exit(execute(new PrintWriter(System.err, true), args));
+    }
+
+    /**
+     * Parses and runs; a refusal (a bad option, a limit out of range, a model that cannot be opened) is one line on
+     * {@code err} and the {@code flux2} command line's exit code (2 usage, 3 model).
+     *
+     * @param err where errors go
+     * @param args command-line arguments
+     * @return the exit code
+     */
+    static int execute(PrintWriter err, String... args) {
+        ErrorReporter reporter = new ErrorReporter();
+        return new CommandLine(new Flux2ImageServiceMain())
+                .setErr(err)
+                .setExecutionExceptionHandler(reporter)
+                .setParameterExceptionHandler(reporter)
+                .execute(args);
     }
 
     @Override
