@@ -1,5 +1,6 @@
 package dev.flux2.spark;
 
+import static dev.flux2.spark.RequestSchemas.TYPED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -50,14 +51,6 @@ import picocli.CommandLine;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BatchGenerationTest {
-    private static final StructType TYPED = new StructType()
-            .add("id", DataTypes.StringType)
-            .add("prompt", DataTypes.StringType)
-            .add("seed", DataTypes.LongType)
-            .add("width", DataTypes.IntegerType)
-            .add("height", DataTypes.IntegerType)
-            .add("steps", DataTypes.IntegerType);
-
     @TempDir
     static Path work;
 

@@ -24,8 +24,6 @@ import java.util.Optional;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -76,18 +74,11 @@ class Flux2BatchJobTest {
         // .json holding JSON Lines, as Spark itself writes .json files.
         Files.writeString(inputs.resolve("requests-lines.json"), JSONL);
         Files.writeString(inputs.resolve("requests.csv"), CSV);
-        StructType schema = new StructType()
-                .add("id", DataTypes.StringType)
-                .add("prompt", DataTypes.StringType)
-                .add("seed", DataTypes.LongType)
-                .add("width", DataTypes.IntegerType)
-                .add("height", DataTypes.IntegerType)
-                .add("steps", DataTypes.IntegerType);
         List<Row> rows = List.of(
                 RowFactory.create("a1", "a red fox", 1L, 64, 48, null),
                 RowFactory.create("a2", "a cat, \"sitting\"\non a mat", 2L, null, null, 2),
                 RowFactory.create("a3", "a dog", null, null, null, null));
-        spark.createDataFrame(rows, schema)
+        spark.createDataFrame(rows, RequestSchemas.TYPED)
                 .write()
                 .parquet(inputs.resolve("requests.parquet").toString());
     }

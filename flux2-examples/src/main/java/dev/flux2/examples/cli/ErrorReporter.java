@@ -12,9 +12,13 @@ import picocli.CommandLine.ParseResult;
 
 /**
  * Turns failures into one line on stderr and an {@link ExitCodes exit code}; the stack trace follows only with
- * {@code --verbose}.
+ * {@code --verbose}. Used by the {@code flux2} command line and the image service's launcher.
  */
-final class ErrorReporter implements IExecutionExceptionHandler, IParameterExceptionHandler {
+public final class ErrorReporter implements IExecutionExceptionHandler, IParameterExceptionHandler {
+    /** Creates a reporter (stateless). */
+    public ErrorReporter() {
+        // One instance serves both picocli handlers.
+    }
 
     @Override
     public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {

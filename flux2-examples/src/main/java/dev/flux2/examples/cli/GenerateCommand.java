@@ -100,43 +100,8 @@ final class GenerateCommand extends BaseCommand {
             description = "JPEG quality 1-100 (default ${DEFAULT-VALUE}).")
     int jpegQuality;
 
-    @Option(
-            names = "--max-pixels",
-            paramLabel = "N",
-            description = "Refuse an output larger than N pixels (width x height); default: 2048² or what the"
-                    + " memory holds, whichever is smaller.")
-    Long maxPixels;
-
-    @Option(
-            names = "--max-side",
-            paramLabel = "N",
-            description = "Refuse an output side longer than N pixels (default 4096).")
-    Integer maxSide;
-
-    @Option(names = "--max-steps", paramLabel = "N", description = "Refuse more than N steps (default 200).")
-    Integer maxSteps;
-
-    @Option(names = "--max-images", paramLabel = "N", description = "Refuse more than N images per run (default 16).")
-    Integer maxImages;
-
-    @Option(
-            names = "--max-references",
-            paramLabel = "N",
-            description = "Refuse more than N reference images (default 10).")
-    Integer maxReferences;
-
-    @Option(
-            names = "--max-input-pixels",
-            paramLabel = "N",
-            description = "Refuse an init or reference image larger than N pixels, read from its header before"
-                    + " decoding (default: 8192² or what the heap holds).")
-    Long maxInputPixels;
-
-    @Option(
-            names = "--max-input-side",
-            paramLabel = "N",
-            description = "Refuse an init or reference image side longer than N pixels (default 16384).")
-    Integer maxInputSide;
+    @Mixin
+    LimitOptions limitOptions;
 
     @Option(names = "--init-image", paramLabel = "IMG", description = "Init image for img2img.")
     Path initImage;
@@ -226,7 +191,7 @@ final class GenerateCommand extends BaseCommand {
             // ONNX Runtime would try to start them all: a typo must not spawn a hundred thousand threads.
             throw new InvalidRequestException("--threads must be in 0.." + MAX_THREADS + ", got " + threads);
         }
-        GenerationLimits limits = limits();
+        GenerationLimits limits = limitOptions.toLimits();
         GenerationRequest.Builder request = requestBuilder(baseSeed, token).limits(limits);
         GenerationRequest validated = request.build();
         limits.checkRequest(validated);
@@ -329,33 +294,6 @@ final class GenerateCommand extends BaseCommand {
         }
         references.forEach(b::addReferenceImage);
         return b;
-    }
-
-    /** The limits: the defaults, with each --max-* flag given replacing its default. */
-    private GenerationLimits limits() {
-        GenerationLimits.Builder b = GenerationLimits.builder();
-        if (maxPixels != null) {
-            b.maxPixels(maxPixels);
-        }
-        if (maxSide != null) {
-            b.maxSide(maxSide);
-        }
-        if (maxSteps != null) {
-            b.maxSteps(maxSteps);
-        }
-        if (maxImages != null) {
-            b.maxImages(maxImages);
-        }
-        if (maxReferences != null) {
-            b.maxReferences(maxReferences);
-        }
-        if (maxInputPixels != null) {
-            b.maxInputPixels(maxInputPixels);
-        }
-        if (maxInputSide != null) {
-            b.maxInputSide(maxInputSide);
-        }
-        return b.build();
     }
 
     /** The ONNX backend's options these flags map to (the keys are listed in the README). */

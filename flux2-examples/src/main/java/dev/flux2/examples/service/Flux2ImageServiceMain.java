@@ -3,6 +3,9 @@ package dev.flux2.examples.service;
 import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.MemoryPolicy;
+import dev.flux2.examples.cli.ErrorReporter;
+import dev.flux2.examples.cli.LimitOptions;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -10,6 +13,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
 
@@ -78,14 +82,8 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
             description = "Largest request body; a larger Content-Length is answered 413 (default ${DEFAULT-VALUE}).")
     int maxBody;
 
-    @Option(
-            names = "--max-pixels",
-            paramLabel = "N",
-            description = "Refuse images larger than N pixels (default: 2048² or what the memory holds).")
-    Long maxPixels;
-
-    @Option(names = "--max-steps", paramLabel = "N", description = "Refuse more than N steps (default 200).")
-    Integer maxSteps;
+    @Mixin
+    LimitOptions limitOptions;
 
     private Flux2ImageServiceMain() {}
 
@@ -93,24 +91,35 @@ public final class Flux2ImageServiceMain implements Callable<Integer> {
      * @param args command-line arguments
      */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Flux2ImageServiceMain()).execute(args));
+        System.exit(execute(new PrintWriter(System.err, true), args));
+    }
+
+    /**
+     * Parses and runs; a refusal (a bad option, a limit out of range, a model that cannot be opened) is one line on
+     * {@code err} and the {@code flux2} command line's exit code (2 usage, 3 model).
+     *
+     * @param err where errors go
+     * @param args command-line arguments
+     * @return the exit code
+     */
+    static int execute(PrintWriter err, String... args) {
+        ErrorReporter reporter = new ErrorReporter();
+        return new CommandLine(new Flux2ImageServiceMain())
+                .setErr(err)
+                .setExecutionExceptionHandler(reporter)
+                .setParameterExceptionHandler(reporter)
+                .execute(args);
     }
 
     @Override
     public Integer call() throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
+        GenerationLimits limits = limitOptions.toLimits();
         // Closed in reverse order on every path, also when the service cannot start (a port in use): the
         // pipeline must be closed before the JVM exits (see below).
-        GenerationLimits.Builder limits = GenerationLimits.builder();
-        if (maxPixels != null) {
-            limits.maxPixels(maxPixels);
-        }
-        if (maxSteps != null) {
-            limits.maxSteps(maxSteps);
-        }
         try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
                         .model(model)
-                        .limits(limits.build())
+                        .limits(limits)
                         .memoryPolicy(MemoryPolicy.RESIDENT)
                         .backendOption("threads", Integer.toString(threads))
                         .build();

@@ -9,10 +9,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Runs the shaded CLI jar ({@code flux2.cli.jar}, set by failsafe) as a separate JVM, as a user would. */
-final class CliProcess {
-    /** One finished run. */
-    record Result(int exitCode, String out, String err) {
+/**
+ * Runs the shaded CLI jar ({@code flux2.cli.jar}, set by failsafe) as a separate JVM, as a user would, or any other
+ * {@code java} command line ({@link #java}) with the same hermetic environment (public for the tests of other
+ * packages). {@link CliHarness} runs the CLI in-process instead.
+ */
+public final class CliProcess {
+    /**
+     * One finished run.
+     *
+     * @param exitCode the process's exit code
+     * @param out its standard output
+     * @param err its standard error
+     */
+    public record Result(int exitCode, String out, String err) {
         @Override
         public String toString() {
             return "exit " + exitCode + "\n--- stdout\n" + out + "--- stderr\n" + err;
@@ -40,6 +50,20 @@ final class CliProcess {
                 new ArrayList<>(List.of("-cp", jar().toAbsolutePath().toString(), mainClass));
         launch.addAll(List.of(args));
         return await(workDir, launch, Map.of(), mainClass);
+    }
+
+    /**
+     * Runs {@code java -Xmx1g -Djava.awt.headless=true ARGS} in the environment the CLI runs get, for example a
+     * program on a module path.
+     *
+     * @param workDir the working directory, which also holds the captured output and the {@code HF_HOME}
+     * @param args the JVM's arguments after the heap and headless options
+     * @return the exit code and the captured output
+     * @throws IOException when the process cannot start or its output cannot be read
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public static Result java(Path workDir, String... args) throws IOException, InterruptedException {
+        return await(workDir, List.of(args), Map.of(), "java " + String.join(" ", args));
     }
 
     static Result run(Path workDir, String... args) throws IOException, InterruptedException {

@@ -4,17 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flux2.examples.cli.CliProcess;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,13 +41,6 @@ class ModulePathIT {
         bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), work.resolve("bundle"));
     }
 
-    private record Result(int exitCode, String out, String err) {
-        @Override
-        public String toString() {
-            return "exit " + exitCode + "\n--- stdout\n" + out + "--- stderr\n" + err;
-        }
-    }
-
     private static Path modulePath() throws IOException {
         Path dir = Path.of(System.getProperty("flux2.module.path", "target/module-path"));
         try (Stream<Path> jars = Files.list(dir)) {
@@ -65,36 +56,14 @@ class ModulePathIT {
         return dir;
     }
 
-    private static Result java(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx1g");
-        cmd.add("-Djava.awt.headless=true");
-        cmd.addAll(List.of(args));
-        Path out = Files.createTempFile(work, "stdout", ".txt");
-        Path err = Files.createTempFile(work, "stderr", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(cmd)
-                .directory(work.toFile())
-                .redirectOutput(out.toFile())
-                .redirectError(err.toFile());
-        pb.environment().put("DJL_OFFLINE", "true");
-        pb.environment().put("OPT_OUT_TRACKING", "true");
-        pb.environment().put("RUST_FLAVOR", "cpu");
-        Process p = pb.start();
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(String.join(" ", cmd) + " did not finish within 180 s");
-        }
-        return new Result(
-                p.exitValue(),
-                Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+    private static CliProcess.Result java(String... args) throws IOException, InterruptedException {
+        return CliProcess.java(work, args);
     }
 
     @Test
     void minimalExampleGeneratesWithTheLibrariesOnTheModulePath() throws Exception {
         Path png = work.resolve("module-path.png");
-        Result r = java(
+        CliProcess.Result r = java(
                 "--module-path",
                 modulePath().toString(),
                 "--add-modules",
@@ -113,7 +82,7 @@ class ModulePathIT {
 
         // The same program on the class path (the shaded jar) draws the same pixels.
         Path classPathPng = work.resolve("class-path.png");
-        Result c = java(
+        CliProcess.Result c = java(
                 "-cp",
                 Path.of(System.getProperty("flux2.cli.jar", "target/flux2.jar"))
                         .toAbsolutePath()
@@ -133,7 +102,7 @@ class ModulePathIT {
 
     @Test
     void theBackendExportsNothingAndProvidesTheSpi() throws Exception {
-        Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.onnx");
+        CliProcess.Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.onnx");
         assertEquals(0, r.exitCode(), r.toString());
         List<String> lines = r.out().lines().map(String::strip).toList();
         assertTrue(
@@ -149,7 +118,7 @@ class ModulePathIT {
 
     @Test
     void theCoreExportsItsApiAndSpiOnly() throws Exception {
-        Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.core");
+        CliProcess.Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.core");
         assertEquals(0, r.exitCode(), r.toString());
         List<String> lines = r.out().lines().map(String::strip).toList();
         List<String> exports =

@@ -3,6 +3,7 @@ package dev.flux2.examples.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flux2.examples.cli.CliHarness;
 import dev.flux2.testkit.FakeHub;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
@@ -50,18 +51,19 @@ class DownloadErrorsTest {
                 "--no-progress"
             };
             hub.inject(shard, FakeHub.Fault.CORRUPT, 0);
-            Cli.Run corrupt = Cli.run(args);
+            CliHarness.Run corrupt = CliHarness.run(args);
             assertEquals(3, corrupt.exitCode(), corrupt.toString());
             assertTrue(corrupt.err().contains(shard), corrupt.err());
 
-            Cli.Run repaired = Cli.run(args);
+            CliHarness.Run repaired = CliHarness.run(args);
             assertEquals(0, repaired.exitCode(), repaired.toString());
-            assertEquals(0, Cli.run("verify", "--model", target.toString()).exitCode());
+            assertEquals(
+                    0, CliHarness.run("verify", "--model", target.toString()).exitCode());
 
             hub.inject("flux2-config.json", FakeHub.Fault.HTML, 0);
             String[] other = args.clone();
             other[5] = work.resolve("dir-html").toString();
-            Cli.Run html = Cli.run(other);
+            CliHarness.Run html = CliHarness.run(other);
             assertEquals(3, html.exitCode(), html.toString());
             assertTrue(html.err().contains("flux2-config.json"), html.err());
         }

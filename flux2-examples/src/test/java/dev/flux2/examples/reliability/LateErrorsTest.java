@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.flux2.examples.cli.CliHarness;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;
@@ -37,18 +38,18 @@ class LateErrorsTest {
         bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), work.resolve("bundle"));
     }
 
-    private static Cli.Run generate(String model, String... extra) {
+    private static CliHarness.Run generate(String model, String... extra) {
         String[] base = {"generate", "--model", model, "--prompt", "x", "--seed", "1", "--no-progress"};
         String[] args = new String[base.length + extra.length];
         System.arraycopy(base, 0, args, 0, base.length);
         System.arraycopy(extra, 0, args, base.length, extra.length);
-        return Cli.run(args);
+        return CliHarness.run(args);
     }
 
     @Test
     void anOutputThatIsADirectoryIsAUsageErrorBeforeTheModelLoads() throws IOException {
         Path dir = Files.createDirectories(work.resolve("out.png"));
-        Cli.Run r = generate(NO_MODEL, "--output", dir.toString());
+        CliHarness.Run r = generate(NO_MODEL, "--output", dir.toString());
         assertEquals(2, r.exitCode(), r.toString());
         assertTrue(r.err().contains(dir.toString()) && r.err().contains("is a directory"), r.err());
         assertFalse(r.out().contains("seed:"), "refused before the seed line: " + r.out());
@@ -60,7 +61,7 @@ class LateErrorsTest {
         assumeTrue(Files.isDirectory(proc));
         FileStore store = Files.getFileStore(proc);
         assumeTrue(store.type().equals("proc"));
-        Cli.Run r = generate(NO_MODEL, "--output", "/proc/flux2-image.png");
+        CliHarness.Run r = generate(NO_MODEL, "--output", "/proc/flux2-image.png");
         assertEquals(2, r.exitCode(), r.toString());
         assertTrue(r.err().contains("/proc/flux2-image.png") && r.err().contains("pseudo file system"), r.err());
     }
@@ -71,7 +72,8 @@ class LateErrorsTest {
         Path dir = Files.createDirectories(work.resolve("readonly"));
         assumeTrue(dir.toFile().setWritable(false, false));
         try {
-            Cli.Run r = generate(NO_MODEL, "--output", dir.resolve("x.png").toString());
+            CliHarness.Run r =
+                    generate(NO_MODEL, "--output", dir.resolve("x.png").toString());
             assertEquals(2, r.exitCode(), r.toString());
             assertTrue(r.err().contains("permission denied"), r.err());
         } finally {
@@ -81,15 +83,17 @@ class LateErrorsTest {
 
     @Test
     void theExtensionSelectsTheFormatAndUnsupportedOnesAreRefused() throws IOException {
-        Cli.Run webp = generate(NO_MODEL, "--output", work.resolve("x.webp").toString());
+        CliHarness.Run webp =
+                generate(NO_MODEL, "--output", work.resolve("x.webp").toString());
         assertEquals(2, webp.exitCode(), webp.toString());
         assertTrue(webp.err().contains("WebP"), webp.err());
-        Cli.Run txt = generate(NO_MODEL, "--output", work.resolve("x.txt").toString());
+        CliHarness.Run txt =
+                generate(NO_MODEL, "--output", work.resolve("x.txt").toString());
         assertEquals(2, txt.exitCode(), txt.toString());
         assertTrue(txt.err().contains(".txt"), txt.err());
 
         Path jpg = work.resolve("fox.jpg");
-        Cli.Run r = generate(bundle.directory().toString(), "--output", jpg.toString(), "-W", "64", "-H", "48");
+        CliHarness.Run r = generate(bundle.directory().toString(), "--output", jpg.toString(), "-W", "64", "-H", "48");
         assertEquals(0, r.exitCode(), r.toString());
         byte[] head = Files.readAllBytes(jpg);
         assertEquals(0xFF, head[0] & 0xFF, "JPEG magic, not PNG bytes");
@@ -101,7 +105,7 @@ class LateErrorsTest {
 
     @Test
     void requestsBeyondTheLimitsAreUsageErrorsBeforeTheModelLoads() throws IOException {
-        Cli.Run size = generate(
+        CliHarness.Run size = generate(
                 NO_MODEL,
                 "-W",
                 "16384",
@@ -112,7 +116,7 @@ class LateErrorsTest {
         assertEquals(2, size.exitCode(), size.toString());
         assertTrue(size.err().contains("maxSide") && size.err().contains("16384"), size.err());
 
-        Cli.Run steps = generate(
+        CliHarness.Run steps = generate(
                 NO_MODEL,
                 "--steps",
                 "100000000",
@@ -121,7 +125,7 @@ class LateErrorsTest {
         assertEquals(2, steps.exitCode(), steps.toString());
         assertTrue(steps.err().contains("maxSteps") && steps.err().contains("100000000"), steps.err());
 
-        Cli.Run pixels = generate(
+        CliHarness.Run pixels = generate(
                 NO_MODEL,
                 "-W",
                 "1024",
@@ -134,7 +138,7 @@ class LateErrorsTest {
         assertEquals(2, pixels.exitCode(), pixels.toString());
         assertTrue(pixels.err().contains("maxPixels = 65536"), pixels.err());
 
-        Cli.Run threads = generate(
+        CliHarness.Run threads = generate(
                 NO_MODEL,
                 "--threads",
                 "100000",
@@ -145,7 +149,7 @@ class LateErrorsTest {
 
         Path huge = work.resolve("huge.png");
         writePngHeader(huge, 20_000, 20_000);
-        Cli.Run init = generate(
+        CliHarness.Run init = generate(
                 NO_MODEL,
                 "--init-image",
                 huge.toString(),
@@ -158,9 +162,10 @@ class LateErrorsTest {
     @Test
     void anInitImageThatCannotInfluenceTheResultIsReportedOnStderr() {
         Path in = work.resolve("init-source.png");
-        Cli.Run first = generate(bundle.directory().toString(), "--output", in.toString(), "-W", "64", "-H", "64");
+        CliHarness.Run first =
+                generate(bundle.directory().toString(), "--output", in.toString(), "-W", "64", "-H", "64");
         assertEquals(0, first.exitCode(), first.toString());
-        Cli.Run r = generate(
+        CliHarness.Run r = generate(
                 bundle.directory().toString(),
                 "--init-image",
                 in.toString(),
@@ -170,7 +175,7 @@ class LateErrorsTest {
                 work.resolve("ignored.png").toString());
         assertEquals(0, r.exitCode(), r.toString());
         assertTrue(r.err().contains("flux2: warning: the init image cannot influence the result"), r.err());
-        Cli.Run useful = generate(
+        CliHarness.Run useful = generate(
                 bundle.directory().toString(),
                 "--init-image",
                 in.toString(),

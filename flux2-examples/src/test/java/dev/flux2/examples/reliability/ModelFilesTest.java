@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flux2.examples.cli.CliHarness;
 import dev.flux2.testkit.FakeHub;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
@@ -66,8 +67,8 @@ class ModelFilesTest {
         Files.write(shard, nan);
     }
 
-    private static Cli.Run generate(Path model, String output) {
-        return Cli.run(
+    private static CliHarness.Run generate(Path model, String output) {
+        return CliHarness.run(
                 "generate",
                 "--model",
                 model.toString(),
@@ -90,7 +91,7 @@ class ModelFilesTest {
         for (Path shard : bundle.shardFiles("transformer")) {
             fillWithNan(poisoned.resolve(bundle.directory().relativize(shard).toString()));
         }
-        Cli.Run r = generate(poisoned, "nan.png");
+        CliHarness.Run r = generate(poisoned, "nan.png");
         assertEquals(4, r.exitCode(), r.toString());
         assertTrue(r.err().contains("generation failed") && r.err().contains("transformer's prediction"), r.err());
         assertTrue(r.err().contains("step 1/"), r.err());
@@ -103,7 +104,7 @@ class ModelFilesTest {
         for (Path shard : bundle.shardFiles("text_encoder")) {
             fillWithNan(poisoned.resolve(bundle.directory().relativize(shard).toString()));
         }
-        Cli.Run r = generate(poisoned, "nan-text.png");
+        CliHarness.Run r = generate(poisoned, "nan-text.png");
         assertEquals(4, r.exitCode(), r.toString());
         assertTrue(r.err().contains("text encoder's context"), r.err());
     }
@@ -114,7 +115,7 @@ class ModelFilesTest {
         Path shard = bundle.shardFiles("transformer").get(0);
         String name = bundle.directory().relativize(shard).toString();
         try (FakeHub hub = new FakeHub().publish(REPO, COMMIT, bundle.directory())) {
-            Cli.Run download = Cli.run(
+            CliHarness.Run download = CliHarness.run(
                     "download",
                     REPO + "@" + COMMIT,
                     "--endpoint",
@@ -124,7 +125,7 @@ class ModelFilesTest {
                     "--no-progress");
             assertEquals(0, download.exitCode(), download.toString());
         }
-        Cli.Run clean = Cli.run("verify", "--model", folder.toString());
+        CliHarness.Run clean = CliHarness.run("verify", "--model", folder.toString());
         assertEquals(0, clean.exitCode(), clean.toString());
         try (RandomAccessFile f = new RandomAccessFile(folder.resolve(name).toFile(), "rw")) {
             f.seek(f.length() / 2);
@@ -133,7 +134,7 @@ class ModelFilesTest {
             f.write(b ^ 0x55);
         }
         // The corrupted shard still passes the size checks of info; generation would give a different image.
-        Cli.Run r = Cli.run("verify", "--model", folder.toString());
+        CliHarness.Run r = CliHarness.run("verify", "--model", folder.toString());
         assertEquals(3, r.exitCode(), r.toString());
         assertTrue(r.err().contains(name) && r.err().contains("expected"), r.err());
         assertTrue(r.err().contains("1 file(s) fail verification"), r.err());
@@ -141,7 +142,8 @@ class ModelFilesTest {
 
     @Test
     void aFolderWithoutRecordedDigestsIsReportedAsUnverifiable() {
-        Cli.Run r = Cli.run("verify", "--model", bundle.directory().toString());
+        CliHarness.Run r =
+                CliHarness.run("verify", "--model", bundle.directory().toString());
         assertEquals(3, r.exitCode(), r.toString());
         assertTrue(r.err().contains("cannot be verified") && r.err().contains("no digest is recorded"), r.err());
     }
@@ -155,7 +157,7 @@ class ModelFilesTest {
         try (RandomAccessFile f = new RandomAccessFile(shard.toFile(), "rw")) {
             f.setLength(f.length() / 2);
         }
-        Cli.Run r = Cli.run("info", "--model", truncated.toString());
+        CliHarness.Run r = CliHarness.run("info", "--model", truncated.toString());
         assertEquals(3, r.exitCode(), r.toString());
         assertTrue(r.err().contains(shard.getFileName().toString()), r.err());
     }
@@ -168,10 +170,10 @@ class ModelFilesTest {
         ObjectNode root = (ObjectNode) json.readTree(config.toFile());
         root.put("text_seq_len", 1_000_000_000);
         json.writeValue(config.toFile(), root);
-        Cli.Run info = Cli.run("info", "--model", huge.toString());
+        CliHarness.Run info = CliHarness.run("info", "--model", huge.toString());
         assertEquals(3, info.exitCode(), info.toString());
         assertTrue(info.err().contains("text_seq_len") && info.err().contains("1000000000"), info.err());
-        Cli.Run gen = generate(huge, "huge.png");
+        CliHarness.Run gen = generate(huge, "huge.png");
         assertEquals(3, gen.exitCode(), gen.toString());
         assertTrue(gen.err().contains("text_seq_len"), gen.err());
     }
