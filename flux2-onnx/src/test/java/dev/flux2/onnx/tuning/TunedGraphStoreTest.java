@@ -144,15 +144,7 @@ class TunedGraphStoreTest {
         }
         double[] exact = weights.exact(x, T);
         float[] source = run(new SessionSpec("transformer", graph, Map.of(), OptimizationLevel.ALL), x);
-        float[] cpu = run(
-                new SessionSpec(
-                        "transformer",
-                        tuned.graphFile(),
-                        Map.of(),
-                        OptimizationLevel.ALL,
-                        0,
-                        Optional.of(tuned.dataFolder())),
-                x);
+        float[] cpu = run(specOf(tuned), x);
         double sourceError = 0;
         double cpuError = 0;
         for (int i = 0; i < exact.length; i++) {
@@ -225,25 +217,9 @@ class TunedGraphStoreTest {
         assertFalse(Files.exists(bundle.resolve(TunedGraphStore.FOLDER)), "nothing written into the bundle");
         float[] x = new float[T * K];
         java.util.Arrays.fill(x, 0.25f);
-        float[] cached = run(
-                new SessionSpec(
-                        "transformer",
-                        tuned.graphFile(),
-                        Map.of(),
-                        OptimizationLevel.ALL,
-                        0,
-                        Optional.of(tuned.dataFolder())),
-                x);
+        float[] cached = run(specOf(tuned), x);
         TunedGraph beside = store().derive("transformer", signature, CpuTuning.FULL);
-        float[] inBundle = run(
-                new SessionSpec(
-                        "transformer",
-                        beside.graphFile(),
-                        Map.of(),
-                        OptimizationLevel.ALL,
-                        0,
-                        Optional.of(beside.dataFolder())),
-                x);
+        float[] inBundle = run(specOf(beside), x);
         assertEquals(java.util.Arrays.toString(inBundle), java.util.Arrays.toString(cached));
     }
 
@@ -261,15 +237,13 @@ class TunedGraphStoreTest {
         assertTrue(Files.isSameFile(tuned.dataFolder().resolve(Fp16MatMulGraph.SHARD), blob));
         float[] x = new float[T * K];
         java.util.Arrays.fill(x, 0.5f);
-        float[] y = run(
-                new SessionSpec(
-                        "transformer",
-                        tuned.graphFile(),
-                        Map.of(),
-                        OptimizationLevel.ALL,
-                        0,
-                        Optional.of(tuned.dataFolder())),
-                x);
+        float[] y = run(specOf(tuned), x);
         assertTrue(Float.isFinite(y[0]));
+    }
+
+    /** The session spec that opens a derived graph with its external data beside the original shards. */
+    private static SessionSpec specOf(TunedGraph graph) {
+        return new SessionSpec(
+                "transformer", graph.graphFile(), Map.of(), OptimizationLevel.ALL, 0, Optional.of(graph.dataFolder()));
     }
 }
