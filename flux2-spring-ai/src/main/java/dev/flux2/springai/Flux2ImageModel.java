@@ -105,28 +105,7 @@ public final class Flux2ImageModel implements ImageModel {
                 .collect(Collectors.joining(" "));
         List<Media> images = new ArrayList<>();
         messages.forEach(m -> images.addAll(m.getMedia()));
-        GenerationRequest.Builder request = GenerationRequest.builder(text).limits(pipeline.limits());
-        if (options.getWidth() != null) {
-            request.width(options.getWidth());
-        }
-        if (options.getHeight() != null) {
-            request.height(options.getHeight());
-        }
-        if (options.getSteps() != null) {
-            request.steps(options.getSteps());
-        }
-        if (options.getSeed() != null) {
-            request.seed(options.getSeed());
-        }
-        if (options.getGuidance() != null) {
-            request.guidance(options.getGuidance());
-        }
-        if (options.getNegativePrompt() != null) {
-            request.negativePrompt(options.getNegativePrompt());
-        }
-        if (options.getN() != null) {
-            request.numImages(options.getN());
-        }
+        GenerationRequest.Builder request = request(text, options);
         List<MediaSource.Staged> staged = new ArrayList<>();
         try {
             int first = 0;
@@ -152,6 +131,32 @@ public final class Flux2ImageModel implements ImageModel {
         } finally {
             staged.forEach(MediaSource.Staged::close);
         }
+    }
+
+    private GenerationRequest.Builder request(String text, Flux2ImageOptions options) {
+        GenerationRequest.Builder request = GenerationRequest.builder(text).limits(pipeline.limits());
+        if (options.getWidth() != null) {
+            request.width(options.getWidth());
+        }
+        if (options.getHeight() != null) {
+            request.height(options.getHeight());
+        }
+        if (options.getSteps() != null) {
+            request.steps(options.getSteps());
+        }
+        if (options.getSeed() != null) {
+            request.seed(options.getSeed());
+        }
+        if (options.getGuidance() != null) {
+            request.guidance(options.getGuidance());
+        }
+        if (options.getNegativePrompt() != null) {
+            request.negativePrompt(options.getNegativePrompt());
+        }
+        if (options.getN() != null) {
+            request.numImages(options.getN());
+        }
+        return request;
     }
 
     private void check(Flux2ImageOptions options) {
@@ -219,7 +224,8 @@ public final class Flux2ImageModel implements ImageModel {
 
         /**
          * @return the model
-         * @throws InvalidRequestException without a pipeline, or with default options that do not make a request
+         * @throws InvalidRequestException without a pipeline, or with default options that do not make a valid
+         *     request or exceed the pipeline's limits
          */
         public Flux2ImageModel build() {
             if (pipeline == null) {
@@ -234,6 +240,10 @@ public final class Flux2ImageModel implements ImageModel {
             }
             Flux2ImageModel model = new Flux2ImageModel(this);
             model.check(defaultOptions);
+            // The defaults are checked now, as a request and against the limits (a width of 1000 fails the
+            // startup, not the first call); a strength needs an init image, so it is left to the calls.
+            GenerationRequest probe = model.request("", defaultOptions).build();
+            pipeline.limits().checkRequest(probe);
             return model;
         }
     }

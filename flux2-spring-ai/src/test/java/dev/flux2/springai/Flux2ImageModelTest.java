@@ -274,6 +274,14 @@ class Flux2ImageModelTest {
         assertTrue(text.getMessage().contains("expected image/*"), text.getMessage());
         assertThrows(
                 InvalidRequestException.class, () -> Flux2ImageModel.builder().build());
+        InvalidRequestException width = assertThrows(
+                InvalidRequestException.class,
+                () -> Flux2ImageModel.builder()
+                        .pipeline(direct)
+                        .defaultOptions(Flux2ImageOptions.builder().width(1000).build())
+                        .build());
+        assertTrue(
+                width.getMessage().contains("width must be a positive multiple of 16, got 1000"), width.getMessage());
     }
 
     @Test
