@@ -73,7 +73,7 @@ final class ImageSource {
         String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
         return switch (scheme) {
             case "data" -> temporary(dataUrl(url.toString(), what), what);
-            case "file" -> new Staged(Paths.get(url), false);
+            case "file" -> new Staged(filePath(url, what), false);
             case "http", "https" -> {
                 if (!allowRemote) {
                     throw new InvalidImageException(what + " URL " + url
@@ -86,6 +86,17 @@ final class ImageSource {
                 throw new InvalidImageException(what + " URL " + url + " has an unsupported scheme '" + scheme
                         + "' (expected base64 data, a data: or a file: URL)");
         };
+    }
+
+    private static Path filePath(URI uri, String what) {
+        try {
+            return Paths.get(uri);
+        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            throw new InvalidImageException(
+                    what + " URL " + uri + " is not an absolute file: URL (expected file:///path/to/image.png): "
+                            + e.getMessage(),
+                    e);
+        }
     }
 
     private static byte[] dataUrl(String url, String what) {

@@ -263,6 +263,10 @@ class Flux2ImageModelTest {
                 InvalidRequestException.class,
                 () -> model.edit(Image.builder().url("ftp://host/x.png").build(), PROMPT));
         assertTrue(scheme.getMessage().contains("unsupported scheme 'ftp'"), scheme.getMessage());
+        InvalidRequestException relative = assertThrows(
+                InvalidRequestException.class,
+                () -> model.edit(Image.builder().url("file:picture.png").build(), PROMPT));
+        assertTrue(relative.getMessage().contains("not an absolute file: URL"), relative.getMessage());
 
         InvalidRequestException width = assertThrows(
                 InvalidRequestException.class,

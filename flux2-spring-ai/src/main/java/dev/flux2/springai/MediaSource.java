@@ -95,7 +95,7 @@ final class MediaSource {
         String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
         return switch (scheme) {
             case "data" -> temporary(dataUrl(uri.toString(), what), what);
-            case "file" -> new Staged(Paths.get(uri), false);
+            case "file" -> new Staged(filePath(uri, what), false);
             case "http", "https" -> {
                 if (!allowRemote) {
                     throw new InvalidImageException(what + " URL " + uri
@@ -109,6 +109,17 @@ final class MediaSource {
                 throw new InvalidImageException(what + " URL " + uri + " has an unsupported scheme '" + scheme
                         + "' (expected bytes, base64, a data: or a file: URL)");
         };
+    }
+
+    private static Path filePath(URI uri, String what) {
+        try {
+            return Paths.get(uri);
+        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            throw new InvalidImageException(
+                    what + " URL " + uri + " is not an absolute file: URL (expected file:///path/to/image.png): "
+                            + e.getMessage(),
+                    e);
+        }
     }
 
     private static byte[] dataUrl(String url, String what) {

@@ -272,6 +272,15 @@ class Flux2ImageModelTest {
                                 .data("hello".getBytes())
                                 .build())));
         assertTrue(text.getMessage().contains("expected image/*"), text.getMessage());
+        InvalidImageException relative = assertThrows(
+                InvalidImageException.class,
+                () -> model.call(withImages(
+                        null,
+                        Media.builder()
+                                .mimeType(MimeTypeUtils.IMAGE_PNG)
+                                .data("file:picture.png")
+                                .build())));
+        assertTrue(relative.getMessage().contains("not an absolute file: URL"), relative.getMessage());
         assertThrows(
                 InvalidRequestException.class, () -> Flux2ImageModel.builder().build());
         InvalidRequestException width = assertThrows(

@@ -12,11 +12,15 @@ import dev.flux2.api.PipelineClosedException;
 import dev.flux2.springai.Flux2ImageModel;
 import dev.flux2.springai.Flux2ImageOptions;
 import dev.flux2.springai.TestModels;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.image.ImageModel;
+import org.springframework.ai.image.ImagePrompt;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -102,12 +106,19 @@ class Flux2ImageAutoConfigurationTest {
     }
 
     @Test
-    void closingTheContextClosesThePipeline() {
+    void observesOnTheContextsRegistryAndClosingTheContextClosesThePipeline() {
         AtomicReference<Flux2Pipeline> pipeline = new AtomicReference<>();
-        runner.withPropertyValues("spring.ai.model.image=flux2").run(ctx -> {
-            pipeline.set(ctx.getBean(Flux2Pipeline.class));
-            pipeline.get().generate(GenerationRequest.builder("x").steps(1).build());
-        });
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        runner.withPropertyValues("spring.ai.model.image=flux2", "spring.ai.flux2.image.options.steps=1")
+                .withBean(ObservationRegistry.class, () -> registry)
+                .run(ctx -> {
+                    pipeline.set(ctx.getBean(Flux2Pipeline.class));
+                    ctx.getBean(ImageModel.class).call(new ImagePrompt("x"));
+                    TestObservationRegistryAssert.assertThat(registry)
+                            .hasObservationWithNameEqualTo("gen_ai.client.operation")
+                            .that()
+                            .hasLowCardinalityKeyValue("gen_ai.system", "flux2");
+                });
         assertThrows(
                 PipelineClosedException.class,
                 () -> pipeline.get()
