@@ -63,8 +63,10 @@ class Flux2ImageModelTest {
     static void setUp() throws IOException {
         bundle = SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), work.resolve("bundle"));
         direct = Flux2Pipeline.builder().model(bundle.directory()).build();
+        // The model shares the pipeline the expected images come from: one model load fewer. Opening a model by
+        // name is closeClosesAnOwnedPipelineAndLeavesASharedOneOpen's (and the CLI's) part.
         model = Flux2ImageModel.builder()
-                .model(bundle.directory().toString())
+                .pipeline(direct)
                 .width(32)
                 .height(48)
                 .steps(2)
@@ -297,8 +299,17 @@ class Flux2ImageModelTest {
         shared.close();
         assertEquals(1, direct.generate(sameRequest(1).build()).images().size(), "the shared pipeline still works");
 
-        Flux2ImageModel owning =
-                Flux2ImageModel.builder().model(bundle.directory()).steps(2).build();
+        Flux2ImageModel owning = Flux2ImageModel.builder()
+                .model(bundle.directory().toString())
+                .width(32)
+                .height(48)
+                .steps(2)
+                .seed(42L)
+                .build();
+        assertSamePixels(
+                direct.generate(sameRequest(42).build()).first().image(),
+                decode(owning.generate(PROMPT).content()),
+                "a model opened by name");
         owning.close();
         NonRetriableException closed = assertThrows(NonRetriableException.class, () -> owning.generate(PROMPT));
         assertInstanceOf(PipelineClosedException.class, closed.getCause());
