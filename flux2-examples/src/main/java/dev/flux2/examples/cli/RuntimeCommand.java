@@ -53,7 +53,8 @@ final class RuntimeCommand extends BaseCommand {
             case "install" -> {
                 RuntimeInstallation inst = WebGpuRuntime.install(h, Optional.ofNullable(from));
                 out().println((inst.installedNow() ? "installed: " : "already installed: ") + inst.library()
-                        + " (ONNX Runtime " + inst.ortVersion() + ", " + inst.platform() + ", from " + inst.source()
+                        + " (ONNX Runtime " + inst.ortVersion() + ", " + inst.platform()
+                        + (inst.installedNow() ? ", from " + inst.source() : "")
                         + ", sha512 verified)");
             }
             case "path" -> out().println(WebGpuRuntime.locate(h));

@@ -57,8 +57,14 @@ public final class RuntimeReport {
         return facts;
     }
 
-    /** Creates a WebGPU session on a one-node graph, runs it and checks the result. */
-    static String probeWebGpu(OrtEnvironment env) {
+    /**
+     * Creates a WebGPU session on a one-node graph, runs it and checks the result.
+     *
+     * @param env the environment (on a library with the WebGPU provider)
+     * @return {@code "ok (…)"} when the device computed the right result, else {@code "unavailable: <why>"} or
+     *     {@code "WRONG RESULT …"}
+     */
+    public static String probeWebGpu(OrtEnvironment env) {
         if (!OrtEnvironment.getAvailableProviders().contains(OrtProvider.WEBGPU)) {
             return "unavailable: the loaded ONNX Runtime library has no WebGPU provider";
         }

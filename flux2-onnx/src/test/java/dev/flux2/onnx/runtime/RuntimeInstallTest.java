@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * tarball, a folder or npm, verified against the pin; missing, corrupt and other-version runtimes refused with
  * messages naming the file and the expected and found values. No network, no native loading.
  */
-class WebGpuRuntimeTest {
+class RuntimeInstallTest {
     private static final WebGpuRuntime.NpmPack NO_NPM = (spec, folder) -> {
         throw new AssertionError("npm must not run when --from is given");
     };
