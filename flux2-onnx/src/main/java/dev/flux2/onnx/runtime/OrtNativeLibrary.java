@@ -150,6 +150,11 @@ public final class OrtNativeLibrary {
         return environment(choose(Optional.empty(), false, Path.of(".")));
     }
 
+    /** @return whether this class has created the environment (ONNX Runtime's native library is then fixed) */
+    public static synchronized boolean initialised() {
+        return environment != null;
+    }
+
     /** @return the library ONNX Runtime runs on, for reports ({@code "the onnxruntime jar's"} when it is that) */
     public static synchronized String describeLoaded() {
         return loaded.map(Path::toString).orElse("the onnxruntime jar's own library");
