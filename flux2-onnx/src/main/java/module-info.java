@@ -1,7 +1,8 @@
 /**
- * The ONNX Runtime backend of flux2-java. It exports no package: applications use the API of {@code dev.flux2.core}
- * and reach this backend through {@link java.util.ServiceLoader} ({@code Flux2Pipeline.builder()}, backend name
- * {@code onnx}, options by {@code backendOption(key, value)}). The internals are exported to the benchmarks only,
+ * The ONNX Runtime backend of flux2-java. Applications use the API of {@code dev.flux2.core} and reach this backend
+ * through {@link java.util.ServiceLoader} ({@code Flux2Pipeline.builder()}, backend name {@code onnx}, options by
+ * {@code backendOption(key, value)}); the one exported package, {@code dev.flux2.onnx.runtime}, installs and chooses
+ * the ONNX Runtime native library (the WebGPU runtime). The internals are exported to the benchmarks only,
  * which time the backend's stages one by one.
  */
 // "module": dev.flux2.bench, an application jar (automatic module), is absent when this compiles, and "flux2" ends
@@ -15,6 +16,7 @@ module dev.flux2.onnx {
     requires com.microsoft.onnxruntime;
     requires com.sun.jna;
     requires jdk.management;
+    requires jdk.unsupported;
     requires org.tribuo.util.onnx;
     requires com.google.protobuf;
     requires org.slf4j;
@@ -22,6 +24,7 @@ module dev.flux2.onnx {
     provides dev.flux2.spi.Flux2BackendProvider with
             dev.flux2.onnx.OnnxBackendProvider;
 
+    exports dev.flux2.onnx.runtime;
     exports dev.flux2.onnx to
             dev.flux2.bench;
     exports dev.flux2.onnx.config to

@@ -25,6 +25,7 @@ import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
 import dev.flux2.onnx.memory.SessionFootprint;
+import dev.flux2.onnx.session.SharedEnvironment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -321,9 +322,7 @@ final class BundleInspector {
                                 .map(g -> BundleValidator.display(config.directory(), g.file()) + " (" + g.note() + ")")
                                 .collect(Collectors.joining("; ")));
         d.put("execution_providers_available", runtimeFact(BundleInspector::availableProviders));
-        d.put(
-                "onnxruntime_version",
-                runtimeFact(() -> OrtEnvironment.getEnvironment().getVersion()));
+        d.put("onnxruntime_version", runtimeFact(() -> SharedEnvironment.get().getVersion()));
         d.putAll(memory);
         d.put("problems", problems.isEmpty() ? "none" : String.join("; ", problems));
         return d;
@@ -343,6 +342,7 @@ final class BundleInspector {
 
     private static String availableProviders() {
         List<String> providers = new ArrayList<>();
+        SharedEnvironment.get(); // on the library FLUX2_ORT_LIBRARY names, if set
         for (OrtProvider p : OrtEnvironment.getAvailableProviders()) {
             providers.add(p.name());
         }

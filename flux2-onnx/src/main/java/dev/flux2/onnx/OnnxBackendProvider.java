@@ -14,12 +14,15 @@ import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
 import dev.flux2.onnx.memory.SessionFootprint;
+import dev.flux2.onnx.runtime.OrtNativeLibrary;
+import dev.flux2.onnx.runtime.RuntimeLibraryException;
+import dev.flux2.onnx.runtime.WebGpuRuntime;
 import dev.flux2.onnx.session.ExecutionProviders;
+import dev.flux2.onnx.session.ProviderFallback;
 import dev.flux2.onnx.session.ProviderSelector;
 import dev.flux2.onnx.session.SequentialBudget;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.session.SessionFactory;
-import dev.flux2.onnx.session.SharedEnvironment;
 import dev.flux2.onnx.stage.AttentionPlan;
 import dev.flux2.onnx.stage.AttentionSettings;
 import dev.flux2.onnx.stage.SessionSpecs;
@@ -90,9 +93,10 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                 .ifPresent(f -> LOG.warn(
                         "the bundle's fused transformer cannot be used, every generation will run per step: {}",
                         f.detail()));
+        // The native library is chosen before anything initialises ONNX Runtime (the provider checks do).
+        OrtEnvironment env = environment(options);
         ExecutionProviders providers =
                 ProviderSelector.select(options.providers(), options.providerFallback(), options.deviceId());
-        OrtEnvironment env = SharedEnvironment.get();
         // Loaded in the background: the first generation's transformer session is created meanwhile.
         TokenizerLoad tokenizer = TokenizerLoad.start(
                 bundleConfig.tokenizerDirectory(), bundleConfig.text().sequenceLength());
@@ -145,6 +149,26 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             tokenizer.close();
             throw e;
         }
+    }
+
+    /**
+     * The environment on the library {@code ort_library}, {@code FLUX2_ORT_LIBRARY} or the {@code webgpu} provider
+     * asks for. A missing WebGPU runtime fails the load, or under {@code provider_fallback=warn} is a warning (the
+     * WebGPU provider is then unavailable and skipped).
+     */
+    private static OrtEnvironment environment(OnnxOptions options) {
+        OrtNativeLibrary.Choice choice;
+        try {
+            choice = OrtNativeLibrary.choose(
+                    options.ortLibrary(), options.webGpuRequested(), WebGpuRuntime.defaultHome());
+        } catch (RuntimeLibraryException e) {
+            if (options.providerFallback() != ProviderFallback.WARN) {
+                throw e;
+            }
+            LOG.warn("{}; continuing on the default ONNX Runtime library", e.getMessage());
+            choice = OrtNativeLibrary.Choice.ANY;
+        }
+        return OrtNativeLibrary.environment(choice);
     }
 
     /**

@@ -52,6 +52,10 @@ import java.util.Optional;
  *   <tr><td>{@value #ALLOW_SPINNING}</td><td>{@code true} | {@code false}</td><td>ONNX Runtime's
  *       {@code session.intra_op.allow_spinning}: whether idle intra-op threads spin waiting for work (lower latency
  *       between operators, but CPU burnt while waiting). Default {@code true}, ONNX Runtime's default.</td></tr>
+ *   <tr><td>{@value #ORT_LIBRARY}</td><td>a path</td><td>the ONNX Runtime native library to load (any build of
+ *       the Java binding's version: a CUDA 13 build, say), before ONNX Runtime initialises; it wins over
+ *       {@code FLUX2_ORT_LIBRARY} and over the installed WebGPU runtime that the {@code webgpu} provider loads. The
+ *       library is chosen once per JVM (docs/gpu.md). Default: none.</td></tr>
  *   <tr><td>{@value #DEVICE_ID}</td><td>an integer ≥ 0</td><td>device index for CUDA, TensorRT, ROCm and DirectML.
  *       Default 0.</td></tr>
  * </table>
@@ -67,6 +71,7 @@ import java.util.Optional;
  * @param deviceId the accelerator device index
  * @param cpuTuning the edits of the derived CPU-tuned text encoder and transformer graphs, if they are used
  * @param allowSpinning whether ONNX Runtime's idle intra-op threads spin
+ * @param ortLibrary the ONNX Runtime native library to load, if named
  */
 record OnnxOptions(
         int threads,
@@ -79,7 +84,8 @@ record OnnxOptions(
         boolean pinDimensions,
         int deviceId,
         Optional<CpuTuning> cpuTuning,
-        boolean allowSpinning) {
+        boolean allowSpinning,
+        Optional<String> ortLibrary) {
     /** Option key: threads per inference call. */
     static final String THREADS = "threads";
     /** Option key: execution providers in order of preference. */
@@ -102,6 +108,8 @@ record OnnxOptions(
     static final String CPU_TUNED = "cpu_tuned";
     /** Option key: intra-op thread spinning. */
     static final String ALLOW_SPINNING = "allow_spinning";
+    /** Option key: the ONNX Runtime native library. */
+    static final String ORT_LIBRARY = "ort_library";
 
     /** Every key, in the order the documentation lists them. */
     static final List<String> KEYS = List.of(
@@ -115,7 +123,8 @@ record OnnxOptions(
             PIN_DIMENSIONS,
             DEVICE_ID,
             CPU_TUNED,
-            ALLOW_SPINNING);
+            ALLOW_SPINNING,
+            ORT_LIBRARY);
 
     /** Validates and copies. */
     OnnxOptions {
@@ -124,6 +133,7 @@ record OnnxOptions(
         Objects.requireNonNull(vaeAttention, "vaeAttention");
         Objects.requireNonNull(optimizationLevel, "optimizationLevel");
         Objects.requireNonNull(cpuTuning, "cpuTuning");
+        Objects.requireNonNull(ortLibrary, "ortLibrary");
         if (threads < 0 || vaeChunkSize < 0 || deviceId < 0) {
             throw new IllegalArgumentException("threads, vaeChunkSize and deviceId must be >= 0, got " + threads + ", "
                     + vaeChunkSize + ", " + deviceId);
@@ -195,7 +205,13 @@ record OnnxOptions(
                     case "true" -> true;
                     case "false" -> false;
                     default -> throw bad(ALLOW_SPINNING, options.get(ALLOW_SPINNING), "true or false");
-                });
+                },
+                Optional.ofNullable(options.get(ORT_LIBRARY)).map(String::trim).filter(v -> !v.isEmpty()));
+    }
+
+    /** @return whether the WebGPU provider is among the requested ones */
+    boolean webGpuRequested() {
+        return providers.stream().anyMatch(n -> ProviderSelector.parse(n) == ai.onnxruntime.OrtProvider.WEBGPU);
     }
 
     /** Names are checked here, so that a typo fails as an option error before anything is loaded. */

@@ -59,6 +59,9 @@ public final class ErrorReporter implements IExecutionExceptionHandler, IParamet
         if (ex instanceof InvalidRequestException || ex instanceof IllegalArgumentException) {
             return "invalid request: ";
         }
+        if (ex instanceof dev.flux2.onnx.runtime.RuntimeLibraryException) {
+            return "runtime error: ";
+        }
         if (ex instanceof ModelLoadException) {
             return "model error: ";
         }

@@ -4,6 +4,7 @@ import dev.flux2.api.Flux2Exception;
 import dev.flux2.api.GenerationCancelledException;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.runtime.RuntimeLibraryException;
 
 /**
  * The {@code flux2} command's exit codes.
@@ -15,6 +16,9 @@ import dev.flux2.api.ModelLoadException;
  * <tr><td>2</td><td>usage error: unknown or malformed option, invalid request value (size, strength, image)</td></tr>
  * <tr><td>3</td><td>model or bundle error: missing or broken file, bad config, failed or unverifiable download</td></tr>
  * <tr><td>4</td><td>generation failed inside the runtime</td></tr>
+ * <tr><td>5</td><td>the ONNX Runtime native library cannot be used: the WebGPU runtime not installed, corrupt or of
+ * another version, a library that cannot be loaded, a conflict with the library already loaded, or a failed
+ * {@code flux2 runtime install}</td></tr>
  * <tr><td>130</td><td>cancelled (Ctrl-C)</td></tr>
  * </table>
  */
@@ -29,6 +33,8 @@ public final class ExitCodes {
     public static final int MODEL = 3;
     /** Generation failed. */
     public static final int GENERATION = 4;
+    /** The ONNX Runtime native library (the WebGPU runtime) cannot be used or installed. */
+    public static final int RUNTIME = 5;
     /** Cancelled by the user (128 + SIGINT). */
     public static final int CANCELLED = 130;
 
@@ -44,6 +50,9 @@ public final class ExitCodes {
         }
         if (error instanceof InvalidRequestException || error instanceof IllegalArgumentException) {
             return USAGE;
+        }
+        if (error instanceof RuntimeLibraryException) {
+            return RUNTIME;
         }
         if (error instanceof ModelLoadException) {
             return MODEL;

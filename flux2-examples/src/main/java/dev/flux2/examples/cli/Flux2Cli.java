@@ -10,7 +10,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code flux2} command line: {@code generate}, {@code tokenize}, {@code info}, {@code download} and
- * {@code verify}.
+ * {@code verify}, {@code runtime}.
  * Exit codes are listed in {@link ExitCodes}.
  */
 @Command(
@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
             InfoCommand.class,
             DownloadCommand.class,
             VerifyCommand.class,
+            RuntimeCommand.class,
             CommandLine.HelpCommand.class
         },
         exitCodeOnInvalidInput = ExitCodes.USAGE,
@@ -35,6 +36,7 @@ import picocli.CommandLine.Spec;
             "2:usage error or invalid request",
             "3:model/bundle error (also a failed download)",
             "4:generation failed",
+            "5:ONNX Runtime library missing, corrupt, of another version or in conflict (also a failed runtime install)",
             "130:cancelled (Ctrl-C)"
         })
 public final class Flux2Cli implements Runnable {
@@ -46,7 +48,7 @@ public final class Flux2Cli implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(
-                spec.commandLine(), "missing command: generate, tokenize, info, download or verify");
+                spec.commandLine(), "missing command: generate, tokenize, info, download, verify or runtime");
     }
 
     /**

@@ -136,8 +136,17 @@ final class GenerateCommand extends BaseCommand {
             names = "--provider",
             paramLabel = "NAME",
             split = ",",
-            description = "Execution provider(s) to use before CPU: cpu, cuda, coreml, … (default cpu).")
+            description = "Execution provider(s) to use before CPU: cpu, webgpu, cuda, coreml, directml, …"
+                    + " (default cpu). webgpu loads the runtime `flux2 runtime install webgpu` installed.")
     List<String> providers = new ArrayList<>();
+
+    @Option(
+            names = "--ort-library",
+            paramLabel = "PATH",
+            description = "The ONNX Runtime native library to load (any build of the Java binding's version; backend"
+                    + " option ort_library). Default: $FLUX2_ORT_LIBRARY, else the installed WebGPU runtime for"
+                    + " --provider webgpu, else the jar's own.")
+    Path ortLibrary;
 
     @Option(
             names = "--allow-fallback",
@@ -303,6 +312,9 @@ final class GenerateCommand extends BaseCommand {
                 .memoryPolicy(memory)
                 .backendOption("threads", Integer.toString(threads))
                 .backendOption("provider_fallback", allowFallback ? "warn" : "fail");
+        if (ortLibrary != null) {
+            b.backendOption("ort_library", ortLibrary.toString());
+        }
         if (!providers.isEmpty()) {
             b.backendOption("providers", String.join(",", providers));
         }

@@ -9,12 +9,15 @@ import dev.flux2.api.ModelSummary;
 import dev.flux2.api.ModelSummary.FileEntry;
 import dev.flux2.api.ModelSummary.GraphEntry;
 import dev.flux2.api.ModelSummary.TensorEntry;
+import dev.flux2.onnx.runtime.RuntimeReport;
+import dev.flux2.onnx.runtime.WebGpuRuntime;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -51,13 +54,45 @@ final class InfoCommand extends BaseCommand {
     @Option(names = "--json", description = "Print the summary as JSON.")
     boolean json;
 
+    @Option(
+            names = "--provider",
+            paramLabel = "NAME",
+            split = ",",
+            description = "Also report the ONNX Runtime library and device for these providers: webgpu loads the"
+                    + " installed WebGPU runtime and runs a one-node graph on the device.")
+    List<String> providers = new java.util.ArrayList<>();
+
+    @Option(
+            names = "--ort-library",
+            paramLabel = "PATH",
+            description = "The ONNX Runtime native library to load (as generate --ort-library).")
+    Path ortLibrary;
+
     /** The ONNX backend's detail saying whether the parts found make a model. */
     static final String PARTS_COMPLETE = "parts_complete";
 
     @Override
     public Integer call() throws IOException {
         Map<ModelRole, Path> components = componentOption.resolve();
+        boolean webGpu = providers.stream().anyMatch(p -> p.trim().equalsIgnoreCase("webgpu"));
+        Map<String, String> runtime = Map.of();
+        if (webGpu || ortLibrary != null) {
+            // Before the inspection, which initialises ONNX Runtime: the library is chosen once per JVM.
+            runtime = RuntimeReport.of(
+                    Optional.ofNullable(ortLibrary).map(Path::toString), webGpu, WebGpuRuntime.defaultHome());
+        }
         ModelSummary summary = Flux2Models.inspect(modelOption.resolve(true), components);
+        if (!runtime.isEmpty()) {
+            Map<String, String> details = new java.util.LinkedHashMap<>(summary.details());
+            details.putAll(runtime);
+            summary = new ModelSummary(
+                    summary.directory(),
+                    summary.backend(),
+                    summary.variant(),
+                    summary.files(),
+                    summary.graphs(),
+                    details);
+        }
         if (json) {
             out().println(toJson(summary));
         } else {

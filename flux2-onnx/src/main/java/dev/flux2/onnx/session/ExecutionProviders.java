@@ -44,6 +44,16 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
         }
     }
 
+    /** @return whether sessions with these providers live on a device (WebGPU, DirectML, CUDA, …) */
+    public boolean usesDevice() {
+        return DeviceGate.usesDevice(providers);
+    }
+
+    /** @return the gate every ONNX Runtime call on these providers' sessions holds */
+    DeviceGate gate() {
+        return DeviceGate.of(providers);
+    }
+
     /** @return provider names for logs, for example {@code [CUDA, CPU]} */
     public String describe() {
         StringBuilder sb = new StringBuilder("[");

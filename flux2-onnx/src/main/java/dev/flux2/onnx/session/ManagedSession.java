@@ -28,14 +28,17 @@ public final class ManagedSession implements AutoCloseable {
     private final SessionSpec spec;
     private final OrtSession session;
     private final OrtSession.SessionOptions options;
+    private final ExecutionProviders providers;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean shrinkArenaAfterRun;
 
-    ManagedSession(SessionSpec spec, OrtSession session, OrtSession.SessionOptions options) {
+    ManagedSession(
+            SessionSpec spec, OrtSession session, OrtSession.SessionOptions options, ExecutionProviders providers) {
         this.spec = spec;
         this.session = session;
         this.options = options;
+        this.providers = providers;
         OpenSessionCounter.opened();
     }
 
@@ -66,17 +69,30 @@ public final class ManagedSession implements AutoCloseable {
                     new TerminableRunOptions(context, shrinkArenaAfterRun && call.endsStage())) {
                 long start = System.nanoTime();
                 try {
-                    return session.run(call.inputs(), call.requested(), call.pinned(), runOptions.options());
+                    // On a device provider no other ONNX Runtime call may overlap the run (DeviceGate).
+                    return providers
+                            .gate()
+                            .call(() ->
+                                    session.run(call.inputs(), call.requested(), call.pinned(), runOptions.options()));
                 } finally {
                     context.recordRuntimeNanos(System.nanoTime() - start);
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                if (context.isCancelled()) {
+                    throw new GenerationCancelledException(call.where() + " was cancelled", e);
+                }
+                throw new InferenceException(
+                        call.where() + " was interrupted while waiting for the device " + providers.describe(),
+                        "INTERRUPTED",
+                        e);
             } catch (OrtException e) {
                 if (context.isCancelled()) {
                     throw new GenerationCancelledException(call.where() + " was cancelled", e);
                 }
                 throw new InferenceException(
-                        call.where() + " failed in ONNX Runtime (" + e.getCode() + ", graph " + spec.label() + "): "
-                                + e.getMessage(),
+                        call.where() + " failed in ONNX Runtime (" + e.getCode() + ", graph " + spec.label()
+                                + ", providers " + providers.describe() + "): " + e.getMessage(),
                         e.getCode().name(),
                         e);
             }
@@ -110,7 +126,10 @@ public final class ManagedSession implements AutoCloseable {
         try {
             long start = System.nanoTime();
             try {
-                session.close();
+                providers.gate().callUninterruptibly(() -> {
+                    session.close();
+                    return null;
+                });
             } catch (OrtException e) {
                 // Keep closing: the options must still be released. Logged, not swallowed silently.
                 LOG.warn("closing the {} session failed", spec.label(), e);

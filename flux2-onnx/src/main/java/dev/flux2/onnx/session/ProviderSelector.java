@@ -6,6 +6,7 @@ import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -101,12 +102,30 @@ public final class ProviderSelector {
                     + available + ")"
                     + (provider == OrtProvider.CUDA || provider == OrtProvider.TENSOR_RT
                             ? "; CUDA needs the com.microsoft.onnxruntime:onnxruntime_gpu artifact"
-                            : ""));
+                            : "")
+                    + (provider == OrtProvider.WEBGPU
+                            ? "; WebGPU needs the WebGPU runtime: run `flux2 runtime install webgpu` (it is then"
+                                    + " loaded when the webgpu provider is asked for before ONNX Runtime initialises)"
+                            : "")
+                    + "; ONNX Runtime runs on " + OrtNativeLibrary.describeLoaded());
         }
         SharedEnvironment.get();
+        DeviceGate gate = DeviceGate.of(List.of(provider));
+        if (gate.serialises()) {
+            // Enabling a device provider (even failing to, with no adapter) makes ONNX Runtime's release of the
+            // environment at JVM exit crash: it is not released (docs/gpu.md, "No crash at exit").
+            OrtNativeLibrary.keepEnvironmentAtExit();
+        }
         try (SessionOptions options = new SessionOptions()) {
-            ExecutionProviders.enable(provider, deviceId, options);
+            // WebGPU creates its device here: nothing else may run on it meanwhile.
+            gate.call(() -> {
+                ExecutionProviders.enable(provider, deviceId, options);
+                return null;
+            });
             return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted while waiting for the device");
         } catch (OrtException e) {
             return Optional.of("enabling it failed (" + e.getCode() + "): " + e.getMessage());
         } catch (ExecutionProviders.UnsupportedProviderException e) {

@@ -104,6 +104,11 @@ public final class SessionCache implements AutoCloseable {
      *     nothing was started
      */
     public Prefetch prefetch(SessionSpec spec, long concurrentWeightBytes) {
+        if (factory.providers().usesDevice()) {
+            // A creation on another thread would overlap this generation's runs on the device (DeviceGate): the
+            // session is opened when its stage needs it instead.
+            return Prefetch.NONE;
+        }
         Prefetch p;
         synchronized (this) {
             if (closed || prefetched.containsKey(spec)) {

@@ -66,6 +66,11 @@ public final class SessionFactory {
         this.configEntries = Collections.unmodifiableMap(new TreeMap<>(configEntries));
     }
 
+    /** @return the providers every session of this factory uses */
+    public ExecutionProviders providers() {
+        return providers;
+    }
+
     private static byte[] readGraph(SessionSpec spec) {
         try {
             return java.nio.file.Files.readAllBytes(spec.file());
@@ -96,19 +101,26 @@ public final class SessionFactory {
                 options.setSymbolicDimensionValue(d.getKey(), d.getValue());
             }
             providers.applyTo(options);
+            if (spec.dataFolder().isPresent()) {
+                // A derived graph in another folder than its shards: loaded from its bytes, with the folder
+                // ONNX Runtime resolves external data against (docs/design-notes.md §5).
+                options.addConfigEntry(
+                        "session.model_external_initializers_file_folder_path",
+                        spec.dataFolder().get().toString());
+            }
+            byte[] bytes = spec.dataFolder().isPresent() ? readGraph(spec) : null;
             long start = System.nanoTime();
             OrtSession session;
+            DeviceGate gate = providers.gate();
             try {
-                if (spec.dataFolder().isPresent()) {
-                    // A derived graph in another folder than its shards: loaded from its bytes, with the folder
-                    // ONNX Runtime resolves external data against (docs/design-notes.md §5).
-                    options.addConfigEntry(
-                            "session.model_external_initializers_file_folder_path",
-                            spec.dataFolder().get().toString());
-                    session = env.createSession(readGraph(spec), options);
-                } else {
-                    session = env.createSession(spec.file().toString(), options);
-                }
+                // On a device provider no other ONNX Runtime call may overlap the creation (DeviceGate).
+                session = gate.call(() -> bytes != null
+                        ? env.createSession(bytes, options)
+                        : env.createSession(spec.file().toString(), options));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ModelLoadException("opening " + spec.label() + " was interrupted while waiting for the"
+                        + " device " + providers.describe());
             } finally {
                 SessionLifecycleClock.created(System.nanoTime() - start);
             }
@@ -117,11 +129,12 @@ public final class SessionFactory {
                     spec.label(),
                     spec.dimensions(),
                     (System.nanoTime() - start) / 1_000_000);
-            return new ManagedSession(spec, session, options);
+            return new ManagedSession(spec, session, options, providers);
         } catch (OrtException e) {
             options.close();
             throw new ModelLoadException(
-                    "cannot open graph " + spec.label() + " with ONNX Runtime (" + e.getCode() + "): " + e.getMessage(),
+                    "cannot open graph " + spec.label() + " with ONNX Runtime on " + providers.describe() + " ("
+                            + e.getCode() + "): " + e.getMessage(),
                     e);
         } catch (RuntimeException e) {
             options.close();
