@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
             InfoCommand.class,
             DownloadCommand.class,
             VerifyCommand.class,
+            ServeCommand.class,
             CommandLine.HelpCommand.class
         },
         exitCodeOnInvalidInput = ExitCodes.USAGE,
@@ -46,7 +47,7 @@ public final class Flux2Cli implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(
-                spec.commandLine(), "missing command: generate, tokenize, info, download or verify");
+                spec.commandLine(), "missing command: generate, tokenize, info, download, verify or serve");
     }
 
     /**

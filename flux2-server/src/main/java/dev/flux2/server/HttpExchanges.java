@@ -1,4 +1,4 @@
-package dev.flux2.examples.service;
+package dev.flux2.server;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -133,11 +133,46 @@ final class HttpExchanges {
         }
     }
 
+    /** Answers in OpenAI's error shape with a code derived from the status. */
     static void sendError(Response response, Callback callback, int status, String message) {
+        sendError(response, callback, new ApiError(status, message, null, defaultCode(status)));
+    }
+
+    /** Answers {@code {"error": {"message", "type", "param", "code"}}} with the error's status. */
+    static void sendError(Response response, Callback callback, ApiError error) {
         ObjectNode body = JSON.createObjectNode();
-        body.put("status", status);
-        body.put("error", message);
-        sendJson(response, callback, status, body);
+        ObjectNode e = body.putObject("error");
+        e.put("message", error.getMessage());
+        e.put("type", ApiError.typeOf(error.status()));
+        if (error.param() == null) {
+            e.putNull("param");
+        } else {
+            e.put("param", error.param());
+        }
+        if (error.code() == null) {
+            e.putNull("code");
+        } else {
+            e.put("code", error.code());
+        }
+        sendJson(response, callback, error.status(), body);
+    }
+
+    private static String defaultCode(int status) {
+        return switch (status) {
+            case 400 -> "invalid_request";
+            case 401 -> "invalid_api_key";
+            case 403 -> "forbidden";
+            case 404 -> "not_found";
+            case 405 -> "method_not_allowed";
+            case 408 -> "request_timeout";
+            case 413 -> "request_too_large";
+            case 415 -> "unsupported_media_type";
+            case 429 -> "rate_limit_exceeded";
+            case 499 -> "client_closed_request";
+            case 503 -> "service_unavailable";
+            case 504 -> "generation_timeout";
+            default -> "server_error";
+        };
     }
 
     static void send(Response response, Callback callback, int status, String contentType, byte[] body) {

@@ -1,4 +1,4 @@
-package dev.flux2.examples.service;
+package dev.flux2.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.eclipse.jetty.http.HttpHeader;

@@ -1,4 +1,4 @@
-package dev.flux2.examples.service;
+package dev.flux2.server;
 
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;

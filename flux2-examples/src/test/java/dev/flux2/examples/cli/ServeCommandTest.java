@@ -1,4 +1,4 @@
-package dev.flux2.examples.service;
+package dev.flux2.examples.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,14 +9,14 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The service launcher refuses bad options and limits as the {@code flux2} command line does: one line, exit 2. */
-class ServiceLauncherTest {
+/** {@code flux2 serve} refuses bad options and limits as the {@code flux2} command line does: one line, exit 2. */
+class ServeCommandTest {
     @TempDir
     Path dir;
 
     private static String[] run(int[] code, String... args) {
         StringWriter err = new StringWriter();
-        code[0] = Flux2ImageServiceMain.execute(new PrintWriter(err, true), args);
+        code[0] = ServeCommand.execute(new PrintWriter(err, true), args);
         return err.toString().strip().split("\\R");
     }
 

@@ -1,4 +1,4 @@
-package dev.flux2.examples.service;
+package dev.flux2.server;
 
 import dev.flux2.api.CancellationToken;
 import dev.flux2.api.GenerationCancelledException;

@@ -1,4 +1,4 @@
-package dev.flux2.examples.service;
+package dev.flux2.server;
 
 import dev.flux2.api.Flux2Pipeline;
 import java.io.UncheckedIOException;
@@ -18,7 +18,10 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * A small image-generation HTTP service on Jetty, sharing one pipeline between requests.
  *
  * <ul>
- * <li>{@code POST /v1/images} with {@code {"prompt": "...", "width": 512, "height": 512, "seed": 42,
+ * <li>OpenAI's Images API: {@code POST /v1/images/generations}, {@code POST /v1/images/edits},
+ *     {@code GET /v1/models}, errors as {@code {"error": {"message", "type", "param", "code"}}};</li>
+ * <li>{@code GET /metrics} in Prometheus' text format;</li>
+ * <li>the PNG shortcut {@code POST /v1/images} with {@code {"prompt": "...", "width": 512, "height": 512, "seed": 42,
  *     "steps": 4}} → {@code 200 image/png} (parameters in PNG text chunks, seed in {@code X-Flux2-Seed});</li>
  * <li>{@code 429} at once when {@code workers + queueCapacity} requests are already admitted;</li>
  * <li>{@code 504} when a request exceeds its timeout: its generation is cancelled through its
@@ -61,7 +64,7 @@ public final class ImageService implements AutoCloseable {
      */
     public static ImageService start(Flux2Pipeline pipeline, ServiceConfig config) {
         Objects.requireNonNull(pipeline, "pipeline");
-        return start(pipeline::generate, config);
+        return start(pipeline::generate, config, !pipeline.modelInfo().distilled());
     }
 
     /**
@@ -73,6 +76,13 @@ public final class ImageService implements AutoCloseable {
      * @throws UncheckedIOException when the address cannot be bound
      */
     public static ImageService start(ImageGenerator generator, ServiceConfig config) {
+        return start(generator, config, false);
+    }
+
+    /**
+     * @param trueCfg whether the model has true classifier-free guidance ({@code negative_prompt} accepted)
+     */
+    static ImageService start(ImageGenerator generator, ServiceConfig config, boolean trueCfg) {
         Objects.requireNonNull(generator, "generator");
         Objects.requireNonNull(config, "config");
         ServiceStats stats = new ServiceStats();
@@ -91,24 +101,62 @@ public final class ImageService implements AutoCloseable {
         NetworkConnectionLimit limit = new NetworkConnectionLimit(config.maxConnections(), server);
         limit.setEndPointIdleTimeout(Math.max(1, config.idleTimeout().toMillis() / 10));
         server.addBean(limit);
+        HeaderDeadline heads =
+                new HeaderDeadline(connector.getScheduler(), config.headerTimeout(), config.idleTimeout());
+        connector.addEventListener(heads);
+        ServerMetrics metrics = new ServerMetrics(stats);
+        ImageStore store = new ImageStore();
+        ModelsHandler models = new ModelsHandler(config);
         Map<String, Route> routes = Map.of(
-                ImagesHandler.PATH, new ImagesHandler(queue, config),
-                HealthHandler.PATH, new HealthHandler(config, stats));
+                ImagesHandler.PATH, new ImagesHandler(queue, config, metrics),
+                OpenAiImagesHandler.GENERATIONS, new OpenAiImagesHandler(false, queue, config, metrics, store, trueCfg),
+                OpenAiImagesHandler.EDITS, new OpenAiImagesHandler(true, queue, config, metrics, store, trueCfg),
+                ModelsHandler.PATH, models,
+                HealthHandler.PATH, new HealthHandler(config, stats),
+                MetricsHandler.PATH, new MetricsHandler(metrics));
+        RequestGuard guard = new RequestGuard(config);
         server.setHandler(new Handler.Abstract() {
             @Override
             public boolean handle(Request request, Response response, Callback callback) throws Exception {
+                org.eclipse.jetty.io.Connection connection =
+                        request.getConnectionMetaData().getConnection();
+                heads.headArrived(connection);
+                Callback done = Callback.from(callback, () -> heads.answered(connection));
                 String path = Request.getPathInContext(request);
                 Route route = routes.get(path);
-                if (route == null) {
-                    HttpExchanges.sendError(
-                            response,
-                            callback,
-                            404,
-                            "no resource " + path + "; try POST " + ImagesHandler.PATH + " or GET "
-                                    + HealthHandler.PATH);
-                } else {
-                    route.handle(request, response, callback);
+                String label = route != null ? path : "other";
+                if (route == null && path.startsWith(ImageStore.PREFIX)) {
+                    route = store;
+                    label = ImageStore.PREFIX + "*";
+                } else if (route == null && path.startsWith(ModelsHandler.PATH + "/")) {
+                    route = models;
+                    label = ModelsHandler.PATH + "/*";
                 }
+                try {
+                    if (guard.check(request, response, path)) {
+                        HttpExchanges.send(response, done, 204, "text/plain", new byte[0]);
+                    } else if (route == null) {
+                        HttpExchanges.sendError(
+                                response,
+                                done,
+                                new ApiError(
+                                        404,
+                                        "no resource " + path + "; try POST " + OpenAiImagesHandler.GENERATIONS + ", "
+                                                + OpenAiImagesHandler.EDITS + ", " + ImagesHandler.PATH + " or GET "
+                                                + ModelsHandler.PATH + ", " + HealthHandler.PATH + ", "
+                                                + MetricsHandler.PATH,
+                                        null,
+                                        "not_found"));
+                    } else {
+                        route.handle(request, response, done);
+                    }
+                } catch (ApiError e) {
+                    if (e.status() == 401) {
+                        response.getHeaders().put(org.eclipse.jetty.http.HttpHeader.WWW_AUTHENTICATE, "Bearer");
+                    }
+                    HttpExchanges.sendError(response, done, e);
+                }
+                metrics.request(label, response.getStatus());
                 return true;
             }
         });

@@ -1,4 +1,4 @@
-package dev.flux2.examples.reliability;
+package dev.flux2.server.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,9 +9,9 @@ import dev.flux2.api.GenerationMetadata;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.StageTimings;
-import dev.flux2.examples.service.ImageGenerator;
-import dev.flux2.examples.service.ImageService;
-import dev.flux2.examples.service.ServiceConfig;
+import dev.flux2.server.ImageGenerator;
+import dev.flux2.server.ImageService;
+import dev.flux2.server.ServiceConfig;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -63,15 +63,15 @@ class ServiceAbuseTest {
                 for (int i = 0; i < SLOW_CLIENTS; i++) {
                     Socket s = new Socket("127.0.0.1", service.port());
                     String partial = i % 2 == 0
-                            ? "POST /v1/images HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n\r\n{\"prom"
-                            : "POST /v1/images HTTP/1.1\r\nHost: x\r\nContent-Le";
+                            ? "POST /v1/images HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"prom"
+                            : "POST /v1/images HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le";
                     s.getOutputStream().write(partial.getBytes(StandardCharsets.US_ASCII));
                     s.getOutputStream().flush();
                     slow.add(s);
                 }
                 long start = System.nanoTime();
-                String health =
-                        exchange(service.port(), "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                String health = exchange(
+                        service.port(), "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
                 assertTrue(health.startsWith("HTTP/1.1 200"), health);
                 assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(2), "health answered within 2 s");
                 String post = exchange(service.port(), post("{\"prompt\": \"fox\", \"width\": 32, \"height\": 32}"));
@@ -100,7 +100,7 @@ class ServiceAbuseTest {
         try (ImageService service = ImageService.start(ServiceAbuseTest::image, config().build())) {
             String r = exchange(
                     service.port(),
-                    "POST /v1/images HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    "POST /v1/images HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                             + "Content-Length: 99999999999\r\n\r\n");
             assertTrue(r.startsWith("HTTP/1.1 413"), r);
             assertTrue(r.contains("99999999999"), r);
@@ -180,13 +180,13 @@ class ServiceAbuseTest {
 
     private static String post(String json) {
         byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        return "POST /v1/images HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        return "POST /v1/images HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
                 + "Content-Length: " + body.length + "\r\n\r\n" + json;
     }
 
     private static String health(ImageService service) {
         try {
-            String r = exchange(service.port(), "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            String r = exchange(service.port(), "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
             return r.replace(" ", "");
         } catch (IOException e) {
             return e.toString();

@@ -1,4 +1,4 @@
-package dev.flux2.examples.service;
+package dev.flux2.server;
 
 import java.io.IOException;
 import java.net.URI;
