@@ -233,8 +233,17 @@ final class OpenAiImagesHandler implements Route {
                     b.addReferenceImage(file);
                 }
             }
-            // The core reads and bounds the files here (size, pixels, truncation), naming the limit.
-            return b.build();
+            // The core reads and bounds the files here (size, pixels, truncation), naming the limit; the message
+            // names the upload, not the staging file.
+            try {
+                return b.build();
+            } catch (InvalidRequestException e) {
+                String message = e.getMessage();
+                for (int i = 0; i < files.size(); i++) {
+                    message = message.replace(files.get(i).toString(), "uploaded image " + (i + 1));
+                }
+                throw ApiError.invalid("image", message);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot stage an uploaded image: " + e.getMessage(), e);
         } finally {
