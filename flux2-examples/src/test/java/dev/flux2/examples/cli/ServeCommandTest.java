@@ -46,4 +46,22 @@ class ServeCommandTest {
         assertEquals(1, lines.length, String.join("\n", lines));
         assertTrue(lines[0].startsWith("flux2: model error: "), lines[0]);
     }
+
+    @Test
+    void aNonLoopbackHostWithoutAKeyIsRefusedBeforeTheModelLoads() {
+        int[] code = new int[1];
+        String[] lines = run(code, "--model", dir.toString(), "--host", "0.0.0.0");
+        assertEquals(2, code[0], String.join("\n", lines));
+        assertEquals(1, lines.length, String.join("\n", lines));
+        assertTrue(lines[0].contains("0.0.0.0") && lines[0].contains("--allow-unauthenticated"), lines[0]);
+    }
+
+    @Test
+    void aKeyFileWithAControlCharacterIsRefusedWithoutShowingTheKey() throws Exception {
+        Path key = java.nio.file.Files.writeString(dir.resolve("key"), "sk-very\u0001secret\n");
+        int[] code = new int[1];
+        String[] lines = run(code, "--model", dir.toString(), "--api-key-file", key.toString());
+        assertEquals(2, code[0], String.join("\n", lines));
+        assertTrue(lines[0].contains("--api-key-file") && !lines[0].contains("secret"), lines[0]);
+    }
 }
