@@ -293,6 +293,39 @@ class OpenAiApiTest {
     }
 
     @Test
+    void aGenerationWhoseClientHungUpIsCancelled() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch cancelled = new CountDownLatch(1);
+        try (ImageService s = ImageService.start(
+                r -> {
+                    started.countDown();
+                    dev.flux2.api.CancellationToken token = r.cancellation().orElseThrow();
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (!token.isCancelled() && System.nanoTime() < deadline) {
+                        ImageServiceTest.sleep(5);
+                    }
+                    if (token.isCancelled()) {
+                        cancelled.countDown();
+                    }
+                    throw new dev.flux2.api.GenerationCancelledException("cancelled at step 1/4");
+                },
+                config().build())) {
+            byte[] body = "{\"prompt\": \"fox\"}".getBytes(StandardCharsets.UTF_8);
+            try (java.net.Socket socket = new java.net.Socket("127.0.0.1", s.port())) {
+                socket.getOutputStream()
+                        .write(("POST /v1/images/generations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type:"
+                                        + " application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
+                                .getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().write(body);
+                socket.getOutputStream().flush();
+                assertTrue(started.await(10, TimeUnit.SECONDS), "the generation started");
+            }
+            assertTrue(cancelled.await(10, TimeUnit.SECONDS), "the generation saw the cancellation");
+            ImageServiceTest.waitFor(() -> ImageServiceTest.healthValue(new ServiceClient(s.port()), "abandoned") == 1);
+        }
+    }
+
+    @Test
     void theApiKeyIsRequiredExceptForHealth() throws Exception {
         try (ImageService s = ImageService.start(
                 FakeImages::of, config().apiKey("sk-local-123").build())) {
