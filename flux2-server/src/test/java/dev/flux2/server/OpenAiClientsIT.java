@@ -35,8 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Unmodified OpenAI clients against the server on a real pipeline over a synthetic bundle: LangChain4j's
  * {@code OpenAiImageModel} and the official {@code openai} package for Node, given only the base URL and a key,
  * generate and edit; the images equal the pipeline's (what {@code flux2 generate} runs) for the same prompt, seed,
- * size and steps. The Node client is installed into target/npm on first use and the test is skipped when node, npm
- * or the package is unavailable.
+ * size and steps. The Node client is used from target/npm; {@code -Dflux2.server.npm=true} installs it there with
+ * npm first (the test command itself contacts no registry). The Node test is skipped when node or the package is
+ * unavailable.
  */
 class OpenAiClientsIT {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -155,7 +156,10 @@ class OpenAiClientsIT {
     @Test
     void theOfficialNodeClientGeneratesAndEditsThePipelinesImages() throws Exception {
         Path modules = Path.of(System.getProperty("flux2.server.npm.dir", "target/npm"));
-        Assumptions.assumeTrue(npmPackage(modules), "node, npm or the openai package is unavailable");
+        Assumptions.assumeTrue(
+                npmPackage(modules),
+                "the openai package is not in " + modules
+                        + " (-Dflux2.server.npm=true installs it) or node/npm is missing");
         Path script = work.resolve("openai-client.mjs");
         try (InputStream in = OpenAiClientsIT.class.getResourceAsStream("openai-client.mjs")) {
             Files.copy(in, script);
@@ -205,12 +209,27 @@ class OpenAiClientsIT {
     /** Installs the openai package into {@code dir} once (npm, bounded); false when that cannot be done. */
     private static boolean npmPackage(Path dir) {
         if (Files.isRegularFile(dir.resolve("node_modules/openai/package.json"))) {
-            return true;
+            return hasNode();
+        }
+        if (!Boolean.getBoolean("flux2.server.npm")) {
+            return false;
         }
         try {
             Files.createDirectories(dir);
             run(dir, "npm", "install", "--no-audit", "--no-fund", "--silent", "openai@5");
             return Files.isRegularFile(dir.resolve("node_modules/openai/package.json"));
+        } catch (IOException | IllegalStateException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static boolean hasNode() {
+        try {
+            run(work, "node", "--version");
+            return true;
         } catch (IOException | IllegalStateException e) {
             return false;
         } catch (InterruptedException e) {
