@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
             DownloadCommand.class,
             VerifyCommand.class,
             RuntimeCommand.class,
+            ServeCommand.class,
             CommandLine.HelpCommand.class
         },
         exitCodeOnInvalidInput = ExitCodes.USAGE,
@@ -48,7 +49,7 @@ public final class Flux2Cli implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(
-                spec.commandLine(), "missing command: generate, tokenize, info, download, verify or runtime");
+                spec.commandLine(), "missing command: generate, tokenize, info, download, verify, runtime or serve");
     }
 
     /**

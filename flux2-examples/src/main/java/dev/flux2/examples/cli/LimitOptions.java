@@ -5,7 +5,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The {@code --max-*} request limit options, shared as a picocli {@code @Mixin} by {@code flux2 generate} and the
- * HTTP service ({@code Flux2ImageServiceMain}), so both accept the same limits with the same names and help. Each
+ * HTTP service ({@code flux2 serve}), so both accept the same limits with the same names and help. Each
  * option given replaces its {@link GenerationLimits} default; an option left out keeps the default (which the
  * pipeline may still raise for its model, see {@link GenerationLimits#forModel}).
  */

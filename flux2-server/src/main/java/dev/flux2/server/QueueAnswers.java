@@ -1,0 +1,91 @@
+package dev.flux2.server;
+
+import dev.flux2.api.Flux2Exception;
+import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationRequest;
+import dev.flux2.api.GenerationResult;
+import dev.flux2.api.InvalidRequestException;
+import java.time.Duration;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place where a queued generation's outcome becomes an HTTP answer, shared by the PNG shortcut and the
+ * OpenAI routes: 429 with {@code Retry-After}, 504 on timeout, 499 when the client left, 503 while shutting down,
+ * 400 for a request the pipeline refused, 500 for a failure; and the same bounded body read (413, 408).
+ */
+final class QueueAnswers {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueAnswers.class);
+
+    private QueueAnswers() {}
+
+    /**
+     * Reads the body within {@code maxBytes} and the body timeout, or answers 413/408 and returns null.
+     *
+     * @return the body, or null when the exchange was answered
+     */
+    static byte[] readBody(Request request, Response response, Callback callback, int maxBytes, Duration timeout)
+            throws java.io.IOException {
+        long declared = request.getLength();
+        if (declared > maxBytes) {
+            // Answered from the header: nothing of the body is read, and the connection is closed after the answer.
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            HttpExchanges.sendError(
+                    response,
+                    callback,
+                    413,
+                    "Content-Length " + declared + " exceeds the limit of " + maxBytes + " bytes");
+            return null;
+        }
+        try {
+            return HttpExchanges.readBody(request, maxBytes, timeout);
+        } catch (HttpExchanges.TooLargeException e) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            HttpExchanges.sendError(response, callback, 413, e.getMessage());
+        } catch (HttpExchanges.SlowBodyException e) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            HttpExchanges.sendError(response, callback, 408, e.getMessage());
+        }
+        return null;
+    }
+
+    /**
+     * Runs the generation through the queue, or answers the failure and returns null.
+     *
+     * @return the result, or null when the exchange was answered
+     */
+    static GenerationResult run(
+            GenerationQueue queue,
+            ServerMetrics metrics,
+            GenerationRequest generation,
+            Request request,
+            Response response,
+            Callback callback) {
+        try {
+            GenerationResult result = queue.run(generation, () -> HttpExchanges.clientGone(request, response));
+            metrics.generated(result);
+            return result;
+        } catch (GenerationQueue.QueueFullException e) {
+            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+            HttpExchanges.sendError(response, callback, 429, e.getMessage());
+        } catch (GenerationQueue.TimedOutException e) {
+            HttpExchanges.sendError(response, callback, 504, e.getMessage());
+        } catch (GenerationQueue.AbandonedException e) {
+            // Nobody is listening; the answer only lets Jetty finish the exchange.
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            HttpExchanges.sendError(response, callback, 499, e.getMessage());
+        } catch (GenerationQueue.ClosedException | GenerationCancelledException e) {
+            HttpExchanges.sendError(response, callback, 503, "the service is shutting down: " + e.getMessage());
+        } catch (InvalidRequestException e) {
+            HttpExchanges.sendError(response, callback, 400, e.getMessage());
+        } catch (Flux2Exception e) {
+            LOG.warn("generation failed: {}", e.getMessage(), e);
+            HttpExchanges.sendError(response, callback, 500, e.getMessage());
+        }
+        return null;
+    }
+}
