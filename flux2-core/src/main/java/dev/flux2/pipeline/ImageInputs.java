@@ -1,5 +1,6 @@
 package dev.flux2.pipeline;
 
+import dev.flux2.api.Flux2Models;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InferenceException;
 import dev.flux2.api.InvalidRequestException;
@@ -19,6 +20,14 @@ import java.util.OptionalInt;
 
 /** Preprocesses a request's init and reference images and encodes them with the backend's VAE encoder. */
 final class ImageInputs {
+    /**
+     * How to add an encoder: the pinned default bundle ships none, and any export of the same FLUX.2 VAE fits
+     * (its latents are the decoder's).
+     */
+    static final String VAE_ENCODER_FIX = "Add a VAE encoder of the same FLUX.2 VAE: CLI --component"
+            + " vae-encoder=PATH, API Flux2Pipeline.builder().component(ModelRole.VAE_ENCODER, path); for example"
+            + " the vae_encoder of " + Flux2Models.HLHC_MODEL;
+
     private ImageInputs() {}
 
     /**
@@ -35,7 +44,7 @@ final class ImageInputs {
         if ((hasInit || !references.isEmpty()) && !model.supportsImageInput()) {
             String given = hasInit ? "an init image was" : references.size() + " reference image(s) were";
             throw new InvalidRequestException(given + " given, but the model bundle '" + model.variant()
-                    + "' has no VAE encoder, so it cannot take image input (text-to-image only)");
+                    + "' has no VAE encoder, so it cannot take image input (text-to-image only). " + VAE_ENCODER_FIX);
         }
         BufferedImage init = request.initImage()
                 .map(image -> prepareInit(image, request.width(), request.height()))
