@@ -8,7 +8,9 @@ import dev.flux2.api.ModelInfo;
 import dev.flux2.api.Stage;
 import dev.flux2.image.ImageConversion;
 import dev.flux2.image.ImagePreprocessor;
+import dev.flux2.image.InpaintMask;
 import dev.flux2.math.LatentLayout;
+import dev.flux2.math.MaskBlending;
 import dev.flux2.math.PositionIds;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.LatentGrid;
@@ -53,7 +55,15 @@ final class ImageInputs {
         for (BufferedImage reference : references) {
             prepared.add(ImagePreprocessor.prepareReference(reference));
         }
-        return new PreparedImages(init, prepared);
+        float[] tokenMask = null;
+        if (request.mask().isPresent()) {
+            int w = init.getWidth();
+            int h = init.getHeight();
+            float[] pixels = InpaintMask.binarized(request.mask().get(), w, h);
+            tokenMask = MaskBlending.tokenMask(
+                    pixels, w, h, w / WorkingSize.PIXELS_PER_TOKEN, h / WorkingSize.PIXELS_PER_TOKEN);
+        }
+        return new PreparedImages(init, prepared, tokenMask);
     }
 
     /**
@@ -97,6 +107,13 @@ final class ImageInputs {
         }
         List<float[]> tokens = new ArrayList<>();
         List<float[]> ids = new ArrayList<>();
+        int firstReference = 0;
+        if (images.hasMask()) {
+            // INPAINT conditions on the clean init latent as the first reference (t = 10); image_reference follows.
+            tokens.add(LatentLayout.pack(init));
+            ids.add(PositionIds.reference(0, size.gridWidth(), size.gridHeight()));
+            firstReference = 1;
+        }
         for (int i = 0; i < images.references().size(); i++) {
             BufferedImage reference = images.references().get(i);
             String what = "reference image " + i;
@@ -105,7 +122,7 @@ final class ImageInputs {
             int gridHeight = reference.getHeight() / WorkingSize.PIXELS_PER_TOKEN;
             requireGrid(latent, gridWidth, gridHeight, what);
             tokens.add(LatentLayout.pack(latent));
-            ids.add(PositionIds.reference(i, gridWidth, gridHeight));
+            ids.add(PositionIds.reference(firstReference + i, gridWidth, gridHeight));
             span.advanced(++done);
         }
         span.finish();
