@@ -40,12 +40,13 @@ public final class GenerationRequest {
     private final Double guidance;
     private final BufferedImage initImage;
     private final Double strength;
+    private final BufferedImage mask;
     private final List<BufferedImage> referenceImages;
     private final int numImages;
     private final ProgressListener progressListener;
     private final CancellationToken cancellation;
 
-    private GenerationRequest(Builder b, BufferedImage initImage, List<BufferedImage> references) {
+    private GenerationRequest(Builder b, BufferedImage initImage, BufferedImage mask, List<BufferedImage> references) {
         this.prompt = b.prompt;
         this.negativePrompt = b.negativePrompt;
         this.width = b.width;
@@ -57,6 +58,7 @@ public final class GenerationRequest {
         this.guidance = b.guidance;
         this.initImage = initImage;
         this.strength = b.strength;
+        this.mask = mask;
         this.referenceImages = List.copyOf(references);
         this.numImages = b.numImages;
         this.progressListener = b.progressListener;
@@ -90,6 +92,7 @@ public final class GenerationRequest {
         b.guidance = guidance;
         b.initImage = initImage;
         b.strength = strength;
+        b.mask = mask;
         b.references.addAll(referenceImages);
         b.numImages = numImages;
         b.progressListener = progressListener;
@@ -152,6 +155,14 @@ public final class GenerationRequest {
         return strength == null ? OptionalDouble.empty() : OptionalDouble.of(strength);
     }
 
+    /**
+     * @return the inpainting mask, if set: white repaints, black keeps; binarized at one half at the working size
+     *     (docs/pipeline-reference.md §15)
+     */
+    public Optional<BufferedImage> mask() {
+        return Optional.ofNullable(mask);
+    }
+
     /** @return the reference images, in order (reference i gets time offset 10(i+1)) */
     public List<BufferedImage> referenceImages() {
         return referenceImages;
@@ -190,6 +201,8 @@ public final class GenerationRequest {
         private BufferedImage initImage;
         private Path initImagePath;
         private Double strength;
+        private BufferedImage mask;
+        private Path maskPath;
         private final List<Object> references = new ArrayList<>();
         private int numImages = 1;
         private ProgressListener progressListener = ProgressListener.NONE;
@@ -310,6 +323,28 @@ public final class GenerationRequest {
             return this;
         }
 
+        /**
+         * Inpainting, as diffusers' {@code Flux2KleinInpaintPipeline}: repaints the init image where the mask is
+         * white and keeps it where it is black. The mask is resized to the working size with Lanczos, converted to
+         * grey and binarized at one half (grey is not partial); the init image also conditions the transformer as
+         * a reference, and at most one reference image may be added. Needs an init image.
+         *
+         * @param image the mask, any size (stretched to the working size) and any colour model; kept by reference
+         * @return this
+         */
+        public Builder mask(BufferedImage image) {
+            this.mask = image;
+            this.maskPath = null;
+            return this;
+        }
+
+        /** @param path the mask file, read in {@link #build()} as init images are @return this */
+        public Builder mask(Path path) {
+            this.maskPath = path;
+            this.mask = null;
+            return this;
+        }
+
         /** @param image a reference image for multi-reference editing (appended in order) @return this */
         public Builder addReferenceImage(BufferedImage image) {
             references.add(Objects.requireNonNull(image, "reference image"));
@@ -413,6 +448,15 @@ public final class GenerationRequest {
                             + " use a strength in (0, 1]");
                 }
             }
+            BufferedImage maskImage = maskPath != null ? ImageFileReader.read(maskPath, "mask", readLimits) : mask;
+            if (maskImage != null && init == null) {
+                throw new InvalidRequestException("a mask was given without an init image: inpainting repaints the"
+                        + " init image where the mask is white, so set initImage too");
+            }
+            if (maskImage != null && references.size() > 1) {
+                throw new InvalidRequestException("inpainting takes at most 1 reference image (diffusers'"
+                        + " image_reference), got " + references.size());
+            }
             List<BufferedImage> refs = new ArrayList<>(references.size());
             for (int i = 0; i < references.size(); i++) {
                 Object r = references.get(i);
@@ -422,7 +466,7 @@ public final class GenerationRequest {
                 RequestValidation.checkReference(img, i, r instanceof Path p ? p.toString() : null);
                 refs.add(img);
             }
-            return new GenerationRequest(this, init, refs);
+            return new GenerationRequest(this, init, maskImage, refs);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.flux2.pipeline;
 
 import dev.flux2.math.EulerSampler;
 import dev.flux2.math.FlowMatchSchedule;
+import dev.flux2.math.MaskBlending;
 import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSession;
 import org.slf4j.Logger;
@@ -45,8 +46,10 @@ final class DenoisingLoop {
      * @param x N·128 packed latent tokens; overwritten with the result
      * @param image the image index, for messages and events
      * @param span the image's running DENOISE stage
+     * @param inpainting for inpainting, what each step's result is blended with (docs/pipeline-reference.md §15);
+     *     null otherwise
      */
-    void runSteps(float[] x, int image, GenerationContext.StageSpan span) {
+    void runSteps(float[] x, int image, GenerationContext.StageSpan span, Inpainting inpainting) {
         FlowMatchSchedule schedule = request.schedule();
         int n = schedule.steps();
         int start = request.startIndex();
@@ -56,6 +59,10 @@ final class DenoisingLoop {
             long begin = System.nanoTime();
             predict(step, x, where);
             EulerSampler.step(x, velocity, step.sigma(), step.sigmaNext());
+            if (inpainting != null) {
+                MaskBlending.blend(
+                        x, inpainting.x0(), inpainting.noise(), inpainting.tokenMask(), step.sigmaNext(), i == n - 1);
+            }
             if (i == n - 1) {
                 FiniteCheck.require(x, x.length, "the final latent of image " + (image + 1));
             }
@@ -71,6 +78,15 @@ final class DenoisingLoop {
             span.advanced(i - start + 1);
         }
     }
+
+    /**
+     * The per-image inputs of the inpainting blend.
+     *
+     * @param x0 the packed clean init latent, N·128
+     * @param noise the packed initial noise of the image, N·128
+     * @param tokenMask one mask value per token
+     */
+    record Inpainting(float[] x0, float[] noise, float[] tokenMask) {}
 
     private void predict(DenoiseStep step, float[] x, String where) {
         context.run(where, () -> session.predictVelocity(step, x, text.positive(), velocity));

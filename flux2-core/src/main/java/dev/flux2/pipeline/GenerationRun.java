@@ -85,7 +85,7 @@ final class GenerationRun {
         GenerationPlan plan = new GenerationPlan(
                 resolved.size().gridWidth(),
                 resolved.size().gridHeight(),
-                !resolved.images().references().isEmpty(),
+                !resolved.images().references().isEmpty() || resolved.images().hasMask(),
                 FusedPolicy.mayUseFused(resolved, model));
         try (Preparation prepared = context.call("preparing the generation", () -> backend.prepare(plan, context))) {
             try (TextConditioning text = TextConditioning.encode(resolved, backend, context)) {
@@ -132,11 +132,12 @@ final class GenerationRun {
             for (int k = 0; k < latents.length; k++) {
                 GenerationContext.StageSpan span =
                         k == 0 ? firstSpan : context.begin(Stage.DENOISE, k, resolved.stepsRun());
-                float[] x = initialLatent(resolved, encoded, k);
+                float[] noise = resolved.noise().grid(k, size);
+                float[] x = initialLatent(resolved, encoded, noise);
                 if (fused) {
                     loop.runFused(x, k);
                 } else {
-                    loop.runSteps(x, k, span);
+                    loop.runSteps(x, k, span, inpainting(resolved, encoded, noise));
                 }
                 latents[k] = x;
                 span.finish();
@@ -146,14 +147,26 @@ final class GenerationRun {
     }
 
     /** Pure noise for text-to-image; {@code σ·noise + (1 − σ)·x0} at σ = σ[t_start] for img2img; then packed. */
-    private static float[] initialLatent(ResolvedRequest resolved, EncodedImages encoded, int image) {
+    private static float[] initialLatent(ResolvedRequest resolved, EncodedImages encoded, float[] noise) {
         WorkingSize size = resolved.size();
-        float[] start = resolved.noise().grid(image, size);
+        float[] start = noise;
         if (encoded.init() != null) {
             float sigma = resolved.schedule().sigma(resolved.startIndex());
             start = Img2ImgNoising.scaleNoise(encoded.init().data(), start, sigma);
         }
         return LatentLayout.pack(new LatentGrid(start, LatentGrid.CHANNELS, size.gridWidth(), size.gridHeight()));
+    }
+
+    /** The packed clean init latent, noise and token mask for the per-step blending; null without a mask. */
+    private static DenoisingLoop.Inpainting inpainting(ResolvedRequest resolved, EncodedImages encoded, float[] noise) {
+        if (!resolved.images().hasMask()) {
+            return null;
+        }
+        WorkingSize size = resolved.size();
+        return new DenoisingLoop.Inpainting(
+                LatentLayout.pack(encoded.init()),
+                LatentLayout.pack(new LatentGrid(noise, LatentGrid.CHANNELS, size.gridWidth(), size.gridHeight())),
+                resolved.images().tokenMask());
     }
 
     private List<BufferedImage> decodeAll(ResolvedRequest resolved, float[][] latents) {

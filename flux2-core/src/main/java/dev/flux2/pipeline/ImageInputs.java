@@ -1,5 +1,6 @@
 package dev.flux2.pipeline;
 
+import dev.flux2.api.Flux2Models;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InferenceException;
 import dev.flux2.api.InvalidRequestException;
@@ -7,7 +8,9 @@ import dev.flux2.api.ModelInfo;
 import dev.flux2.api.Stage;
 import dev.flux2.image.ImageConversion;
 import dev.flux2.image.ImagePreprocessor;
+import dev.flux2.image.InpaintMask;
 import dev.flux2.math.LatentLayout;
+import dev.flux2.math.MaskBlending;
 import dev.flux2.math.PositionIds;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.LatentGrid;
@@ -19,6 +22,14 @@ import java.util.OptionalInt;
 
 /** Preprocesses a request's init and reference images and encodes them with the backend's VAE encoder. */
 final class ImageInputs {
+    /**
+     * How to add an encoder: the pinned default bundle ships none, and any export of the same FLUX.2 VAE fits
+     * (its latents are the decoder's).
+     */
+    static final String VAE_ENCODER_FIX = "Add a VAE encoder of the same FLUX.2 VAE: CLI --component"
+            + " vae-encoder=PATH, API Flux2Pipeline.builder().component(ModelRole.VAE_ENCODER, path); for example"
+            + " the vae_encoder of " + Flux2Models.HLHC_MODEL;
+
     private ImageInputs() {}
 
     /**
@@ -35,7 +46,7 @@ final class ImageInputs {
         if ((hasInit || !references.isEmpty()) && !model.supportsImageInput()) {
             String given = hasInit ? "an init image was" : references.size() + " reference image(s) were";
             throw new InvalidRequestException(given + " given, but the model bundle '" + model.variant()
-                    + "' has no VAE encoder, so it cannot take image input (text-to-image only)");
+                    + "' has no VAE encoder, so it cannot take image input (text-to-image only). " + VAE_ENCODER_FIX);
         }
         BufferedImage init = request.initImage()
                 .map(image -> prepareInit(image, request.width(), request.height()))
@@ -44,7 +55,15 @@ final class ImageInputs {
         for (BufferedImage reference : references) {
             prepared.add(ImagePreprocessor.prepareReference(reference));
         }
-        return new PreparedImages(init, prepared);
+        float[] tokenMask = null;
+        if (request.mask().isPresent()) {
+            int w = init.getWidth();
+            int h = init.getHeight();
+            float[] pixels = InpaintMask.binarized(request.mask().get(), w, h);
+            tokenMask = MaskBlending.tokenMask(
+                    pixels, w, h, w / WorkingSize.PIXELS_PER_TOKEN, h / WorkingSize.PIXELS_PER_TOKEN);
+        }
+        return new PreparedImages(init, prepared, tokenMask);
     }
 
     /**
@@ -88,6 +107,13 @@ final class ImageInputs {
         }
         List<float[]> tokens = new ArrayList<>();
         List<float[]> ids = new ArrayList<>();
+        int firstReference = 0;
+        if (images.hasMask()) {
+            // INPAINT conditions on the clean init latent as the first reference (t = 10); image_reference follows.
+            tokens.add(LatentLayout.pack(init));
+            ids.add(PositionIds.reference(0, size.gridWidth(), size.gridHeight()));
+            firstReference = 1;
+        }
         for (int i = 0; i < images.references().size(); i++) {
             BufferedImage reference = images.references().get(i);
             String what = "reference image " + i;
@@ -96,7 +122,7 @@ final class ImageInputs {
             int gridHeight = reference.getHeight() / WorkingSize.PIXELS_PER_TOKEN;
             requireGrid(latent, gridWidth, gridHeight, what);
             tokens.add(LatentLayout.pack(latent));
-            ids.add(PositionIds.reference(i, gridWidth, gridHeight));
+            ids.add(PositionIds.reference(firstReference + i, gridWidth, gridHeight));
             span.advanced(++done);
         }
         span.finish();

@@ -9,8 +9,9 @@ import java.util.List;
  *
  * @param init the prepared init image for img2img, or null
  * @param references the prepared reference images, in order
+ * @param tokenMask for inpainting, the mask on the init image's token grid (one value per token), else null
  */
-record PreparedImages(BufferedImage init, List<BufferedImage> references) {
+record PreparedImages(BufferedImage init, List<BufferedImage> references, float[] tokenMask) {
     PreparedImages {
         references = List.copyOf(references);
     }
@@ -18,6 +19,11 @@ record PreparedImages(BufferedImage init, List<BufferedImage> references) {
     /** @return whether an init image was given */
     boolean hasInit() {
         return init != null;
+    }
+
+    /** @return whether this is inpainting (a mask with the init image) */
+    boolean hasMask() {
+        return tokenMask != null;
     }
 
     /** @return whether anything needs the VAE encoder */

@@ -52,11 +52,13 @@ final class RequestResolver {
                 .map(sigmas -> FlowMatchSchedule.withCustomSigmas(size.tokens(), sigmas))
                 .orElseGet(() -> FlowMatchSchedule.forImage(size.tokens(), steps));
         OptionalDouble strength = images.hasInit()
-                ? OptionalDouble.of(request.strength().orElseGet(() -> defaultStrength(schedule)))
+                ? OptionalDouble.of(request.strength()
+                        .orElseGet(() -> images.hasMask() ? DEFAULT_STRENGTH : defaultStrength(schedule)))
                 : OptionalDouble.empty();
         int startIndex = images.hasInit() ? Img2ImgNoising.startIndex(schedule.steps(), strength.getAsDouble()) : 0;
         List<String> warnings = new ArrayList<>();
-        if (images.hasInit() && startsAtPureNoise(schedule, startIndex)) {
+        // With a mask the init image still shapes the result at sigma = 1: it is blended back after every step.
+        if (images.hasInit() && !images.hasMask() && startsAtPureNoise(schedule, startIndex)) {
             String warning = String.format(
                     Locale.ROOT,
                     "the init image cannot influence the result: strength %s with %d steps starts at t_start = %d,"

@@ -120,6 +120,8 @@ class ReferenceImagesTest {
                     .build();
             e = assertThrows(InvalidRequestException.class, () -> engine.generate(withInit));
             assertTrue(e.getMessage().contains("no VAE encoder"), e.getMessage());
+            assertTrue(e.getMessage().contains("--component vae-encoder="), e.getMessage());
+            assertTrue(e.getMessage().contains("hlhc/FLUX.2-klein-4B-onnx"), e.getMessage());
         }
         assertEquals(List.of("close"), backend.calls);
     }

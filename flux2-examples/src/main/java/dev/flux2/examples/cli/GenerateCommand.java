@@ -113,6 +113,14 @@ final class GenerateCommand extends BaseCommand {
     Double strength;
 
     @Option(
+            names = "--mask",
+            paramLabel = "MASK",
+            description = "Inpainting mask for --init-image: white repaints, black keeps (binarized at grey 128,"
+                    + " stretched to the working size), as diffusers' Flux2KleinInpaintPipeline; at most one"
+                    + " --reference with it.")
+    Path mask;
+
+    @Option(
             names = "--reference",
             paramLabel = "IMG",
             description = "Reference image for multi-reference editing (repeatable).")
@@ -300,6 +308,9 @@ final class GenerateCommand extends BaseCommand {
         }
         if (strength != null) {
             b.strength(strength);
+        }
+        if (mask != null) {
+            b.mask(mask);
         }
         references.forEach(b::addReferenceImage);
         return b;
