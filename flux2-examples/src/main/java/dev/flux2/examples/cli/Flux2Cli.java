@@ -1,5 +1,7 @@
 package dev.flux2.examples.cli;
 
+import dev.flux2.api.InvalidRequestException;
+import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.Set;
 import picocli.CommandLine;
@@ -56,7 +58,16 @@ public final class Flux2Cli implements Runnable {
      */
     public static void main(String[] args) {
         configureLogging(Arrays.stream(args).anyMatch(VERBOSE_FLAGS::contains));
-        System.exit(newCommandLine().execute(args));
+        String[] decoded;
+        try {
+            // Under LC_ALL=POSIX the JVM turned every non-ASCII byte of argv into '?': a different prompt.
+            decoded = ArgvEncoding.recover(args);
+        } catch (InvalidRequestException e) {
+            ErrorReporter.report(new PrintWriter(System.err, true), e, false);
+            System.exit(ExitCodes.USAGE);
+            return;
+        }
+        System.exit(newCommandLine().execute(decoded));
     }
 
     /** @return a command line with this CLI's error handling and option conventions, writing to System.out/err */

@@ -9,8 +9,12 @@ import ai.onnxruntime.OrtEnvironment;
 public final class SharedEnvironment {
     private SharedEnvironment() {}
 
-    /** @return the process-wide environment (created, and the natives loaded, on first use) */
+    /**
+     * @return the process-wide environment (created, and the natives loaded, on first use; glibc's malloc arenas are
+     *     capped first, {@link MallocArenas})
+     */
     public static OrtEnvironment get() {
+        MallocArenas.capOnce();
         return OrtEnvironment.getEnvironment();
     }
 }
