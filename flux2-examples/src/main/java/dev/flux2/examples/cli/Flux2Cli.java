@@ -81,14 +81,22 @@ public final class Flux2Cli implements Runnable {
 
     /**
      * Quiet logging is the default of the jar ({@code simplelogger.properties}: warnings only, DJL's CUDA probe
-     * silenced); {@code --verbose} turns on debug logging and DJL's CUDA warnings. A system property the user set
-     * wins.
+     * silenced), each warning one {@code flux2: warning: …} line; {@code --verbose} turns on debug logging with
+     * logger names and DJL's CUDA warnings. A system property the user set wins.
      */
     private static void configureLogging(boolean verbose) {
         if (verbose) {
             setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "debug");
             setIfAbsent("org.slf4j.simpleLogger.log.ai.djl.util.cuda.CudaUtils", "warn");
+            return;
         }
+        // A library warning reads like the CLI's own ("flux2: warning: …"), not as a logger line beside it.
+        setIfAbsent("org.slf4j.simpleLogger.showLogName", "false");
+        setIfAbsent("org.slf4j.simpleLogger.showShortLogName", "false");
+        setIfAbsent("org.slf4j.simpleLogger.warnLevelString", "flux2: warning:");
+        // These warnings are also in GenerationMetadata.warnings(), which generate prints once after generating.
+        setIfAbsent("org.slf4j.simpleLogger.log.dev.flux2.pipeline.RequestResolver", "error");
+        setIfAbsent("org.slf4j.simpleLogger.log.dev.flux2.pipeline.TextConditioning", "error");
     }
 
     private static void setIfAbsent(String key, String value) {
