@@ -87,7 +87,11 @@ public final class BundleValidator {
     public static List<ModelEntry> absentOptionalGraphs(BundleConfig config) {
         List<ModelEntry> absent = new ArrayList<>();
         for (ModelEntry entry : config.usedModels()) {
-            if (isOptionalGraph(entry.key()) && sizeOf(config.directory().resolve(entry.file())) < 0) {
+            // Only a graph that does not exist is absent: a folder or FIFO in its place is a problem, reported.
+            if (isOptionalGraph(entry.key())
+                    && ModelFiles.notRegular(config.directory().resolve(entry.file()))
+                            .filter("does not exist"::equals)
+                            .isPresent()) {
                 absent.add(entry);
             }
         }
