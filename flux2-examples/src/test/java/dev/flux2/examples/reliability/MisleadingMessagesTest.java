@@ -198,4 +198,16 @@ class MisleadingMessagesTest {
         assertEquals(3, r.exitCode(), r.toString());
         assertTrue(r.err().contains("--allow-fallback"), r.err());
     }
+
+    @Test
+    void helpTextsKeepThePinnedCommitWholeAndStateTheStrengthDefault() {
+        for (String command : new String[] {"download", "generate"}) {
+            CliHarness.Run help = CliHarness.run(command, "--help");
+            assertEquals(0, help.exitCode(), help.toString());
+            assertTrue(help.out().contains(Flux2Models.DEFAULT_MODEL_COMMIT), help.out());
+        }
+        CliHarness.Run generate = CliHarness.run("generate", "--help");
+        // The README's default: 0.8, or (n-1)/n when 0.8 starts at sigma = 1 (4 steps: 0.75).
+        assertTrue(generate.out().replaceAll("\\s+", " ").contains("0.75 for 4 steps"), generate.out());
+    }
 }

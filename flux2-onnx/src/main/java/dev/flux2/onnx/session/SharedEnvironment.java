@@ -9,12 +9,8 @@ import ai.onnxruntime.OrtEnvironment;
 public final class SharedEnvironment {
     private SharedEnvironment() {}
 
-    /**
-     * @return the process-wide environment (created, and the natives loaded, on first use; glibc's malloc arenas are
-     *     capped first, {@link MallocArenas})
-     */
+    /** @return the process-wide environment (created, and the natives loaded, on first use) */
     public static OrtEnvironment get() {
-        MallocArenas.capOnce();
         return OrtEnvironment.getEnvironment();
     }
 }
