@@ -201,6 +201,18 @@ class HostileInputTest {
         assertTrue(e.getMessage().contains("4096 bytes") && e.getMessage().contains("limit of 1024"), e.getMessage());
     }
 
+    @Test
+    void ioFailuresKeepTheirReason() {
+        // Their messages are only the path; the reason is what a person needs (the tests run as root, so a real
+        // permission failure cannot be provoked here).
+        assertEquals("permission denied", ModelFiles.reason(new java.nio.file.AccessDeniedException("/m/te.onnx")));
+        assertEquals(
+                "no space left on device",
+                ModelFiles.reason(new java.nio.file.FileSystemException("/m/x", null, "No space left on device")));
+        assertTrue(ModelFiles.reason(new IOException("write failed: No space left on device"))
+                .startsWith("no space left on device"));
+    }
+
     private static BufferedImage noise(int width, int height) {
         BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
         Random random = new Random(7);
