@@ -13,8 +13,13 @@ public final class Flux2Models {
      * The default model: the public q4 ONNX bundle of FLUX.2 [klein] 4B at the pinned commit whose files (sizes
      * and BLAKE3 digests) the SDK ships and checks. 18 files, 5,225,022,190 bytes (4.87 GiB).
      */
-    public static final String DEFAULT_MODEL =
-            "MarkShark2/flux2-klein-4b-onnx-webgpu-q4@929085adfad60491e9af05095cd280955fc0c29d";
+    public static final String DEFAULT_MODEL = Flux2Models.DEFAULT_MODEL_REPO + "@" + Flux2Models.DEFAULT_MODEL_COMMIT;
+
+    /** The repository of {@link #DEFAULT_MODEL}. */
+    public static final String DEFAULT_MODEL_REPO = "MarkShark2/flux2-klein-4b-onnx-webgpu-q4";
+
+    /** The pinned commit of {@link #DEFAULT_MODEL}. */
+    public static final String DEFAULT_MODEL_COMMIT = "929085adfad60491e9af05095cd280955fc0c29d";
 
     /**
      * The plain ONNX Runtime export of FLUX.2 [klein] 4B by hlhc (float32 activations, int4 text encoder, int8

@@ -46,6 +46,15 @@ public final class GenerationLimits {
     public static final long DEFAULT_MAX_INPUT_PIXELS = 8192L * 8192L;
     /** Default {@code maxInputSide}. */
     public static final int DEFAULT_MAX_INPUT_SIDE = 16384;
+    /**
+     * The longest prompt (and negative prompt) accepted, in UTF-16 chars (so at most 192 KiB of UTF-8), checked by
+     * {@link GenerationRequest.Builder#build()} before any text reaches the tokenizer's native code. Fixed, not a
+     * per-pipeline setting: HuggingFace tokenizers' regex engine aborts the whole JVM (a Rust panic, uncatchable) on
+     * some inputs of millions of characters, and a text encoder of 512 tokens reads only the first few thousand
+     * characters of any prompt. 65,536 chars of the worst input measured (a run of spaces) tokenize in well under a
+     * second.
+     */
+    public static final int MAX_PROMPT_CHARS = 65_536;
 
     private static final int STEPS_PER_DEFAULT = 4;
 

@@ -1,5 +1,7 @@
 package dev.flux2.api;
 
+import dev.flux2.image.ImagePreprocessor;
+import dev.flux2.math.Img2ImgNoising;
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,6 +31,12 @@ import java.util.OptionalLong;
  * The SDK never mutates them; the caller must not either while a request holding them may still run.
  */
 public final class GenerationRequest {
+    /**
+     * The smallest img2img strength accepted. Below it {@code n − n·strength} can round to {@code n} in double, which
+     * leaves no denoising step; from it up, every step count keeps at least one step.
+     */
+    public static final double MIN_STRENGTH = 1e-6;
+
     private final String prompt;
     private final String negativePrompt;
     private final Integer width;
@@ -410,8 +418,12 @@ public final class GenerationRequest {
             if (negativePrompt == null) {
                 throw new InvalidRequestException("negativePrompt must not be null (use \"\" for none)");
             }
-            RequestValidation.checkSize("width", width);
-            RequestValidation.checkSize("height", height);
+            RequestValidation.checkPromptLength("prompt", prompt);
+            RequestValidation.checkPromptLength("negativePrompt", negativePrompt);
+            // Only limits set on this builder apply here; a pipeline's own limits are checked when it generates.
+            int maxSide = limits != null ? limits.maxSide() : Integer.MAX_VALUE;
+            RequestValidation.checkSize("width", width, maxSide);
+            RequestValidation.checkSize("height", height, maxSide);
             if (customSigmas != null) {
                 RequestValidation.checkSigmas(customSigmas, steps);
             } else if (steps != null && steps < 1) {
@@ -447,6 +459,24 @@ public final class GenerationRequest {
                     throw new InvalidRequestException("strength 0 leaves no denoising step to run (t_start = steps);"
                             + " use a strength in (0, 1]");
                 }
+                if (strength < MIN_STRENGTH) {
+                    // n − n·strength rounds to n in double for some step counts: no step would run, and the model
+                    // (not yet known here) decides the step count, so refuse it now rather than after loading.
+                    throw new InvalidRequestException("strength " + strength + " is below the smallest strength "
+                            + MIN_STRENGTH + " (GenerationRequest.MIN_STRENGTH): it leaves no denoising step to run;"
+                            + " use a strength in [" + MIN_STRENGTH + ", 1]");
+                }
+                Integer knownSteps = customSigmas != null ? Integer.valueOf(customSigmas.length) : steps;
+                if (knownSteps != null) {
+                    Img2ImgNoising.startIndex(knownSteps, strength);
+                }
+            }
+            if (init != null) {
+                // The same checks the preprocessor makes after the model loads, made now (nothing is resized here).
+                ImagePreprocessor.checkInit(
+                        init,
+                        width == null ? OptionalInt.empty() : OptionalInt.of(width),
+                        height == null ? OptionalInt.empty() : OptionalInt.of(height));
             }
             BufferedImage maskImage = maskPath != null ? ImageFileReader.read(maskPath, "mask", readLimits) : mask;
             if (maskImage != null && init == null) {

@@ -5,9 +5,10 @@ import dev.flux2.image.JpegColors;
 import java.awt.image.BufferedImage;
 import java.awt.image.Raster;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import javax.imageio.ImageIO;
 import javax.imageio.ImageReader;
@@ -33,8 +34,10 @@ final class ImageFileReader {
      */
     static BufferedImage read(Path path, String what, GenerationLimits limits) {
         String name = what + " " + path;
-        if (!Files.isRegularFile(path)) {
-            throw new InvalidImageException(name + " does not exist or is not a file");
+        java.util.Optional<String> notRegular = dev.flux2.spi.ModelFiles.notRegular(path);
+        if (notRegular.isPresent()) {
+            // Checked before opening: a FIFO would block until a writer comes, a device might never end.
+            throw new InvalidImageException(name + " " + notRegular.get());
         }
         try (ImageInputStream in = ImageIO.createImageInputStream(path.toFile())) {
             if (in == null) {
@@ -47,18 +50,26 @@ final class ImageFileReader {
             }
             ImageReader reader = readers.next();
             try {
-                reader.setInput(in, true, false);
+                String format = reader.getFormatName().toLowerCase(Locale.ROOT);
+                boolean jpeg = format.equals("jpeg") || format.equals("jpg");
+                // Only a JPEG's metadata is used (EXIF orientation, Adobe colour transform). Every other format is
+                // read with its metadata ignored: a PNG's zTXt/iTXt chunks would otherwise be inflated in full, and
+                // 1 MB of them can inflate to gigabytes before the first pixel.
+                reader.setInput(in, true, !jpeg);
+                List<String> warnings = new ArrayList<>();
+                reader.addIIOReadWarningListener((source, warning) -> warnings.add(warning));
                 int width = reader.getWidth(0);
                 int height = reader.getHeight(0);
                 limits.checkInputImage(name, width, height);
                 checkHeap(name, width, height);
-                String format = reader.getFormatName().toLowerCase(Locale.ROOT);
-                if (format.equals("jpeg") || format.equals("jpg")) {
-                    return readJpeg(reader);
-                }
-                BufferedImage image = reader.read(0);
+                BufferedImage image = jpeg ? readJpeg(reader) : reader.read(0);
                 if (image == null) {
                     throw new InvalidImageException(name + " holds no image");
+                }
+                if (!warnings.isEmpty()) {
+                    // A truncated JPEG decodes "successfully", its missing rows grey, with only a warning.
+                    throw new InvalidImageException(name + " is truncated or corrupt (" + String.join("; ", warnings)
+                            + "): the decoder could not read every pixel; use a complete file");
                 }
                 return image;
             } finally {

@@ -12,12 +12,35 @@ final class RequestValidation {
 
     private RequestValidation() {}
 
-    static void checkSize(String name, Integer value) {
+    static void checkPromptLength(String name, String text) {
+        if (text.length() > GenerationLimits.MAX_PROMPT_CHARS) {
+            throw new InvalidRequestException(String.format(
+                    java.util.Locale.ROOT,
+                    "%s has %d characters, more than the limit of %d (GenerationLimits.MAX_PROMPT_CHARS); the text"
+                            + " encoder reads only its first tokens (512 for klein), so shorten it",
+                    name,
+                    text.length(),
+                    GenerationLimits.MAX_PROMPT_CHARS));
+        }
+    }
+
+    static void checkSize(String name, Integer value, int maxSide) {
         if (value == null) {
             return;
         }
+        if (value > maxSide) {
+            throw new InvalidRequestException(String.format(
+                    java.util.Locale.ROOT,
+                    "%s %d exceeds the limit maxSide = %d (largest valid %s: %d)",
+                    name,
+                    value,
+                    maxSide,
+                    name,
+                    maxSide / 16 * 16));
+        }
         if (value < 16 || value % 16 != 0) {
-            int nearest = Math.max(16, Math.round(value / 16f) * 16);
+            // In long: value / 16f rounded and times 16 overflowed near Integer.MAX_VALUE ("nearest: 16").
+            long nearest = Math.min(maxSide / 16 * 16, Math.max(16L, Math.round(value / 16.0) * 16L));
             throw new InvalidRequestException(name + " must be a positive multiple of 16, got " + value
                     + " (nearest valid " + name + ": " + nearest + ")");
         }

@@ -62,14 +62,9 @@ public final class ImagePreprocessor {
         Objects.requireNonNull(image, "image");
         Objects.requireNonNull(width, "width");
         Objects.requireNonNull(height, "height");
-        checkMultiple("width", width);
-        checkMultiple("height", height);
+        checkInit(image, width, height);
         int w = image.getWidth();
         int h = image.getHeight();
-        if (w < MULTIPLE || h < MULTIPLE) {
-            throw new InvalidImageException(
-                    "init image must be at least " + MULTIPLE + "x" + MULTIPLE + " pixels, got " + w + "x" + h);
-        }
         int[] rgb = PackedRgb.read(image);
         if (width.isPresent() && height.isPresent()) {
             int tw = width.getAsInt();
@@ -85,11 +80,34 @@ public final class ImagePreprocessor {
         return PackedRgb.toImage(rgb, floored.width(), floored.height());
     }
 
+    /**
+     * Every check of {@link #prepareInit} without its work, so that a request can be refused before the model loads.
+     *
+     * @param image the init image
+     * @param width the requested output width, if any
+     * @param height the requested output height, if any
+     * @throws InvalidRequestException if a given width or height is not a positive multiple of 16
+     * @throws InvalidImageException if the image (or its capped size) is smaller than 16 pixels on a side
+     */
+    public static void checkInit(BufferedImage image, OptionalInt width, OptionalInt height) {
+        checkMultiple("width", width);
+        checkMultiple("height", height);
+        int w = image.getWidth();
+        int h = image.getHeight();
+        if (w < MULTIPLE || h < MULTIPLE) {
+            throw new InvalidImageException(
+                    "init image must be at least " + MULTIPLE + "x" + MULTIPLE + " pixels, got " + w + "x" + h);
+        }
+        if (width.isEmpty() || height.isEmpty()) {
+            floorTo16(capArea(w, h), image, "init image");
+        }
+    }
+
     private static void checkMultiple(String name, OptionalInt value) {
         if (value.isPresent()) {
             int v = value.getAsInt();
             if (v < MULTIPLE || v % MULTIPLE != 0) {
-                int nearest = Math.max(MULTIPLE, Math.round(v / (float) MULTIPLE) * MULTIPLE);
+                long nearest = Math.max(MULTIPLE, Math.round(v / (double) MULTIPLE) * MULTIPLE);
                 throw new InvalidRequestException(name + " must be a positive multiple of 16, got " + v
                         + " (nearest valid " + name + ": " + nearest + ")");
             }

@@ -80,11 +80,9 @@ public final class BackendLocator {
                 ModelSummary summary = call(provider, directory, "inspect", p -> p.inspect(directory));
                 for (ModelSummary.FileEntry f : summary.files()) {
                     if (!f.ok()) {
-                        problems.add(
-                                f.actualBytes() < 0
-                                        ? f.path() + ": missing"
-                                        : f.path() + ": expected " + f.expectedBytes() + " bytes, found "
-                                                + f.actualBytes());
+                        // The backend's own words: a manifest whose shards do not add up has no expected size
+                        // of its own, and a FIFO or folder where a file should be is not "missing".
+                        problems.add(f.path() + ": " + f.problem());
                     }
                 }
             } catch (ModelLoadException e) {

@@ -204,7 +204,18 @@ final class GenerationRun {
                 denoised.truncatedTokens(),
                 model.variant(),
                 context.timings().forImage(image),
-                resolved.warnings());
+                warnings(resolved, denoised.truncatedTokens()));
+    }
+
+    /** The request's warnings and a cut prompt's, which the text stage also logs. */
+    private static List<String> warnings(ResolvedRequest resolved, int truncatedTokens) {
+        if (truncatedTokens <= 0) {
+            return resolved.warnings();
+        }
+        List<String> all = new ArrayList<>(resolved.warnings());
+        all.add("the prompt is too long: " + truncatedTokens + " token(s) beyond the text encoder's sequence length"
+                + " were cut off");
+        return all;
     }
 
     private static String seedLabel(ResolvedRequest resolved) {

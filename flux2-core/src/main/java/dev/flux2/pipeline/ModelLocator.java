@@ -36,6 +36,14 @@ public final class ModelLocator {
         if (folder != null && Files.isDirectory(folder)) {
             return folder;
         }
+        if (folder != null && Files.exists(folder)) {
+            // A file is not a repo id either: saying the folder "does not exist" would send the user looking for it.
+            String what = dev.flux2.spi.ModelFiles.notRegular(folder).isEmpty()
+                    ? "is a file"
+                    : "is neither a folder nor a file (a FIFO, socket or device)";
+            throw new ModelLoadException("model path " + folder.toAbsolutePath() + " " + what
+                    + "; expected the model's folder (the one holding flux2-config.json or the .onnx graphs)");
+        }
         List<ModelResolver> resolvers = installedResolvers();
         for (ModelResolver resolver : resolvers) {
             if (resolver.accepts(ref)) {

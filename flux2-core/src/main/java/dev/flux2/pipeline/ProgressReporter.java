@@ -11,6 +11,8 @@ final class ProgressReporter {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
 
     private final ProgressListener listener;
+    /** Listener failures so far; events of one generation come from its thread, one at a time. */
+    private int failures;
 
     ProgressReporter(ProgressListener listener) {
         this.listener = Objects.requireNonNull(listener, "listener");
@@ -24,11 +26,20 @@ final class ProgressReporter {
         try {
             listener.onProgress(event);
         } catch (RuntimeException e) {
-            LOG.warn(
-                    "Progress listener {} threw on {}; ignoring the exception and continuing",
-                    listener.getClass().getName(),
-                    event,
-                    e);
+            // Once with the stack trace; a listener that throws on every event would otherwise print one per step.
+            if (failures++ == 0) {
+                LOG.warn(
+                        "Progress listener {} threw on {}; ignoring this and its later exceptions and continuing",
+                        listener.getClass().getName(),
+                        event,
+                        e);
+            } else {
+                LOG.debug(
+                        "Progress listener {} threw again on {}: {}",
+                        listener.getClass().getName(),
+                        event,
+                        e.toString());
+            }
         }
     }
 }

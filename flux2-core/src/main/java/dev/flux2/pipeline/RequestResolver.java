@@ -78,7 +78,7 @@ final class RequestResolver {
                 size,
                 schedule,
                 startIndex,
-                resolveGuidance(request, model),
+                resolveGuidance(request, model, warnings),
                 resolveNoise(request, size),
                 strength,
                 request.numImages(),
@@ -134,15 +134,19 @@ final class RequestResolver {
         return size;
     }
 
-    private static GuidancePlan resolveGuidance(GenerationRequest request, ModelInfo model) {
+    private static GuidancePlan resolveGuidance(GenerationRequest request, ModelInfo model, List<String> warnings) {
         if (model.distilled()) {
             OptionalDouble requested = request.guidance();
             if (requested.isPresent() && requested.getAsDouble() != model.defaultGuidance()) {
-                LOG.warn(
-                        "Guidance {} is ignored: model {} is step-distilled and runs one "
-                                + "transformer pass per step without classifier-free guidance",
+                // In the metadata too, so that a caller (the CLI) can report it once, in its own words.
+                String warning = String.format(
+                        Locale.ROOT,
+                        "Guidance %s is ignored: model %s is step-distilled and runs one transformer pass per step"
+                                + " without classifier-free guidance",
                         requested.getAsDouble(),
                         model.variant());
+                LOG.warn("{}", warning);
+                warnings.add(warning);
             }
             return new GuidancePlan(1.0, false);
         }

@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Captures what slf4j-simple (the test binding) prints while open. slf4j-simple resolves {@code System.err} (or
- * {@code System.out}) at every write, so swapping the streams is enough; output is still passed through.
+ * {@code System.out}) at every write, so swapping the streams is enough. The captured output is not passed through:
+ * the warnings and stack traces that tests provoke on purpose (a throwing listener) must not fill a green build's
+ * log, where they read as failures; a test that fails shows {@link #text()} in its message.
  */
 public final class LogCapture implements AutoCloseable {
     private final PrintStream originalErr = System.err;
@@ -15,8 +17,8 @@ public final class LogCapture implements AutoCloseable {
     private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
 
     public LogCapture() {
-        System.setErr(new PrintStream(new Tee(buffer, originalErr), true, StandardCharsets.UTF_8));
-        System.setOut(new PrintStream(new Tee(buffer, originalOut), true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(new Tee(buffer, OutputStream.nullOutputStream()), true, StandardCharsets.UTF_8));
+        System.setOut(new PrintStream(new Tee(buffer, OutputStream.nullOutputStream()), true, StandardCharsets.UTF_8));
     }
 
     /** @return everything logged so far */

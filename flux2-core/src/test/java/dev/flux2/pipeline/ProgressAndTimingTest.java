@@ -127,6 +127,8 @@ class ProgressAndTimingTest {
             assertEquals(64, result.first().image().getWidth());
             assertTrue(log.text().contains("listener bug"), log.text());
             assertTrue(log.text().contains("WARN"), log.text());
+            // Once per generation, not once per event (it threw on every one of them).
+            assertEquals(1, log.text().split("IllegalStateException: listener bug", -1).length - 1, log.text());
         }
     }
 

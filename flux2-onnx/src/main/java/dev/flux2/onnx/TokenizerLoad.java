@@ -40,7 +40,11 @@ final class TokenizerLoad implements AutoCloseable {
                 },
                 "flux2-tokenizer-load");
         t.setDaemon(true);
-        t.start();
+        try {
+            t.start();
+        } catch (OutOfMemoryError e) {
+            throw dev.flux2.onnx.session.ThreadStartFailure.of("loading the tokenizer", e);
+        }
         return new TokenizerLoad(f);
     }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.spi.ModelFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -17,6 +18,8 @@ import java.nio.file.Path;
 final class PadTokenReader {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Qwen3's is 10 KB (mostly the chat template); 4 MiB refuses a runaway file before it fills the heap. */
+    static final long MAX_CONFIG_BYTES = 4L << 20;
 
     private PadTokenReader() {}
 
@@ -31,7 +34,7 @@ final class PadTokenReader {
     static String read(Path configFile) {
         JsonNode root;
         try {
-            root = JSON.readTree(configFile.toFile());
+            root = JSON.readTree(ModelFiles.readBounded(configFile, "tokenizer config", MAX_CONFIG_BYTES));
         } catch (IOException e) {
             throw new ModelLoadException(
                     "Cannot parse tokenizer config " + configFile + " as JSON: " + messageOf(e), e);

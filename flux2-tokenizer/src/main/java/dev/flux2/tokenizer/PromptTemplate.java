@@ -19,6 +19,10 @@ public final class PromptTemplate {
     /** Closes the user turn, opens the assistant turn and emits the empty thinking block of enable_thinking=False. */
     static final String SUFFIX = "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n";
 
+    /** The special tokens the template uses; each must be a single token of the tokenizer. */
+    static final java.util.List<String> SPECIAL_TOKENS =
+            java.util.List.of("<|im_start|>", "<|im_end|>", "<think>", "</think>");
+
     private PromptTemplate() {}
 
     /**

@@ -3,6 +3,7 @@ package dev.flux2.tokenizer;
 import ai.djl.engine.EngineException;
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
@@ -89,7 +90,10 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
      * @throws ModelLoadException naming the path and what is wrong if the folder or a file is missing, a file is
      *                            not valid JSON or not a valid tokenizer, {@code pad_token} is missing or is not a
      *                            single token, the tokenizer adds special tokens around every sequence (which the
-     *                            klein Qwen3 tokenizer does not), or the native library cannot be loaded
+     *                            klein Qwen3 tokenizer does not), the chat template's special tokens are not
+     *                            single tokens, {@code tokenizer.json} is over 64 MiB or its normaliser,
+     *                            pre-tokenizer or model is not Qwen3's ({@code TokenizerDefinition}: other regexes can
+     *                            abort the JVM in native code), or the native library cannot be loaded
      * @throws IllegalArgumentException if {@code sequenceLength} is not positive
      * @throws NullPointerException if {@code tokenizerDirectory} is null
      */
@@ -100,9 +104,11 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
         }
         TokenizerFiles files = TokenizerFiles.locate(tokenizerDirectory);
         String padToken = PadTokenReader.read(files.tokenizerConfig());
+        TokenizerDefinition.check(files.tokenizerJson());
         HuggingFaceTokenizer tokenizer = openNative(files.tokenizerJson());
         try {
             requireNoPostProcessorTokens(tokenizer, files.tokenizerJson());
+            requireTemplateTokens(tokenizer, files.tokenizerJson());
             long padId = resolvePadId(tokenizer, padToken, files);
             LOG.debug(
                     "Loaded tokenizer {} (pad token {} = id {}, sequence length {})",
@@ -150,13 +156,14 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
      *         pads; {@code realTokens} is the number of 1s and {@code truncatedTokens} the exact number of ids cut
      *         from the right (0 if the rendered prompt fit), which callers should report to the user
      * @throws InvalidRequestException if the prompt has an unpaired UTF-16 surrogate (not valid Unicode, so the
-     *                                 reference could not tokenize it either)
+     *                                 reference could not tokenize it either) or more than
+     *                                 {@link GenerationLimits#MAX_PROMPT_CHARS} characters
      * @throws PipelineClosedException after {@link #close()}
      * @throws NullPointerException if {@code prompt} is null
      */
     public TokenizedPrompt tokenize(String prompt) {
-        String rendered =
-                PromptTemplate.render(WellFormedText.require(Objects.requireNonNull(prompt, "prompt"), "prompt"));
+        String rendered = PromptTemplate.render(
+                WellFormedText.require(requireBounded(Objects.requireNonNull(prompt, "prompt"), "prompt"), "prompt"));
         TokenizedPrompt result = PromptSequence.fit(encode(rendered, "tokenize"), sequenceLength, padId);
         if (result.truncatedTokens() > 0) {
             LOG.debug(
@@ -174,12 +181,28 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
      *
      * @param text any text; special-token text in it still maps to special-token ids
      * @return a fresh array with every id of the text, possibly empty
-     * @throws InvalidRequestException if the text has an unpaired UTF-16 surrogate
+     * @throws InvalidRequestException if the text has an unpaired UTF-16 surrogate or more than
+     *                                 {@link GenerationLimits#MAX_PROMPT_CHARS} characters
      * @throws PipelineClosedException after {@link #close()}
      * @throws NullPointerException if {@code text} is null
      */
     public long[] encodeRaw(String text) {
-        return encode(WellFormedText.require(Objects.requireNonNull(text, "text"), "text"), "encodeRaw");
+        return encode(
+                WellFormedText.require(requireBounded(Objects.requireNonNull(text, "text"), "text"), "text"),
+                "encodeRaw");
+    }
+
+    /**
+     * The native tokenizer aborts the JVM when its regex engine gives up on a very long text (Oniguruma's retry
+     * limit: a Rust panic, uncatchable), so no text longer than the API's prompt limit reaches it.
+     */
+    private static String requireBounded(String text, String parameter) {
+        if (text.length() > GenerationLimits.MAX_PROMPT_CHARS) {
+            throw new InvalidRequestException(parameter + " has " + text.length() + " characters, more than the "
+                    + "limit of " + GenerationLimits.MAX_PROMPT_CHARS + " (GenerationLimits.MAX_PROMPT_CHARS) that "
+                    + "the tokenizer accepts");
+        }
+        return text;
     }
 
     /**
@@ -255,6 +278,22 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
                     + "tokens (\"" + POST_PROCESSOR_PROBE + "\" encodes to " + Arrays.toString(withSpecials)
                     + " instead of " + Arrays.toString(plain) + "); expected the Qwen3 tokenizer of FLUX.2 [klein],"
                     + " which adds none");
+        }
+    }
+
+    /**
+     * The chat template's markers must each be one added token, as in Qwen3: otherwise they are tokenized as plain
+     * text and the text encoder sees a different sequence than the reference, silently.
+     */
+    private static void requireTemplateTokens(HuggingFaceTokenizer tokenizer, Path tokenizerJson) {
+        for (String special : PromptTemplate.SPECIAL_TOKENS) {
+            long[] ids = tokenizer.encode(special, false, false).getIds();
+            if (ids.length != 1) {
+                throw new ModelLoadException("Tokenizer file " + tokenizerJson + ": the chat template's special token "
+                        + special + " is not a single token (it encodes to " + ids.length + " ids "
+                        + Arrays.toString(ids) + "); expected the Qwen3 tokenizer of FLUX.2 [klein], whose "
+                        + "added_tokens hold " + String.join(" ", PromptTemplate.SPECIAL_TOKENS));
+            }
         }
     }
 

@@ -18,13 +18,24 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class Qwen3PromptTokenizerLoadTest {
 
-    /** A word-level tokenizer: [PAD]=0, [CLS]=1, a=2, b=3, [UNK]=4; splits on whitespace. */
+    /**
+     * A word-level tokenizer: [PAD]=0, [CLS]=1, a=2, b=3, [UNK]=4, and the chat template's special tokens 5–8 (which
+     * every tokenizer must have); splits on whitespace.
+     */
     private static final String TINY_TOKENIZER = """
             {"version": "1.0", "truncation": null, "padding": null,
              "added_tokens": [
                {"id": 0, "content": "[PAD]", "single_word": false, "lstrip": false, "rstrip": false,
                 "normalized": false, "special": true},
                {"id": 1, "content": "[CLS]", "single_word": false, "lstrip": false, "rstrip": false,
+                "normalized": false, "special": true},
+               {"id": 5, "content": "<|im_start|>", "single_word": false, "lstrip": false, "rstrip": false,
+                "normalized": false, "special": true},
+               {"id": 6, "content": "<|im_end|>", "single_word": false, "lstrip": false, "rstrip": false,
+                "normalized": false, "special": true},
+               {"id": 7, "content": "<think>", "single_word": false, "lstrip": false, "rstrip": false,
+                "normalized": false, "special": true},
+               {"id": 8, "content": "</think>", "single_word": false, "lstrip": false, "rstrip": false,
                 "normalized": false, "special": true}],
              "normalizer": null,
              "pre_tokenizer": {"type": "WhitespaceSplit"},

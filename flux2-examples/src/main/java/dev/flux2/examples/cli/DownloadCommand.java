@@ -26,7 +26,9 @@ import picocli.CommandLine.Parameters;
         sortOptions = false,
         description = {
             "Download a model from Hugging Face into the hub cache (or a plain folder with --dir); resumable, verified.",
-            "Default: " + Flux2Models.DEFAULT_MODEL + " (sizes, SHA-256 and BLAKE3 checked)."
+            // Repo and commit apart: picocli cuts a token longer than its column, and the hash must stay whole.
+            "Default: " + Flux2Models.DEFAULT_MODEL_REPO + " at commit " + Flux2Models.DEFAULT_MODEL_COMMIT
+                    + " (sizes, SHA-256 and BLAKE3 checked)."
         })
 final class DownloadCommand extends BaseCommand {
     @Parameters(
@@ -34,7 +36,8 @@ final class DownloadCommand extends BaseCommand {
             arity = "0..1",
             paramLabel = "REPO[@REV]",
             defaultValue = Flux2Models.DEFAULT_MODEL,
-            description = "Repository id, optionally @branch, @tag or @commit (default ${DEFAULT-VALUE}).")
+            description = "Repository id, optionally @branch, @tag or @commit (default: the model above at its"
+                    + " pinned commit).")
     String repo;
 
     @Option(

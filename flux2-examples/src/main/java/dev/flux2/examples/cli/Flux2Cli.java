@@ -1,5 +1,7 @@
 package dev.flux2.examples.cli;
 
+import dev.flux2.api.InvalidRequestException;
+import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.Set;
 import picocli.CommandLine;
@@ -59,7 +61,16 @@ public final class Flux2Cli implements Runnable {
      */
     public static void main(String[] args) {
         configureLogging(Arrays.stream(args).anyMatch(VERBOSE_FLAGS::contains));
-        System.exit(newCommandLine().execute(args));
+        String[] decoded;
+        try {
+            // Under LC_ALL=POSIX the JVM turned every non-ASCII byte of argv into '?': a different prompt.
+            decoded = ArgvEncoding.recover(args);
+        } catch (InvalidRequestException e) {
+            ErrorReporter.report(new PrintWriter(System.err, true), e, false);
+            System.exit(ExitCodes.USAGE);
+            return;
+        }
+        System.exit(newCommandLine().execute(decoded));
     }
 
     /** @return a command line with this CLI's error handling and option conventions, writing to System.out/err */
@@ -73,14 +84,22 @@ public final class Flux2Cli implements Runnable {
 
     /**
      * Quiet logging is the default of the jar ({@code simplelogger.properties}: warnings only, DJL's CUDA probe
-     * silenced); {@code --verbose} turns on debug logging and DJL's CUDA warnings. A system property the user set
-     * wins.
+     * silenced), each warning one {@code flux2: warning: …} line; {@code --verbose} turns on debug logging with
+     * logger names and DJL's CUDA warnings. A system property the user set wins.
      */
     private static void configureLogging(boolean verbose) {
         if (verbose) {
             setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "debug");
             setIfAbsent("org.slf4j.simpleLogger.log.ai.djl.util.cuda.CudaUtils", "warn");
+            return;
         }
+        // A library warning reads like the CLI's own ("flux2: warning: …"), not as a logger line beside it.
+        setIfAbsent("org.slf4j.simpleLogger.showLogName", "false");
+        setIfAbsent("org.slf4j.simpleLogger.showShortLogName", "false");
+        setIfAbsent("org.slf4j.simpleLogger.warnLevelString", "flux2: warning:");
+        // These warnings are also in GenerationMetadata.warnings(), which generate prints once after generating.
+        setIfAbsent("org.slf4j.simpleLogger.log.dev.flux2.pipeline.RequestResolver", "error");
+        setIfAbsent("org.slf4j.simpleLogger.log.dev.flux2.pipeline.TextConditioning", "error");
     }
 
     private static void setIfAbsent(String key, String value) {

@@ -16,7 +16,8 @@ final class ModelOption {
             paramLabel = "DIR|REPO[@REV]",
             defaultValue = Flux2Models.DEFAULT_MODEL,
             description = "Model folder, or Hugging Face repo id[@revision] (fetched once into the hub cache;"
-                    + " HF_HUB_CACHE, HF_HOME, HF_ENDPOINT, HF_TOKEN apply). Default: ${DEFAULT-VALUE}.")
+                    + " HF_HUB_CACHE, HF_HOME, HF_ENDPOINT, HF_TOKEN apply). Default: " + Flux2Models.DEFAULT_MODEL_REPO
+                    + " at commit " + Flux2Models.DEFAULT_MODEL_COMMIT + ".")
     String model;
 
     @Option(

@@ -63,6 +63,29 @@ class QuietLoggingIT {
     }
 
     @Test
+    void aLibraryWarningIsPrintedOnceInTheClisWords() throws Exception {
+        // Issue #24: the guidance warning came twice, as a logger line and as "flux2: warning:".
+        CliProcess.Result r = CliProcess.run(
+                work,
+                "generate",
+                "--model",
+                bundle.directory().toString(),
+                "--prompt",
+                "a red fox",
+                "--seed",
+                "3",
+                "--guidance",
+                "4",
+                "--output",
+                work.resolve("guided.png").toString(),
+                "--no-progress");
+        assertEquals(0, r.exitCode(), r.toString());
+        assertNoLogLines(r);
+        assertEquals(1, r.err().split("Guidance 4.0 is ignored", -1).length - 1, r.toString());
+        assertTrue(r.err().contains("flux2: warning: Guidance 4.0 is ignored"), r.toString());
+    }
+
+    @Test
     void minimalExamplePrintsNothingOnStderr() throws Exception {
         Path png = work.resolve("minimal.png");
         CliProcess.Result r = CliProcess.runMain(

@@ -1,5 +1,6 @@
 package dev.flux2.onnx.config;
 
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,9 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.session.OptimizationLevel;
 import dev.flux2.spi.LatentGrid;
+import dev.flux2.spi.ModelFiles;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,6 +59,9 @@ public final class BundleConfigReader {
     /** Upper bounds of the config's sizes (klein: 512 tokens of 7680 features, 4 steps, 1024², chunks of 1024). */
     static final int MAX_TEXT_SEQ_LEN = 8192;
 
+    /** klein's config is 3 KB; 4 MiB refuses a runaway file before it fills the heap. */
+    static final long MAX_CONFIG_BYTES = 4L << 20;
+
     static final int MAX_CONTEXT_DIM = 32768;
     /** text_seq_len · context_dim, the context tensor's values (klein: 3.9 M). */
     static final long MAX_CONTEXT_VALUES = 64L << 20;
@@ -77,19 +80,24 @@ public final class BundleConfigReader {
      */
     public static BundleConfig read(Path file) {
         JsonNode root;
+        if (ModelFiles.notRegular(file).filter(p -> p.equals("does not exist")).isPresent()) {
+            throw new ModelLoadException(FILE_NAME + " not found: " + file + " (is this an ONNX bundle folder?)");
+        }
+        byte[] bytes = ModelFiles.readBounded(file, "bundle config", MAX_CONFIG_BYTES);
         try {
-            root = MAPPER.readTree(Files.readAllBytes(file));
-        } catch (NoSuchFileException e) {
-            throw new ModelLoadException(FILE_NAME + " not found: " + file + " (is this an ONNX bundle folder?)", e);
+            root = MAPPER.readTree(bytes);
         } catch (JsonProcessingException e) {
+            // A StreamConstraintsException (nesting deeper than Jackson's 500 levels, a number or string too long)
+            // may carry no location.
+            JsonLocation where = e.getLocation();
             throw new ModelLoadException(
-                    file.getFileName() + " (" + file + ") is not valid JSON: "
-                            + e.getOriginalMessage() + " at line "
-                            + e.getLocation().getLineNr() + ", column "
-                            + e.getLocation().getColumnNr(),
+                    file.getFileName() + " (" + file + ") is not valid JSON: " + e.getOriginalMessage()
+                            + (where == null
+                                    ? ""
+                                    : " at line " + where.getLineNr() + ", column " + where.getColumnNr()),
                     e);
         } catch (IOException e) {
-            throw new ModelLoadException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new ModelLoadException("cannot read " + file + ": " + ModelFiles.reason(e), e);
         }
         if (root == null || root.isMissingNode()) {
             throw new ModelLoadException(file.getFileName() + " (" + file + ") is empty");

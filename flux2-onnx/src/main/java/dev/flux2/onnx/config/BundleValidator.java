@@ -1,8 +1,10 @@
 package dev.flux2.onnx.config;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.spi.ModelFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +27,8 @@ public final class BundleValidator {
     public static final List<String> TOKENIZER_FILES = List.of("tokenizer.json", "tokenizer_config.json");
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** A manifest lists shard names: the real ones are a few hundred bytes. */
+    static final long MAX_MANIFEST_BYTES = 1L << 20;
 
     private BundleValidator() {}
 
@@ -83,7 +87,11 @@ public final class BundleValidator {
     public static List<ModelEntry> absentOptionalGraphs(BundleConfig config) {
         List<ModelEntry> absent = new ArrayList<>();
         for (ModelEntry entry : config.usedModels()) {
-            if (isOptionalGraph(entry.key()) && sizeOf(config.directory().resolve(entry.file())) < 0) {
+            // Only a graph that does not exist is absent: a folder or FIFO in its place is a problem, reported.
+            if (isOptionalGraph(entry.key())
+                    && ModelFiles.notRegular(config.directory().resolve(entry.file()))
+                            .filter("does not exist"::equals)
+                            .isPresent()) {
                 absent.add(entry);
             }
         }
@@ -107,7 +115,9 @@ public final class BundleValidator {
         long actual = sizeOf(dir.resolve(entry.file()));
         found.add(entry.file(), owner, expected, actual, false);
         if (actual < 0) {
-            found.problem(entry.file(), "graph file " + entry.file() + " (" + owner + ") is missing from " + dir);
+            found.problem(
+                    entry.file(),
+                    "graph file " + entry.file() + " (" + owner + ") " + absence(dir.resolve(entry.file()), dir));
         } else if (expected >= 0 && actual != expected) {
             found.problem(
                     entry.file(),
@@ -123,7 +133,7 @@ public final class BundleValidator {
         long size = sizeOf(path);
         found.add(manifest, owner, -1, size, false);
         if (size < 0) {
-            found.problem(manifest, "manifest " + manifest + " (" + owner + ") is missing from " + dir);
+            found.problem(manifest, "manifest " + manifest + " (" + owner + ") " + absence(path, dir));
             return;
         }
         List<String> shardNames;
@@ -144,7 +154,10 @@ public final class BundleValidator {
             sizes.add(actual);
             if (actual < 0) {
                 allPresent = false;
-                found.problem(name, "shard " + shard + " (listed in " + manifest + ") is missing from " + shardFolder);
+                found.problem(
+                        name,
+                        "shard " + shard + " (listed in " + manifest + ") "
+                                + absence(shardFolder.resolve(shard), shardFolder));
             }
         }
         Optional<ShardInfo> info = entry.shards();
@@ -163,7 +176,14 @@ public final class BundleValidator {
     }
 
     private static List<String> readManifest(Path path) throws IOException {
-        JsonNode node = MAPPER.readTree(Files.readAllBytes(path));
+        JsonNode node;
+        try {
+            node = MAPPER.readTree(ModelFiles.readBounded(path, "manifest", MAX_MANIFEST_BYTES));
+        } catch (ModelLoadException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("is not valid JSON: " + e.getOriginalMessage(), e);
+        }
         if (node == null || !node.isArray() || node.isEmpty()) {
             throw new IllegalArgumentException("must be a non-empty JSON array of shard file names, got "
                     + (node == null ? "nothing" : abbreviate(node.toString())));
@@ -200,7 +220,7 @@ public final class BundleValidator {
             if (!folder) {
                 found.fileProblem(rel, folderProblem);
             } else if (size < 0) {
-                found.problem(rel, "tokenizer file " + rel + " (tokenizer_dir) is missing from " + dir);
+                found.problem(rel, "tokenizer file " + rel + " (tokenizer_dir) " + absence(tokDir.resolve(name), dir));
             }
         }
     }
@@ -224,12 +244,21 @@ public final class BundleValidator {
         return rel.toString();
     }
 
+    /**
+     * @return why a file whose size is -1 is unusable: "is missing from the folder", or what it is instead (a
+     *     folder, a FIFO or device, a dangling link), so that such a file is not reported as missing
+     */
+    private static String absence(Path file, Path folder) {
+        String problem = ModelFiles.notRegular(file).orElse("is not a regular file");
+        return problem.equals("does not exist") ? "is missing from " + folder : problem;
+    }
+
     /** @return the size, or -1 when there is no such file; an I/O error is not reported as a missing file */
     private static long sizeOf(Path path) {
         try {
             return Files.isRegularFile(path) ? Files.size(path) : -1;
         } catch (IOException e) {
-            throw new ModelLoadException("cannot read the size of " + path + ": " + e, e);
+            throw new ModelLoadException("cannot read the size of " + path + ": " + ModelFiles.reason(e), e);
         }
     }
 

@@ -44,7 +44,9 @@ public final class ExternalDataCheck {
             }
             long size = sizeOf(shard);
             if (size < 0) {
-                problems.add(graph + " reads its weights from " + location + ", which is missing from " + folder);
+                String what = dev.flux2.spi.ModelFiles.notRegular(shard).orElse("does not exist");
+                problems.add(graph + " reads its weights from " + location + ", which "
+                        + (what.equals("does not exist") ? "is missing from " + folder : what));
             } else if (size < ref.getValue()) {
                 problems.add("shard " + location + " is " + size + " bytes but " + graph + " reads up to byte "
                         + ref.getValue() + " of it: truncated or incomplete download");
@@ -58,7 +60,8 @@ public final class ExternalDataCheck {
         try {
             return Files.isRegularFile(path) ? Files.size(path) : -1;
         } catch (IOException e) {
-            throw new ModelLoadException("cannot read the size of " + path + ": " + e, e);
+            throw new ModelLoadException(
+                    "cannot read the size of " + path + ": " + dev.flux2.spi.ModelFiles.reason(e), e);
         }
     }
 }

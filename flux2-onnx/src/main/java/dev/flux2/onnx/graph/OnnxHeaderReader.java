@@ -88,7 +88,8 @@ public final class OnnxHeaderReader {
             inputs.removeIf(t -> initializers.contains(t.name()));
             return new GraphSignature(file, inputs, outputs, external);
         } catch (IOException e) {
-            throw new IOException("cannot read the ONNX graph header of " + file + ": " + e.getMessage(), e);
+            throw new IOException(
+                    "cannot read the ONNX graph header of " + file + ": " + dev.flux2.spi.ModelFiles.reason(e), e);
         }
     }
 

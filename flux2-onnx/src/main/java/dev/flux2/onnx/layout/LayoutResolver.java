@@ -95,9 +95,16 @@ public final class LayoutResolver {
     public static BundleLayout resolve(Path directory, Map<ModelRole, Path> components) {
         Path dir = directory.toAbsolutePath().normalize();
         if (!Files.isDirectory(dir)) {
-            throw new ModelLoadException("model directory " + dir + " does not exist or is not a directory");
+            throw new ModelLoadException("model directory " + dir + " "
+                    + (Files.exists(dir) ? "is a file, not a folder" : "does not exist"));
         }
-        boolean hasConfig = Files.isRegularFile(dir.resolve(BundleConfigReader.FILE_NAME));
+        Path configFile = dir.resolve(BundleConfigReader.FILE_NAME);
+        java.util.Optional<String> notRegular = dev.flux2.spi.ModelFiles.notRegular(configFile);
+        if (notRegular.isPresent() && !notRegular.get().equals("does not exist")) {
+            // Not read as "no config" (a layout guessed from the graphs instead) and never opened (a FIFO blocks).
+            throw new ModelLoadException("bundle config " + configFile + " " + notRegular.get());
+        }
+        boolean hasConfig = Files.isRegularFile(configFile);
         if (!hasConfig && isGandamuLayout(dir)) {
             throw new ModelLoadException("unsupported format (gandamu WebGPU bundle: " + GANDAMU_MANIFEST
                     + " + shard_NNN.bin in " + dir + "): it is a custom weight format for a browser runtime, not "

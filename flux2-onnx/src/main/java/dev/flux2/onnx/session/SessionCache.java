@@ -427,9 +427,19 @@ public final class SessionCache implements AutoCloseable {
         }
 
         private void start() {
-            thread = new Thread(this::create, "flux2-open-" + spec.graphKey());
-            thread.setDaemon(true);
-            thread.start();
+            Thread t = new Thread(this::create, "flux2-open-" + spec.graphKey());
+            t.setDaemon(true);
+            try {
+                t.start();
+                thread = t;
+            } catch (OutOfMemoryError e) {
+                // Never started: end the creation as failed, or take() would wait for it forever.
+                synchronized (this) {
+                    failure = ThreadStartFailure.of("opening " + spec.label() + " in the background", e);
+                    done = true;
+                    notifyAll();
+                }
+            }
         }
 
         private void create() {

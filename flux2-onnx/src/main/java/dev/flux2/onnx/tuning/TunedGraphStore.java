@@ -117,7 +117,9 @@ public final class TunedGraphStore {
                 throw m;
             }
             throw new ModelLoadException(
-                    "cannot derive the CPU-tuned " + graphKey + " graph from " + graph + ": " + e.getMessage(), e);
+                    "cannot derive the CPU-tuned " + graphKey + " graph from " + graph + ": "
+                            + (e instanceof IOException io ? dev.flux2.spi.ModelFiles.reason(io) : e.getMessage()),
+                    e);
         }
     }
 
