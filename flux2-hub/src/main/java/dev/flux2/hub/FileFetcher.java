@@ -134,7 +134,7 @@ final class FileFetcher {
         } catch (InterruptedException e) {
             throw cancelled(what, part, file, e);
         }
-        try (InputStream body = ex.response().body()) {
+        try (InputStream body = new InterruptibleBody(ex.response().body())) {
             checkHubHeaders(what, file, commit, ex);
             int status = ex.response().statusCode();
             boolean append;
@@ -264,7 +264,7 @@ final class FileFetcher {
                 }
             } catch (IOException e) {
                 String why = watchdog.reason();
-                if (why == null && NetFailure.cancellation(e)) {
+                if (why == null && (watchdog.cancelled() || NetFailure.cancellation(e))) {
                     throw cancelled(what, part, file, e);
                 }
                 flushQuietly(out);

@@ -48,7 +48,7 @@ final class HubApi {
             long deadline = System.nanoTime() + settings.metadataTimeout().toNanos();
             HubHttp.Exchange ex = http.send("GET", url, null, true);
             int status = ex.response().statusCode();
-            try (InputStream body = ex.response().body()) {
+            try (InputStream body = new InterruptibleBody(ex.response().body())) {
                 if (HubHttp.retryable(status)) {
                     throw HubHttp.retry(status, ex.response().headers(), ex.url());
                 }

@@ -25,6 +25,7 @@ final class StallWatchdog implements AutoCloseable {
     private boolean active = true;
     private boolean fired;
     private boolean late;
+    private boolean cancelled;
 
     StallWatchdog(ScheduledExecutorService scheduler, Duration stallTimeout, Closeable body) {
         this(scheduler, stallTimeout, Long.MAX_VALUE, body);
@@ -67,7 +68,20 @@ final class StallWatchdog implements AutoCloseable {
                 : "no data arrived for " + stallTimeout.toMillis() + " ms";
     }
 
+    /** @return whether the reading thread was interrupted (a cancellation) and the body closed for it */
+    synchronized boolean cancelled() {
+        return cancelled;
+    }
+
     private void check() {
+        if (active && !fired && !cancelled && reader.isInterrupted()) {
+            // The JDK's body stream does not always wake up on its reader's interrupt: close it for the reader.
+            synchronized (this) {
+                cancelled = true;
+            }
+            closeBody();
+            return;
+        }
         synchronized (this) {
             long now = System.nanoTime();
             boolean stalled = now - lastProgress >= stallNanos;
@@ -80,6 +94,10 @@ final class StallWatchdog implements AutoCloseable {
             // Interrupt under the lock so that close() cannot have returned yet: the reader is still transferring.
             reader.interrupt();
         }
+        closeBody();
+    }
+
+    private void closeBody() {
         try {
             body.close();
         } catch (IOException e) {
