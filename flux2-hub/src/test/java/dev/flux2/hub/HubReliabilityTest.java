@@ -314,6 +314,14 @@ class HubReliabilityTest {
                         .build());
         assertFalse(bad.getMessage().contains("hunter2"), bad.getMessage());
         assertTrue(bad.getMessage().contains("ftp://example.org"), bad.getMessage());
+        dev.flux2.api.InvalidRequestException option = assertThrows(
+                dev.flux2.api.InvalidRequestException.class,
+                () -> HubOptions.builder()
+                        .endpoint(URI.create("ftp://bob:hunter2@example.org"))
+                        .build());
+        assertFalse(option.getMessage().contains("hunter2"), option.getMessage());
+        String shown = HubOptions.builder().endpoint(withPassword).build().toString();
+        assertFalse(shown.contains("s3cr"), shown);
     }
 
     // Resources: a size the disk cannot hold, a rate limit with Retry-After.
