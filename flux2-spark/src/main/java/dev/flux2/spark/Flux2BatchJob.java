@@ -111,6 +111,7 @@ public final class Flux2BatchJob {
     private static int execute(SparkSession spark, JobCommand command, PrintStream out, PrintStream err) {
         try {
             BatchOptions options = command.batchOptions();
+            QuietDjl.apply(); // the driver is an executor too in local mode
             checkModelOnDriver(spark, options);
             Dataset<Row> requests = InputFormat.read(spark, command.input);
             Dataset<Row> results = Flux2Batch.generate(requests, options);
