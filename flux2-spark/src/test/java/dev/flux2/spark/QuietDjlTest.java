@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +13,11 @@ import org.junit.jupiter.api.Test;
 class QuietDjlTest {
     @Test
     void djlsCudaProbeLogsErrorsOnly() {
-        // The test configuration silences the parent logger itself: open it as a user's WARN setup would have it.
+        // The test configuration silences the parent logger itself, and a job run earlier in this JVM applied the
+        // level already: forget both, and open the parent as a user's WARN setup would have it.
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
+        context.getConfiguration().removeLogger(QuietDjl.LOGGER);
+        context.updateLoggers();
         Configurator.setLevel("ai.djl.util.cuda", Level.WARN);
         try {
             org.apache.logging.log4j.Logger cuda = LogManager.getLogger(QuietDjl.LOGGER);
