@@ -85,7 +85,8 @@ public final class HubOptions {
     @Override
     public String toString() {
         return "HubOptions[cacheDir=" + cacheDir + ", offline=" + offline + ", token="
-                + (token == null ? "unset" : "***") + ", endpoint=" + endpoint + "]";
+                + (token == null ? "unset" : "***") + ", endpoint="
+                + (endpoint == null ? null : endpoint.toString().replaceFirst("(?<=//)[^/?#\\s]*@", "***@")) + "]";
     }
 
     /** Builder of {@link HubOptions}; validated in {@link #build()}. Not thread-safe. */
@@ -143,7 +144,9 @@ public final class HubOptions {
                 String scheme = Objects.requireNonNullElse(endpoint.getScheme(), "");
                 if (!scheme.equalsIgnoreCase("http") && !scheme.equalsIgnoreCase("https")
                         || endpoint.getHost() == null) {
-                    throw new InvalidRequestException("endpoint must be an http(s) URL, got '" + endpoint + "'");
+                    // Without its userinfo: an endpoint's user:password must never reach a message.
+                    throw new InvalidRequestException("endpoint must be an http(s) URL, got '"
+                            + endpoint.toString().replaceFirst("(?<=//)[^/?#\\s]*@", "") + "'");
                 }
             }
             return new HubOptions(this);

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -37,9 +38,15 @@ final class FileFetcher {
     /** A transfer that stopped early and may be resumed. */
     private static final class Interrupted extends Exception {
         private static final long serialVersionUID = 1L;
+        private final transient Optional<Duration> retryAfter;
 
         Interrupted(String message, Throwable cause) {
+            this(message, cause, Optional.empty());
+        }
+
+        Interrupted(String message, Throwable cause, Optional<Duration> retryAfter) {
             super(message, cause);
+            this.retryAfter = retryAfter;
         }
     }
 
@@ -69,6 +76,9 @@ final class FileFetcher {
                 attempt(repo, commit, file, part, url, deadline);
                 return resumedFrom;
             } catch (Interrupted e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw cancelled(file.path(), part, file, e);
+                }
                 long have = sizeOrZero(part);
                 boolean late = System.nanoTime() - deadline > 0;
                 if (attempt >= settings.retries() || late) {
@@ -78,13 +88,26 @@ final class FileFetcher {
                                     + ", run again to resume",
                             e.getCause());
                 }
+                long wait = Math.min(5000L, 500L * (attempt + 1));
+                if (e.retryAfter.isPresent()) {
+                    Duration asked = e.retryAfter.get();
+                    if (asked.compareTo(settings.maxRetryAfter()) > 0) {
+                        throw new HubException(e.getMessage() + ": the server asks to wait " + asked.toSeconds()
+                                + " s before trying again, more than the "
+                                + settings.maxRetryAfter().toSeconds()
+                                + " s allowed (maxRetryAfter); " + have + " of " + file.size() + " bytes are kept in "
+                                + part + ", run again later to resume");
+                    }
+                    wait = Math.max(wait, asked.toMillis());
+                }
                 LOG.warn(
-                        "{}; retrying from byte {} ({} of {} retries)",
+                        "{}; retrying from byte {} in {} ms ({} of {} retries)",
                         e.getMessage(),
                         have,
+                        wait,
                         attempt + 1,
                         settings.retries());
-                pause(attempt + 1);
+                pause(wait, file, part);
             }
         }
     }
@@ -104,12 +127,14 @@ final class FileFetcher {
         try {
             ex = http.send("GET", url, offset > 0 ? "bytes=" + offset + "-" : null, true);
         } catch (IOException e) {
-            throw new Interrupted("request for " + url + " failed: " + e, e);
+            if (NetFailure.cancellation(e)) {
+                throw cancelled(what, part, file, e);
+            }
+            throw new Interrupted("request for " + Redact.url(url) + " failed: " + NetFailure.describe(url, e), e);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new HubException("download of " + what + " was interrupted", e);
+            throw cancelled(what, part, file, e);
         }
-        try (InputStream body = ex.response().body()) {
+        try (InputStream body = new InterruptibleBody(ex.response().body())) {
             checkHubHeaders(what, file, commit, ex);
             int status = ex.response().statusCode();
             boolean append;
@@ -144,7 +169,10 @@ final class FileFetcher {
                 }
                 default -> {
                     if (HubHttp.retryable(status)) {
-                        throw new Interrupted("the server answered HTTP " + status + " for " + ex.url(), null);
+                        throw new Interrupted(
+                                "the server answered HTTP " + status + " for " + Redact.url(ex.url()),
+                                null,
+                                RetryAfter.of(ex.response().headers(), java.time.Instant.now()));
                     }
                     throw http.refused(what, status, ex.response().headers(), ex.url());
                 }
@@ -152,7 +180,8 @@ final class FileFetcher {
             String type = ex.response().headers().firstValue("Content-Type").orElse("");
             if (type.toLowerCase(Locale.ROOT).startsWith("text/html")) {
                 delete(part);
-                throw new HubException(what + ": " + ex.url() + " answered with an HTML page (Content-Type " + type
+                throw new HubException(what + ": " + Redact.url(ex.url()) + " answered with an HTML page (Content-Type "
+                        + type
                         + ") instead of the file's " + file.size() + " bytes; nothing was kept (a proxy or login"
                         + " page?)");
             }
@@ -164,6 +193,9 @@ final class FileFetcher {
             listener.transferStarted(file.path(), offset, file.size());
             copy(what, file, body, part, append, offset, deadline);
         } catch (IOException e) {
+            if (NetFailure.cancellation(e)) {
+                throw cancelled(what, part, file, e);
+            }
             throw new HubException("cannot write " + part + ": " + e.getMessage(), e);
         }
         long have = sizeOrZero(part);
@@ -199,7 +231,8 @@ final class FileFetcher {
         String header = ex.response().headers().firstValue("Content-Range").orElse("");
         Matcher m = CONTENT_RANGE.matcher(header);
         if (!m.matches() || Long.parseLong(m.group(1)) != offset) {
-            throw new HubException(what + ": the server answered a request for bytes " + offset + "- of " + ex.url()
+            throw new HubException(what + ": the server answered a request for bytes " + offset + "- of "
+                    + Redact.url(ex.url())
                     + " with Content-Range '" + header + "' (expected a range starting at " + offset + ")");
         }
         return "*".equals(m.group(3)) ? -1 : Long.parseLong(m.group(3));
@@ -213,7 +246,7 @@ final class FileFetcher {
         long written = offset;
         Duration stall = settings.stallTimeout();
         try (OutputStream out = Files.newOutputStream(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE, mode);
-                StallWatchdog watchdog = new StallWatchdog(scheduler, stall, body)) {
+                StallWatchdog watchdog = new StallWatchdog(scheduler, stall, deadline, body)) {
             byte[] buf = new byte[BUFFER];
             try {
                 int n;
@@ -230,9 +263,15 @@ final class FileFetcher {
                     }
                 }
             } catch (IOException e) {
-                out.flush();
-                String why = watchdog.fired() ? "no data arrived for " + stall.toMillis() + " ms" : e.toString();
-                throw new Interrupted("transfer of " + what + " interrupted after " + written + " bytes: " + why, e);
+                String why = watchdog.reason();
+                if (why == null && (watchdog.cancelled() || NetFailure.cancellation(e))) {
+                    throw cancelled(what, part, file, e);
+                }
+                flushQuietly(out);
+                throw new Interrupted(
+                        "transfer of " + what + " interrupted after " + written + " bytes: "
+                                + (why != null ? why : Redact.text(e.toString())),
+                        e);
             }
         }
     }
@@ -253,12 +292,31 @@ final class FileFetcher {
         }
     }
 
-    private void pause(int attempt) {
+    private void pause(long millis, RemoteFile file, Path part) {
         try {
-            settings.sleeper().sleep(Math.min(5000L, 500L * attempt));
+            settings.sleeper().sleep(millis);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new HubException("download interrupted while waiting to retry", e);
+            throw cancelled(file.path() + " (waiting to retry)", part, file, e);
         }
+    }
+
+    private static void flushQuietly(OutputStream out) {
+        try {
+            out.flush();
+        } catch (IOException e) {
+            LOG.debug("flushing a partial transfer failed", e);
+        }
+    }
+
+    /**
+     * A cancellation (the thread's interrupt: Ctrl-C in the CLI, a cancelled generation, an executor shut down):
+     * stops at once, keeping what arrived for the next run, and leaves the interrupt flag set for the caller.
+     */
+    private static HubException cancelled(String what, Path part, RemoteFile file, Throwable cause) {
+        Thread.currentThread().interrupt();
+        return new HubException(
+                "download of " + what + " was interrupted (cancelled); " + sizeOrZero(part) + " of " + file.size()
+                        + " bytes are kept in " + part + ", run again to resume",
+                cause);
     }
 }

@@ -37,7 +37,13 @@ final class FileLocks {
     static <T> T withLock(Path lockFile, Locked<T> work) throws IOException {
         Path key = lockFile.toAbsolutePath().normalize();
         ReentrantLock local = IN_JVM.computeIfAbsent(key, k -> new ReentrantLock());
-        local.lock();
+        try {
+            // Interruptible: a cancelled resolution must not wait for another thread's whole download.
+            local.lockInterruptibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while waiting for the lock on " + lockFile);
+        }
         try {
             Files.createDirectories(key.getParent());
             try (FileChannel channel = FileChannel.open(key, StandardOpenOption.CREATE, StandardOpenOption.WRITE);

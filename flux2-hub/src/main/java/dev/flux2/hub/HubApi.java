@@ -1,23 +1,25 @@
 package dev.flux2.hub;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The two metadata requests: the file list of a revision ({@code HfApi.model_info}, as {@code snapshot_download}
  * uses it) and, for a file the list does not describe fully, {@code HEAD} on its resolve URL
- * ({@code get_hf_file_metadata}). Both retry a few times on network errors and on 408/429/5xx.
+ * ({@code get_hf_file_metadata}). Both retry a few times on network errors and on 408/429/5xx, waiting what a
+ * {@code Retry-After} asks (up to {@link HubSettings#maxRetryAfter()}). The file list's body is read under the
+ * stall timeout and the metadata time limit, and parsed within {@link ListingParser}'s limits. A thread interrupt
+ * stops it at once.
  */
 final class HubApi {
     private static final int ATTEMPTS = 3;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HubHttp http;
+    private final HubSettings settings;
     private final Sleeper sleeper;
 
     /** Waits between attempts (tests pass a no-op). */
@@ -26,57 +28,57 @@ final class HubApi {
         void sleep(long millis) throws InterruptedException;
     }
 
-    HubApi(HubHttp http, Sleeper sleeper) {
+    HubApi(HubHttp http, HubSettings settings) {
         this.http = http;
-        this.sleeper = sleeper;
+        this.settings = settings;
+        this.sleeper = settings.sleeper();
     }
 
     /**
      * @param ref repository and revision
      * @return the commit and every file, with size and ETag where the hub gives them
-     * @throws HubException when the hub refuses or cannot be reached
+     * @throws HubException when the hub refuses or cannot be reached, or its answer is not a file list within
+     *     the limits
      */
     RepoListing listing(RepoRef ref) {
         URI url = http.modelInfoUrl(ref.repo(), ref.revision());
+        String shown = Redact.url(url);
         String what = "the file list of " + ref;
-        JsonNode root = withRetries(what, url, () -> {
+        ListingParser.Parsed root = withRetries(what, url, () -> {
+            long deadline = System.nanoTime() + settings.metadataTimeout().toNanos();
             HubHttp.Exchange ex = http.send("GET", url, null, true);
             int status = ex.response().statusCode();
-            try (InputStream body = ex.response().body()) {
-                if (status == 200) {
-                    return JSON.readTree(body);
-                }
+            try (InputStream body = new InterruptibleBody(ex.response().body())) {
                 if (HubHttp.retryable(status)) {
-                    throw new IOException("HTTP " + status);
+                    throw HubHttp.retry(status, ex.response().headers(), ex.url());
                 }
-                throw http.refused(what, status, ex.response().headers(), url);
+                if (status != 200) {
+                    throw http.refused(what, status, ex.response().headers(), url);
+                }
+                String type = ex.response().headers().firstValue("Content-Type").orElse("");
+                ScheduledExecutorService scheduler = watchdogThread();
+                try (StallWatchdog watchdog = new StallWatchdog(scheduler, settings.stallTimeout(), deadline, body)) {
+                    try {
+                        return ListingParser.parse(body, what, shown, type, watchdog::progress);
+                    } catch (IOException e) {
+                        String why = watchdog.reason();
+                        if (why != null) {
+                            throw new IOException("reading the answer from " + shown + " stopped: " + why
+                                    + (why.startsWith("the time") ? " (" + settings.metadataTimeout() + ")" : ""));
+                        }
+                        throw e;
+                    }
+                } finally {
+                    scheduler.shutdownNow();
+                }
             }
         });
-        String sha = root.path("sha").asText("");
+        String sha = root.sha();
         if (!RepoRef.isCommitId(sha)) {
-            throw new HubException(what + " from " + url + " has no commit id ('sha'), found '" + sha + "': is "
-                    + http.endpoint() + " a Hugging Face hub?");
+            throw new HubException(what + " from " + shown + " has no commit id ('sha'), found '"
+                    + ListingParser.sanitize(sha) + "': is " + Redact.url(http.endpoint()) + " a Hugging Face hub?");
         }
-        List<RemoteFile> files = new ArrayList<>();
-        for (JsonNode s : root.path("siblings")) {
-            String name = s.path("rfilename").asText(null);
-            if (name == null) {
-                continue;
-            }
-            JsonNode lfs = s.path("lfs");
-            long size = s.path("size").canConvertToLong() ? s.path("size").asLong() : -1;
-            String etag;
-            if (lfs.isObject() && lfs.hasNonNull("sha256")) {
-                etag = lfs.get("sha256").asText();
-                if (lfs.path("size").canConvertToLong()) {
-                    size = lfs.get("size").asLong();
-                }
-            } else {
-                etag = s.hasNonNull("blobId") ? s.get("blobId").asText() : null;
-            }
-            files.add(new RemoteFile(name, size, etag));
-        }
-        return new RepoListing(sha, files);
+        return new RepoListing(sha, root.files());
     }
 
     /**
@@ -97,7 +99,7 @@ final class HubApi {
             HubHttp.Exchange ex = http.send("HEAD", url, null, false);
             int status = ex.response().statusCode();
             if (HubHttp.retryable(status)) {
-                throw new IOException("HTTP " + status);
+                throw HubHttp.retry(status, ex.response().headers(), ex.url());
             }
             if (status >= 400) {
                 throw http.refused(what, status, ex.response().headers(), url);
@@ -113,10 +115,18 @@ final class HubApi {
                                             .firstValueAsLong("Content-Length")
                                             .orElse(-1));
             if (etag == null || size < 0) {
-                throw new HubException(what + ": the answer from " + url + " has no ETag or size (" + "ETag " + etag
-                        + ", size " + size + "); cannot verify it");
+                throw new HubException(what + ": the answer from " + Redact.url(url) + " has no ETag or size ("
+                        + "ETag " + etag + ", size " + size + "); cannot verify it");
             }
             return file.with(size, etag);
+        });
+    }
+
+    private static ScheduledExecutorService watchdogThread() {
+        return Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "flux2-hub-watchdog");
+            t.setDaemon(true);
+            return t;
         });
     }
 
@@ -130,21 +140,48 @@ final class HubApi {
             try {
                 return call.run();
             } catch (IOException e) {
+                if (NetFailure.cancellation(e)) {
+                    Thread.currentThread().interrupt();
+                    throw cancelled(what, e);
+                }
                 last = e;
                 if (attempt < ATTEMPTS) {
+                    long wait = wait(what, e, 500L * attempt);
                     try {
-                        sleeper.sleep(500L * attempt);
+                        sleeper.sleep(wait);
                     } catch (InterruptedException ie) {
                         Thread.currentThread().interrupt();
-                        throw new HubException("interrupted while fetching " + what, ie);
+                        throw cancelled(what, ie);
                     }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new HubException("interrupted while fetching " + what, e);
+                throw cancelled(what, e);
             }
         }
+        String failure = NetFailure.describe(url, last);
         throw new HubException(
-                "cannot fetch " + what + " from " + url + " after " + ATTEMPTS + " attempts: " + last, last);
+                "cannot fetch " + what + " from " + Redact.url(url) + " after " + ATTEMPTS + " attempts: " + failure
+                        + (NetFailure.unreachable(last) ? "; " + NetFailure.WAY_FORWARD : ""),
+                last);
+    }
+
+    /** The back-off, or the server's {@code Retry-After} when longer; refuses one beyond the limit. */
+    private long wait(String what, IOException e, long backoff) {
+        if (!(e instanceof HubHttp.RetryableStatus r) || r.retryAfter().isEmpty()) {
+            return backoff;
+        }
+        Duration asked = r.retryAfter().get();
+        if (asked.compareTo(settings.maxRetryAfter()) > 0) {
+            throw new HubException("cannot fetch " + what + ": " + e.getMessage() + ": the hub asks to wait "
+                    + asked.toSeconds() + " s before trying again, more than the "
+                    + settings.maxRetryAfter().toSeconds()
+                    + " s allowed (maxRetryAfter); try again later");
+        }
+        return Math.max(backoff, asked.toMillis());
+    }
+
+    static HubException cancelled(String what, Throwable cause) {
+        return new HubException("fetching " + what + " was interrupted (cancelled)", cause);
     }
 }

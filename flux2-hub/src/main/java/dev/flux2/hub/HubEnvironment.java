@@ -3,6 +3,7 @@ package dev.flux2.hub;
 import dev.flux2.api.HubOptions;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -73,14 +74,54 @@ final class HubEnvironment {
      * @return the endpoint
      */
     URI endpoint(HubOptions options) {
+        return endpointWithCredentials(options).uri();
+    }
+
+    /**
+     * The endpoint split into the URL shown and used (without {@code user:password@}) and the credentials its
+     * userinfo held, which are sent as {@code Authorization: Basic} to the endpoint's origin as Python's clients
+     * send them, and never shown.
+     *
+     * @param options the caller's options
+     * @return the endpoint and its credentials
+     * @throws HubException when the endpoint is not an http(s) URL (the message shows it without its userinfo)
+     */
+    Endpoint endpointWithCredentials(HubOptions options) {
+        String source = options.endpoint().isPresent() ? "the endpoint option" : "HF_ENDPOINT";
         String e = options.endpoint()
                 .map(URI::toString)
                 .or(() -> get("HF_ENDPOINT"))
-                .orElse(DEFAULT_ENDPOINT);
+                .orElse(DEFAULT_ENDPOINT)
+                .strip();
         while (e.endsWith("/")) {
             e = e.substring(0, e.length() - 1);
         }
-        return URI.create(e);
+        URI uri;
+        try {
+            uri = new URI(e);
+        } catch (URISyntaxException ex) {
+            throw new HubException(source + " is not a valid URL: '" + Redact.text(e) + "' (" + ex.getReason()
+                    + " at index " + ex.getIndex() + ")");
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
+            throw new HubException(source + " must be an http(s) URL with a host, got '" + Redact.url(uri) + "'");
+        }
+        Optional<String> userInfo = Optional.ofNullable(uri.getUserInfo()).filter(u -> !u.isEmpty());
+        return new Endpoint(Redact.withoutUserInfo(uri), userInfo);
+    }
+
+    /**
+     * An endpoint and the credentials of its userinfo.
+     *
+     * @param uri the endpoint without userinfo
+     * @param basicAuth the decoded {@code user:password}, if the URL held one
+     */
+    record Endpoint(URI uri, Optional<String> basicAuth) {
+        @Override
+        public String toString() {
+            return "Endpoint[" + uri + (basicAuth.isPresent() ? ", basic auth ***" : "") + "]";
+        }
     }
 
     /**
@@ -104,24 +145,50 @@ final class HubEnvironment {
      */
     Optional<String> token(HubOptions options) {
         if (options.token().isPresent()) {
-            return clean(options.token().get());
+            return clean("the token option", options.token().get());
         }
-        Optional<String> fromEnv =
-                get("HF_TOKEN").or(() -> get("HUGGING_FACE_HUB_TOKEN")).flatMap(HubEnvironment::clean);
-        if (fromEnv.isPresent()) {
-            return fromEnv;
+        Optional<String> env = get("HF_TOKEN").map(t -> clean("HF_TOKEN", t)).flatMap(t -> t);
+        if (env.isEmpty()) {
+            env = get("HUGGING_FACE_HUB_TOKEN").flatMap(t -> clean("HUGGING_FACE_HUB_TOKEN", t));
+        }
+        if (env.isPresent()) {
+            return env;
         }
         Path file = get("HF_TOKEN_PATH").map(this::expandUser).orElseGet(() -> hfHome().resolve("token"));
         try {
-            return Files.isRegularFile(file) ? clean(Files.readString(file)) : Optional.empty();
+            return Files.isRegularFile(file)
+                    ? clean("the token file " + file, Files.readString(file))
+                    : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();
         }
     }
 
-    private static Optional<String> clean(String token) {
-        String t = token.replace("\r", "").replace("\n", "").strip();
-        return t.isEmpty() ? Optional.empty() : Optional.of(t);
+    /**
+     * {@code _clean_token}, plus: a leading byte order mark (an editor's) is removed, and a token that still
+     * holds a character an HTTP header cannot carry is refused, naming where it came from and the position, never
+     * the token (the JDK's own refusal would print the whole header value).
+     */
+    static Optional<String> clean(String source, String token) {
+        String t =
+                token.replace("\uFEFF", "").replace("\r", "").replace("\n", "").strip();
+        if (t.isEmpty()) {
+            return Optional.empty();
+        }
+        checkHeaderSafe(source, t);
+        return Optional.of(t);
+    }
+
+    /** Refuses a control or non-ASCII character, naming its code point and position only. */
+    static void checkHeaderSafe(String source, String secret) {
+        for (int i = 0; i < secret.length(); i++) {
+            char c = secret.charAt(i);
+            if (c < 0x20 || c >= 0x7F) {
+                throw new HubException(source + " holds a character that cannot be sent in an HTTP header ("
+                        + String.format(Locale.ROOT, "U+%04X", (int) c) + " at position " + (i + 1) + " of "
+                        + secret.length() + "; the value is not shown): write it again as plain ASCII");
+            }
+        }
     }
 
     private static boolean isTrue(Optional<String> value) {

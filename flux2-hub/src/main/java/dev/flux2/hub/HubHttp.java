@@ -9,6 +9,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -35,6 +37,7 @@ final class HubHttp {
     private final HttpClient client;
     private final URI endpoint;
     private final Optional<String> token;
+    private final Optional<String> basicAuth;
     private final Duration responseTimeout;
     private final String userAgent;
 
@@ -47,9 +50,40 @@ final class HubHttp {
      */
     record Exchange(HttpHeaders first, HttpResponse<InputStream> response, URI url) {}
 
+    /**
+     * An answer worth retrying (408, 429, 5xx), with the wait the server asked for.
+     */
+    static final class RetryableStatus extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final transient Optional<Duration> retryAfter;
+
+        RetryableStatus(int status, URI url, Optional<Duration> retryAfter) {
+            super("HTTP " + status + " from " + Redact.url(url)
+                    + retryAfter
+                            .map(d -> " (Retry-After " + d.toSeconds() + " s)")
+                            .orElse(""));
+            this.retryAfter = retryAfter;
+        }
+
+        /** @return the {@code Retry-After} wait, when the answer had one */
+        Optional<Duration> retryAfter() {
+            return retryAfter;
+        }
+    }
+
     HubHttp(URI endpoint, Optional<String> token, Duration connectTimeout, Duration responseTimeout) {
+        this(endpoint, token, Optional.empty(), connectTimeout, responseTimeout);
+    }
+
+    HubHttp(
+            URI endpoint,
+            Optional<String> token,
+            Optional<String> basicAuth,
+            Duration connectTimeout,
+            Duration responseTimeout) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.token = Objects.requireNonNull(token, "token");
+        this.basicAuth = Objects.requireNonNull(basicAuth, "basicAuth");
         this.responseTimeout = responseTimeout;
         this.client = HttpClient.newBuilder()
                 .followRedirects(HttpClient.Redirect.NEVER)
@@ -116,7 +150,14 @@ final class HubHttp {
             if (range != null) {
                 b.header("Range", range);
             }
-            if (token.isPresent() && sameOrigin(current, endpoint)) {
+            if (basicAuth.isPresent() && sameOrigin(current, endpoint)) {
+                // The endpoint's user:password, as Python's clients send it (it takes the Bearer header's place).
+                b.header(
+                        "Authorization",
+                        "Basic "
+                                + Base64.getEncoder()
+                                        .encodeToString(basicAuth.get().getBytes(StandardCharsets.UTF_8)));
+            } else if (token.isPresent() && sameOrigin(current, endpoint)) {
                 b.header("Authorization", "Bearer " + token.get());
             }
             HttpResponse<InputStream> r = client.send(b.build(), info -> {
@@ -139,7 +180,7 @@ final class HubHttp {
                 return new Exchange(first, r, current);
             }
             if (hop >= MAX_REDIRECTS) {
-                throw new IOException("more than " + MAX_REDIRECTS + " redirects from " + url);
+                throw new IOException("more than " + MAX_REDIRECTS + " redirects from " + Redact.url(url));
             }
             current = target;
         }
@@ -154,6 +195,16 @@ final class HubHttp {
     }
 
     /**
+     * @param status a retryable status
+     * @param headers the answer's headers
+     * @param url the URL
+     * @return the exception to retry on, carrying {@code Retry-After}
+     */
+    static RetryableStatus retry(int status, HttpHeaders headers, URI url) {
+        return new RetryableStatus(status, url, RetryAfter.of(headers, Instant.now()));
+    }
+
+    /**
      * The error for a refused request, in the hub's terms ({@code X-Error-Code}, as {@code hf_raise_for_status}
      * reads it).
      *
@@ -165,7 +216,7 @@ final class HubHttp {
      */
     HubException refused(String what, int status, HttpHeaders headers, URI url) {
         String code = headers.firstValue("X-Error-Code").orElse("");
-        String base = what + ": HTTP " + status + " from " + url;
+        String base = what + ": HTTP " + status + " from " + Redact.url(url);
         String hint;
         if (status == 401 || "RepoNotFound".equals(code) || "GatedRepo".equals(code)) {
             hint = token.isPresent()

@@ -129,6 +129,8 @@ public final class ModelHub {
         private Duration connectTimeout = Duration.ofSeconds(30);
         private Duration responseTimeout = Duration.ofSeconds(60);
         private Duration maxFileTime = Duration.ofHours(6);
+        private Duration metadataTimeout = Duration.ofMinutes(2);
+        private Duration maxRetryAfter = Duration.ofMinutes(2);
         private KnownBundles knownBundles;
         private Function<Path, List<String>> folderCheck = Flux2Models::check;
         private HubApi.Sleeper sleeper = Thread::sleep;
@@ -189,6 +191,26 @@ public final class ModelHub {
             return this;
         }
 
+        /**
+         * @param limit total time allowed for one metadata answer (the file list, a {@code HEAD}), its body
+         *     included: a list that stalls or drips is abandoned (default 2 min; the stall timeout applies too)
+         * @return this
+         */
+        public Builder metadataTimeout(Duration limit) {
+            this.metadataTimeout = limit;
+            return this;
+        }
+
+        /**
+         * @param limit the longest {@code Retry-After} (seconds or HTTP date) waited for before a retry; a hub
+         *     asking for more is given up on at once, saying how long it asked for (default 2 min)
+         * @return this
+         */
+        public Builder maxRetryAfter(Duration limit) {
+            this.maxRetryAfter = limit;
+            return this;
+        }
+
         /** @param known pinned file lists (default: {@link KnownBundles#shipped()}) @return this */
         public Builder knownBundles(KnownBundles known) {
             this.knownBundles = known;
@@ -213,6 +235,8 @@ public final class ModelHub {
         /**
          * @return the hub
          * @throws IllegalArgumentException naming a bad value
+         * @throws HubException when the endpoint is not an http(s) URL or the token holds a control character
+         *     (neither the token nor the endpoint's password is shown)
          */
         public ModelHub build() {
             Objects.requireNonNull(options, "options");
@@ -220,20 +244,25 @@ public final class ModelHub {
             if (retries < 0) {
                 throw new IllegalArgumentException("retries must be >= 0, got " + retries);
             }
-            for (Duration d : List.of(stallTimeout, connectTimeout, responseTimeout, maxFileTime)) {
+            for (Duration d : List.of(stallTimeout, connectTimeout, responseTimeout, maxFileTime, metadataTimeout)) {
                 if (d.isNegative() || d.isZero()) {
                     throw new IllegalArgumentException("timeouts must be positive, got " + d);
                 }
+            }
+            if (maxRetryAfter.isNegative()) {
+                throw new IllegalArgumentException("maxRetryAfter must be >= 0, got " + maxRetryAfter);
             }
             HubEnvironment env = environment == null && userHome == null
                     ? HubEnvironment.system()
                     : new HubEnvironment(
                             environment == null ? System.getenv() : environment,
                             userHome == null ? Path.of(System.getProperty("user.home")) : userHome);
+            HubEnvironment.Endpoint endpoint = env.endpointWithCredentials(options);
             return new ModelHub(new HubSettings(
                     env.cacheDir(options),
-                    env.endpoint(options),
+                    endpoint.uri(),
                     env.token(options),
+                    endpoint.basicAuth(),
                     env.offline(options),
                     options.listener(),
                     retries,
@@ -241,6 +270,8 @@ public final class ModelHub {
                     connectTimeout,
                     responseTimeout,
                     maxFileTime,
+                    metadataTimeout,
+                    maxRetryAfter,
                     knownBundles == null ? KnownBundles.shipped() : knownBundles,
                     folderCheck,
                     sleeper));

@@ -196,6 +196,7 @@ final class Resolver {
                     missing.stream().map(RemoteFile::path).toList(),
                     missing.stream().mapToLong(RemoteFile::size).sum(),
                     present);
+            DiskSpace.check(ref, store.incomplete(missing.get(0)).getParent(), plan.totalBytes() - present);
             LOG.info(
                     "fetching {} files ({} bytes) of {} at {} into {}",
                     plan.fileCount(),
@@ -212,6 +213,10 @@ final class Resolver {
             try {
                 FileFetcher fetcher = new FileFetcher(http(), settings, settings.listener(), scheduler);
                 for (RemoteFile f : missing) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        throw new HubException("fetching " + ref + " was interrupted (cancelled) before " + f.path()
+                                + "; files fetched so far are kept, run again to resume");
+                    }
                     long bytes = fetchOne(ref, commit, store, fetcher, f, pins.get(f));
                     if (bytes >= 0) {
                         downloaded += bytes;
@@ -257,6 +262,11 @@ final class Resolver {
                 return f.size() - resumedFrom;
             });
         } catch (IOException e) {
+            if (NetFailure.cancellation(e)) {
+                Thread.currentThread().interrupt();
+                throw new HubException(
+                        "fetching " + what + " was interrupted (cancelled) while waiting for its lock", e);
+            }
             throw new HubException("cannot store " + what + " in " + store.folder() + ": " + e.getMessage(), e);
         }
     }
@@ -295,12 +305,16 @@ final class Resolver {
     private synchronized HubHttp http() {
         if (http == null) {
             http = new HubHttp(
-                    settings.endpoint(), settings.token(), settings.connectTimeout(), settings.responseTimeout());
+                    settings.endpoint(),
+                    settings.token(),
+                    settings.basicAuth(),
+                    settings.connectTimeout(),
+                    settings.responseTimeout());
         }
         return http;
     }
 
     private HubApi api() {
-        return new HubApi(http(), settings.sleeper());
+        return new HubApi(http(), settings);
     }
 }

@@ -111,6 +111,8 @@ public final class Flux2BatchJob {
     private static int execute(SparkSession spark, JobCommand command, PrintStream out, PrintStream err) {
         try {
             BatchOptions options = command.batchOptions();
+            QuietDjl.apply(); // the driver is an executor too in local mode
+            checkModelOnDriver(spark, options);
             Dataset<Row> requests = InputFormat.read(spark, command.input);
             Dataset<Row> results = Flux2Batch.generate(requests, options);
             Map<RowStatus, Long> counts = ResultsWriter.write(spark, results, options.output());
@@ -139,6 +141,23 @@ public final class Flux2BatchJob {
             err.println(NAME + ": " + failure.message());
             err.flush();
             return failure.exitCode();
+        }
+    }
+
+    /**
+     * In local mode the driver is the executor: a model that cannot be opened is found here, in milliseconds and
+     * with one line, before any input is read or any task starts (and not once per task, with Spark's traces).
+     */
+    private static void checkModelOnDriver(SparkSession spark, BatchOptions options) {
+        if (!spark.sparkContext().isLocal()) {
+            return;
+        }
+        java.nio.file.Path folder = ModelLocation.resolve(PipelineKey.of(options));
+        java.util.List<String> problems = dev.flux2.api.Flux2Models.check(folder);
+        if (!problems.isEmpty()) {
+            throw new dev.flux2.api.ModelLoadException("model " + options.model() + " (" + folder + ") cannot be"
+                    + " used: " + String.join("; ", problems.subList(0, Math.min(5, problems.size())))
+                    + (problems.size() > 5 ? "; and " + (problems.size() - 5) + " more" : ""));
         }
     }
 

@@ -42,6 +42,7 @@ public final class Flux2SparkPlugin implements SparkPlugin {
         public void init(PluginContext ctx, Map<String, String> extraConf) {
             // Pipelines are built lazily by the first task that needs one; a SIGTERM closes them first.
             ExecutorSignals.install();
+            QuietDjl.apply();
         }
 
         @Override

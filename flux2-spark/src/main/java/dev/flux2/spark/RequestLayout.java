@@ -149,9 +149,11 @@ final class RequestLayout implements Serializable {
         if (prompt == null) {
             throw new InvalidRequestException("column prompt must be set, found null");
         }
+        String text = prompt.toString();
+        checkUnicode(RequestColumns.PROMPT, text);
         return new RowRequest(
                 id,
-                prompt.toString(),
+                text,
                 wholeNumber(row, RequestColumns.SEED, Long.MIN_VALUE, Long.MAX_VALUE),
                 intValue(row, RequestColumns.WIDTH),
                 intValue(row, RequestColumns.HEIGHT),
@@ -160,6 +162,30 @@ final class RequestLayout implements Serializable {
                 text(row, RequestColumns.INIT_IMAGE),
                 decimal(row, RequestColumns.STRENGTH),
                 paths(row));
+    }
+
+    /**
+     * A lone UTF-16 surrogate is not text: encoded to UTF-8 for the tokenizer it silently becomes {@code ?} and a
+     * different prompt is generated. Refused, naming the column, the code unit and its position.
+     */
+    static void checkUnicode(String column, String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean paired = Character.isHighSurrogate(c)
+                    && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1));
+            if (paired) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new InvalidRequestException(String.format(
+                        java.util.Locale.ROOT,
+                        "column %s holds a lone surrogate U+%04X at character %d: not valid Unicode text (it would"
+                                + " become '?')",
+                        column,
+                        (int) c,
+                        i + 1));
+            }
+        }
     }
 
     private Object value(Row row, String column) {

@@ -284,5 +284,7 @@ class Flux2BatchJobTest {
                 run.err());
         assertTrue(run.err().contains("(on host "), run.err());
         assertEquals(1, run.err().strip().lines().count(), run.err());
+        // Found by the driver before the job started: no task ran, so nothing was written.
+        assertFalse(Files.exists(work.resolve("out-m")), "the job started before the model was checked");
     }
 }

@@ -37,6 +37,22 @@ class RequestLayoutTest {
     }
 
     @Test
+    void aLoneSurrogateInThePromptIsRefusedNotTurnedIntoAQuestionMark() {
+        StructType full = schema("id", DataTypes.StringType, "prompt", DataTypes.StringType);
+        RequestLayout layout = RequestLayout.of(full);
+        InvalidRequestException e = assertThrows(
+                InvalidRequestException.class, () -> layout.read(row(layout, full, "r1", "a fox \uD83E in snow")));
+        assertEquals(
+                "column prompt holds a lone surrogate U+D83E at character 7: not valid Unicode text (it would become"
+                        + " '?')",
+                e.getMessage());
+        assertThrows(InvalidRequestException.class, () -> layout.read(row(layout, full, "r2", "\uDD8A tail")));
+        assertEquals(
+                "a fox \uD83E\uDD8A",
+                layout.read(row(layout, full, "r3", "a fox \uD83E\uDD8A")).prompt());
+    }
+
+    @Test
     void idAndPromptAreRequired() {
         InvalidRequestException e = assertThrows(
                 InvalidRequestException.class,

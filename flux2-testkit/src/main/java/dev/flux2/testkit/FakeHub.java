@@ -97,6 +97,22 @@ public final class FakeHub implements AutoCloseable {
     private final Map<String, Injected> faults = new ConcurrentHashMap<>();
     private final List<Seen> requests = new CopyOnWriteArrayList<>();
     private final CountDownLatch closing = new CountDownLatch(1);
+    private final List<Interceptor> interceptors = new CopyOnWriteArrayList<>();
+
+    /**
+     * Answers some requests itself, before the hub's own handling: a hostile or broken server for one test (a file
+     * list that stalls or drips, an HTML page, a rate limit, absurd sizes), or a check of what was sent.
+     */
+    @FunctionalInterface
+    public interface Interceptor {
+        /**
+         * @param server {@code hub} or {@code cdn}
+         * @param exchange the request (headers readable; answer it to handle it)
+         * @return true when it answered, false to let the hub answer as usual
+         * @throws IOException when answering fails
+         */
+        boolean handle(String server, HttpExchange exchange) throws IOException;
+    }
 
     /**
      * Starts both servers on ephemeral loopback ports.
@@ -184,6 +200,31 @@ public final class FakeHub implements AutoCloseable {
         return repos.get(repo).files().get(path).etag();
     }
 
+    /**
+     * @param interceptor consulted, in the order added, before every request is answered
+     * @return this
+     */
+    public FakeHub intercept(Interceptor interceptor) {
+        interceptors.add(interceptor);
+        return this;
+    }
+
+    /**
+     * Blocks until {@link #close()} (or 30 s): for an interceptor that stalls a transfer until the client gives
+     * up.
+     */
+    public void awaitClosing() {
+        awaitClose();
+    }
+
+    /**
+     * @param repo a published repository
+     * @return the commit it is at
+     */
+    public String commit(String repo) {
+        return repos.get(repo).commit();
+    }
+
     /** @return every request so far */
     public List<Seen> requests() {
         return List.copyOf(requests);
@@ -207,6 +248,12 @@ public final class FakeHub implements AutoCloseable {
                     path,
                     ex.getRequestHeaders().getFirst("Range"),
                     ex.getRequestHeaders().containsKey("Authorization")));
+            String server = ex.getHttpContext().getServer() == hub ? "hub" : "cdn";
+            for (Interceptor i : interceptors) {
+                if (i.handle(server, ex)) {
+                    return;
+                }
+            }
             handler.handle(ex, ex.getRequestURI().getRawPath());
         }
     }

@@ -258,7 +258,8 @@ final class GenerateCommand extends BaseCommand {
             PrintStream progressStream,
             GenerationLimits limits)
             throws IOException {
-        Flux2Pipeline.Builder builder = pipelineBuilder().limits(limits);
+        Flux2Pipeline.Builder builder =
+                pipelineBuilder(validated.cancellation().orElse(null)).limits(limits);
         components.forEach(builder::component);
         try (Flux2Pipeline pipeline = builder.build()) {
             ModelInfo info = pipeline.modelInfo();
@@ -346,9 +347,9 @@ final class GenerateCommand extends BaseCommand {
     }
 
     /** The ONNX backend's options these flags map to (the keys are listed in the README). */
-    private Flux2Pipeline.Builder pipelineBuilder() {
+    private Flux2Pipeline.Builder pipelineBuilder(CancellationToken cancel) {
         Flux2Pipeline.Builder b = Flux2Pipeline.builder()
-                .model(modelOption.resolve(!noProgress))
+                .model(modelOption.resolve(!noProgress, cancel))
                 .memoryPolicy(memory)
                 .backendOption("threads", Integer.toString(threads))
                 .backendOption("provider_fallback", allowFallback ? "warn" : "fail");

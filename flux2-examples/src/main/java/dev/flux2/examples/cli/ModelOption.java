@@ -1,5 +1,6 @@
 package dev.flux2.examples.cli;
 
+import dev.flux2.api.CancellationToken;
 import dev.flux2.api.Flux2Models;
 import dev.flux2.api.HubOptions;
 import java.nio.file.Path;
@@ -31,6 +32,40 @@ final class ModelOption {
      * @throws dev.flux2.api.ModelLoadException naming what is missing or wrong
      */
     Path resolve(boolean progress) {
+        return resolve(progress, null);
+    }
+
+    /**
+     * Resolves while a cancellation (Ctrl-C) interrupts this thread, so that a first download stops at once (its
+     * partial files kept for the next run) instead of after the whole download.
+     *
+     * @param progress whether to draw download progress bars
+     * @param cancellation the command's token, or null
+     * @return the model folder
+     * @throws dev.flux2.api.ModelLoadException naming what is missing or wrong (or that the download was
+     *     interrupted)
+     */
+    Path resolve(boolean progress, CancellationToken cancellation) {
+        if (cancellation == null) {
+            return resolveNow(progress);
+        }
+        Thread caller = Thread.currentThread();
+        AutoCloseable hook = cancellation.onCancel(caller::interrupt);
+        try {
+            return resolveNow(progress);
+        } finally {
+            try {
+                hook.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot unregister the cancellation hook", e);
+            }
+            if (cancellation.isCancelled()) {
+                Thread.interrupted(); // the interrupt was this hook's: the command reports the cancellation itself
+            }
+        }
+    }
+
+    private Path resolveNow(boolean progress) {
         try (DownloadProgressBars bars = new DownloadProgressBars(System.err, progress)) {
             HubOptions.Builder options = HubOptions.builder().listener(bars);
             if (offline) {
