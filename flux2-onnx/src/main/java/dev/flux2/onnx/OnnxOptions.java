@@ -1,6 +1,7 @@
 package dev.flux2.onnx;
 
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.onnx.attention.AttentionMode;
 import dev.flux2.onnx.session.OptimizationLevel;
 import dev.flux2.onnx.session.ProviderFallback;
 import dev.flux2.onnx.session.ProviderSelector;
@@ -52,6 +53,11 @@ import java.util.Optional;
  *   <tr><td>{@value #ALLOW_SPINNING}</td><td>{@code true} | {@code false}</td><td>ONNX Runtime's
  *       {@code session.intra_op.allow_spinning}: whether idle intra-op threads spin waiting for work (lower latency
  *       between operators, but CPU burnt while waiting). Default {@code true}, ONNX Runtime's default.</td></tr>
+ *   <tr><td>{@value #ATTENTION}</td><td>{@code auto} | {@code fused} | {@code graph}</td><td>{@code fused}
+ *       replaces the attention of the transformer and VAE decoder graphs with ONNX Runtime's fused
+ *       {@code com.microsoft.MultiHeadAttention} in a derived graph (stored like the CPU-tuned graphs);
+ *       {@code graph} runs the attention as exported; {@code auto} (default) fuses where measured faster: when WebGPU
+ *       is the first provider (docs/fused-attention.md).</td></tr>
  *   <tr><td>{@value #DEVICE_ID}</td><td>an integer ≥ 0</td><td>device index for CUDA, TensorRT, ROCm and DirectML.
  *       Default 0.</td></tr>
  * </table>
@@ -67,6 +73,7 @@ import java.util.Optional;
  * @param deviceId the accelerator device index
  * @param cpuTuning the edits of the derived CPU-tuned text encoder and transformer graphs, if they are used
  * @param allowSpinning whether ONNX Runtime's idle intra-op threads spin
+ * @param attention whether attention runs fused
  */
 record OnnxOptions(
         int threads,
@@ -79,7 +86,8 @@ record OnnxOptions(
         boolean pinDimensions,
         int deviceId,
         Optional<CpuTuning> cpuTuning,
-        boolean allowSpinning) {
+        boolean allowSpinning,
+        AttentionMode attention) {
     /** Option key: threads per inference call. */
     static final String THREADS = "threads";
     /** Option key: execution providers in order of preference. */
@@ -102,6 +110,8 @@ record OnnxOptions(
     static final String CPU_TUNED = "cpu_tuned";
     /** Option key: intra-op thread spinning. */
     static final String ALLOW_SPINNING = "allow_spinning";
+    /** Option key: fused attention. */
+    static final String ATTENTION = "attention";
 
     /** Every key, in the order the documentation lists them. */
     static final List<String> KEYS = List.of(
@@ -115,7 +125,8 @@ record OnnxOptions(
             PIN_DIMENSIONS,
             DEVICE_ID,
             CPU_TUNED,
-            ALLOW_SPINNING);
+            ALLOW_SPINNING,
+            ATTENTION);
 
     /** Validates and copies. */
     OnnxOptions {
@@ -124,6 +135,7 @@ record OnnxOptions(
         Objects.requireNonNull(vaeAttention, "vaeAttention");
         Objects.requireNonNull(optimizationLevel, "optimizationLevel");
         Objects.requireNonNull(cpuTuning, "cpuTuning");
+        Objects.requireNonNull(attention, "attention");
         if (threads < 0 || vaeChunkSize < 0 || deviceId < 0) {
             throw new IllegalArgumentException("threads, vaeChunkSize and deviceId must be >= 0, got " + threads + ", "
                     + vaeChunkSize + ", " + deviceId);
@@ -195,6 +207,12 @@ record OnnxOptions(
                     case "true" -> true;
                     case "false" -> false;
                     default -> throw bad(ALLOW_SPINNING, options.get(ALLOW_SPINNING), "true or false");
+                },
+                switch (value(options, ATTENTION, "auto")) {
+                    case "auto" -> AttentionMode.AUTO;
+                    case "fused" -> AttentionMode.FUSED;
+                    case "graph" -> AttentionMode.GRAPH;
+                    default -> throw bad(ATTENTION, options.get(ATTENTION), "auto, fused or graph");
                 });
     }
 
