@@ -204,7 +204,7 @@ public final class AttentionFuser {
         private String matchAt(int softmax) {
             NodeProto sm = graph.getNode(softmax);
             long axis = intAttr(sm, "axis", -1);
-            Integer smRank = ranks.get(sm.getInput(0));
+            Integer smRank = rankOf(sm.getInput(0));
             if (axis != -1 && (smRank == null || axis != smRank - 1)) {
                 return "softmax over axis " + axis + ", not the last";
             }
@@ -268,7 +268,7 @@ public final class AttentionFuser {
                 k = unscale(graph.getNode(ktNode).getInput(0));
                 scale *= k.scale;
             } else {
-                Integer r = ranks.get(kt);
+                Integer r = rankOf(kt);
                 if (r == null || r < 2) {
                     return "kᵀ is neither a Transpose of the last two axes nor of known rank";
                 }
@@ -612,6 +612,22 @@ public final class AttentionFuser {
                 }
             }
             return false;
+        }
+
+        /** The rank from a shape the graph declares, seen through casts (the chunk graph casts its inputs). */
+        private Integer rankOf(String value) {
+            for (int depth = 0; depth < 8; depth++) {
+                Integer r = ranks.get(value);
+                if (r != null) {
+                    return r;
+                }
+                int p = producerOf(value);
+                if (p < 0 || !isOp(p, "Cast", "Identity")) {
+                    return null;
+                }
+                value = graph.getNode(p).getInput(0);
+            }
+            return null;
         }
 
         private int producerOf(String value) {
