@@ -1,5 +1,8 @@
 package dev.flux2.onnx;
 
+import ai.onnxruntime.OrtProvider;
+import dev.flux2.onnx.attention.AttentionMode;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -46,6 +49,21 @@ class OnnxOptionsTest {
         String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("cpu_tuned", "yes")))
                 .getMessage();
         assertTrue(msg.contains("cpu_tuned") && msg.contains("fp32"), msg);
+    }
+
+    @Test
+    void attentionChoosesFusedOrGraphAndAutoFusesOnWebGpuOnly() {
+        assertEquals(AttentionMode.AUTO, OnnxOptions.defaults().attention());
+        assertEquals(AttentionMode.FUSED, OnnxOptions.parse(Map.of("attention", " Fused")).attention());
+        assertEquals(AttentionMode.GRAPH, OnnxOptions.parse(Map.of("attention", "graph")).attention());
+        String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("attention", "mha")))
+                .getMessage();
+        assertTrue(msg.contains("attention") && msg.contains("auto, fused or graph") && msg.contains("'mha'"), msg);
+        assertTrue(AttentionMode.AUTO.fuses(List.of(OrtProvider.WEBGPU, OrtProvider.CPU)));
+        assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.CPU)));
+        assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.CUDA, OrtProvider.CPU)));
+        assertTrue(AttentionMode.FUSED.fuses(List.of(OrtProvider.CPU)));
+        assertFalse(AttentionMode.GRAPH.fuses(List.of(OrtProvider.WEBGPU)));
     }
 
     @Test
