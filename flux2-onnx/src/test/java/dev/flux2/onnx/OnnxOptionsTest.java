@@ -1,14 +1,13 @@
 package dev.flux2.onnx;
 
-import ai.onnxruntime.OrtProvider;
-import dev.flux2.onnx.attention.AttentionMode;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.onnx.attention.AttentionMode;
 import dev.flux2.onnx.session.OptimizationLevel;
 import dev.flux2.onnx.session.ProviderFallback;
 import dev.flux2.onnx.stage.VaeAttentionMode;
@@ -54,8 +53,12 @@ class OnnxOptionsTest {
     @Test
     void attentionChoosesFusedOrGraphAndAutoFusesOnWebGpuOnly() {
         assertEquals(AttentionMode.AUTO, OnnxOptions.defaults().attention());
-        assertEquals(AttentionMode.FUSED, OnnxOptions.parse(Map.of("attention", " Fused")).attention());
-        assertEquals(AttentionMode.GRAPH, OnnxOptions.parse(Map.of("attention", "graph")).attention());
+        assertEquals(
+                AttentionMode.FUSED,
+                OnnxOptions.parse(Map.of("attention", " Fused")).attention());
+        assertEquals(
+                AttentionMode.GRAPH,
+                OnnxOptions.parse(Map.of("attention", "graph")).attention());
         String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("attention", "mha")))
                 .getMessage();
         assertTrue(msg.contains("attention") && msg.contains("auto, fused or graph") && msg.contains("'mha'"), msg);
