@@ -455,8 +455,19 @@ public final class AttentionFuser {
                 live.addAll(n.getOutputList());
                 live.addAll(n.getInputList());
             });
-            GraphProto.Builder g =
-                    graph.toBuilder().clearNode().addAllNode(nodes).addAllInitializer(constants);
+            // Initializers that only the removed nodes read (the scale constants) go too: ONNX Runtime warns about
+            // each unused one. Those the source already left unused stay, as everything else the source has.
+            List<TensorProto> inits = new ArrayList<>(graph.getInitializerList());
+            inits.removeIf(t -> uses.containsKey(t.getName())
+                    && !live.contains(t.getName())
+                    && !graphOutputs.contains(t.getName())
+                    && graph.getInputList().stream().noneMatch(v -> v.getName().equals(t.getName())));
+            GraphProto.Builder g = graph.toBuilder()
+                    .clearNode()
+                    .addAllNode(nodes)
+                    .clearInitializer()
+                    .addAllInitializer(inits)
+                    .addAllInitializer(constants);
             List<ValueInfoProto> infos = new ArrayList<>(g.getValueInfoList());
             infos.removeIf(v -> !live.contains(v.getName()));
             g.clearValueInfo().addAllValueInfo(infos);

@@ -49,6 +49,13 @@ class FusedAttentionPipelineTest {
     }
 
     private static void check(SyntheticBundle bundle) throws IOException {
+        // flux2 info's detail: what attention=fused does, per graph.
+        String info = new dev.flux2.onnx.OnnxBackendProvider()
+                .inspect(bundle.directory())
+                .details()
+                .get("attention_fusion");
+        assertTrue(info.contains("transformer: no attention (no Softmax)"), info);
+        assertTrue(info.contains("1 of 1 softmax node fused as attention"), info);
         BufferedImage graph = generate(bundle, "graph");
         assertEquals(Map.of(), derived(bundle), "attention=graph derives nothing");
         BufferedImage fused = generate(bundle, "fused");
