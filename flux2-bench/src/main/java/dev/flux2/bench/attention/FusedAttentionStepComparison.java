@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.CodedInputStream;
 import dev.flux2.onnx.attention.AttentionFuser;
-import dev.flux2.testkit.timing.TimingTransformerFiles;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
 import dev.flux2.testkit.timing.TimingTransformerWriter;
 import java.io.IOException;
@@ -41,8 +40,12 @@ import java.util.stream.Stream;
  * difference from the graph's, and with {@code --profile} ONNX Runtime's time per operator type of one step each.
  *
  * <pre>java -Xmx8g -cp flux2-bench/target/benchmarks.jar dev.flux2.bench.attention.FusedAttentionStepComparison \
- *     [--size 512] [--blocks 5+20] [--provider cpu|webgpu] [--pairs 3] [--threads 0] [--text 512] \
- *     [--width klein|tiny] [--profile]</pre>
+ *     [--size 512[,1024]] [--blocks 5+20] [--provider cpu|webgpu] [--pairs 3] [--threads 0] [--text 512] \
+ *     [--width klein|tiny] [--profile] [--dir DIR]</pre>
+ *
+ * <p>{@code --dir} keeps the written graphs there and reuses them in a later run (writing the klein-width weights
+ * takes a while); without it they go to a temporary folder deleted at the end. With {@code --profile} the sessions
+ * are profiled and the breakdown is that of each session's last step.
  *
  * <p>WebGPU needs an ONNX Runtime built with it, for example the onnxruntime-node package's library loaded with
  * {@code -Donnxruntime.native.onnxruntime.path=<dir>} (docs/fused-attention.md).
@@ -55,7 +58,8 @@ public final class FusedAttentionStepComparison {
      * @throws Exception when writing, opening or running fails
      */
     public static void main(String[] args) throws Exception {
-        int size = 512;
+        String sizes = "512";
+        Path keep = null;
         String blocks = "5+20";
         String provider = "cpu";
         int pairs = 3;
@@ -65,7 +69,8 @@ public final class FusedAttentionStepComparison {
         boolean profile = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--size" -> size = Integer.parseInt(args[++i]);
+                case "--size" -> sizes = args[++i];
+                case "--dir" -> keep = Path.of(args[++i]);
                 case "--blocks" -> blocks = args[++i];
                 case "--provider" -> provider = args[++i];
                 case "--pairs" -> pairs = Integer.parseInt(args[++i]);
@@ -83,79 +88,122 @@ public final class FusedAttentionStepComparison {
             sb.heads(2).contextDim(64);
         }
         TimingTransformerSpec spec = sb.build();
-        int imageTokens = (size / 16) * (size / 16);
-        Path dir = Files.createTempDirectory("flux2-attn-step");
+        Path dir = keep != null ? Files.createDirectories(keep) : Files.createTempDirectory("flux2-attn-step");
         try {
             long t0 = System.nanoTime();
-            TimingTransformerFiles files = TimingTransformerWriter.write(spec, dir);
-            Path fusedFile = files.graphFile().resolveSibling("fused.onnx");
-            AttentionFuser.Result fusion = fuse(files.graphFile(), fusedFile);
+            Path graphFile = existingGraph(dir);
+            if (graphFile == null) {
+                graphFile = TimingTransformerWriter.write(spec, dir).graphFile();
+            }
+            Path fusedFile = graphFile.resolveSibling("fused.onnx");
+            AttentionFuser.Result fusion = fuse(graphFile, fusedFile);
             System.out.printf(
                     Locale.ROOT,
-                    "timing transformer %s, %dx%d (%d image + %d text tokens), provider %s, threads %d; wrote and"
-                            + " fused in %.1f s: %s%n",
+                    "timing transformer %s, provider %s, threads %d; written (or found) and fused in %.1f s: %s%n",
                     spec,
-                    size,
-                    size,
-                    imageTokens,
-                    text,
                     provider,
                     threads,
                     (System.nanoTime() - t0) / 1e9,
                     fusion.describe());
             OrtEnvironment env = OrtEnvironment.getEnvironment();
-            Map<String, OnnxTensor> inputs = inputs(env, imageTokens, text, spec.contextDim());
-            try (Step graph =
-                            new Step(env, files.graphFile(), provider, threads, profile ? dir.resolve("graph") : null);
+            try (Step graph = new Step(env, graphFile, provider, threads, profile ? dir.resolve("graph") : null);
                     Step fused = new Step(env, fusedFile, provider, threads, profile ? dir.resolve("fused") : null)) {
-                float[] a = graph.run(inputs);
-                float[] b = fused.run(inputs);
-                System.out.printf(Locale.ROOT, "fused vs graph prediction: relative RMS %.3g%n", relativeRms(a, b));
+                for (String sz : sizes.split(",")) {
+                    compare(env, graph, fused, Integer.parseInt(sz.trim()), text, spec.contextDim(), pairs);
+                }
                 if (profile) {
-                    System.out.println("graph profile (one step):");
+                    System.out.println("graph profile (last step):");
                     printProfile(graph.endProfiling());
-                    System.out.println("fused profile (one step):");
+                    System.out.println("fused profile (last step):");
                     printProfile(fused.endProfiling());
                 }
-                System.out.println("pair\tgraph_ms\tfused_ms\tratio\tload1");
-                List<Double> ratios = new ArrayList<>();
-                List<Double> fusedMs = new ArrayList<>();
-                List<Double> graphMs = new ArrayList<>();
-                for (int p = 1; p <= pairs; p++) {
-                    double g;
-                    double f;
-                    if (p % 2 == 1) {
-                        g = graph.time(inputs);
-                        f = fused.time(inputs);
-                    } else {
-                        f = fused.time(inputs);
-                        g = graph.time(inputs);
-                    }
-                    ratios.add(g / f);
-                    graphMs.add(g);
-                    fusedMs.add(f);
-                    System.out.printf(
-                            Locale.ROOT,
-                            "%d\t%.0f\t%.0f\t%.3f\t%.2f%n",
-                            p,
-                            g,
-                            f,
-                            g / f,
-                            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-                }
-                System.out.printf(
-                        Locale.ROOT,
-                        "median: graph %.0f ms, fused %.0f ms, ratio graph/fused %.3f%n",
-                        median(graphMs),
-                        median(fusedMs),
-                        median(ratios));
-            } finally {
-                inputs.values().forEach(OnnxTensor::close);
             }
         } finally {
-            try (Stream<Path> s = Files.walk(dir)) {
-                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            if (keep == null) {
+                try (Stream<Path> s = Files.walk(dir)) {
+                    s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
             }
+        }
+    }
+
+    private static void compare(
+            OrtEnvironment env, Step graph, Step fused, int size, int text, int contextDim, int pairs)
+            throws OrtException {
+        int imageTokens = (size / 16) * (size / 16);
+        Map<String, OnnxTensor> inputs = inputs(env, imageTokens, text, contextDim);
+        try {
+            long w = System.nanoTime();
+            float[] a = graph.run(inputs);
+            double graphFirst = (System.nanoTime() - w) / 1e6;
+            w = System.nanoTime();
+            float[] b = fused.run(inputs);
+            double fusedFirst = (System.nanoTime() - w) / 1e6;
+            System.out.printf(
+                    Locale.ROOT,
+                    "%dx%d (%d image + %d text tokens): first step graph %.0f ms, fused %.0f ms; fused vs graph"
+                            + " prediction: relative RMS %.3g (graph's RMS %.3g, non-finite %d)%n",
+                    size,
+                    size,
+                    imageTokens,
+                    text,
+                    graphFirst,
+                    fusedFirst,
+                    relativeRms(a, b),
+                    Math.sqrt(java.util.stream.IntStream.range(0, a.length)
+                                    .mapToDouble(i -> a[i] * (double) a[i])
+                                    .sum()
+                            / a.length),
+                    java.util.stream.IntStream.range(0, a.length)
+                            .filter(i -> !Float.isFinite(a[i]) || !Float.isFinite(b[i]))
+                            .count());
+            System.out.println("size\tpair\tgraph_ms\tfused_ms\tratio\tload1");
+            List<Double> ratios = new ArrayList<>();
+            List<Double> fusedMs = new ArrayList<>();
+            List<Double> graphMs = new ArrayList<>();
+            for (int p = 1; p <= pairs; p++) {
+                double g;
+                double f;
+                if (p % 2 == 1) {
+                    g = graph.time(inputs);
+                    f = fused.time(inputs);
+                } else {
+                    f = fused.time(inputs);
+                    g = graph.time(inputs);
+                }
+                ratios.add(g / f);
+                graphMs.add(g);
+                fusedMs.add(f);
+                System.out.printf(
+                        Locale.ROOT,
+                        "%d\t%d\t%.0f\t%.0f\t%.3f\t%.2f%n",
+                        size,
+                        p,
+                        g,
+                        f,
+                        g / f,
+                        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+            }
+            System.out.printf(
+                    Locale.ROOT,
+                    "%dx%d median: graph %.0f ms, fused %.0f ms, ratio graph/fused %.3f%n",
+                    size,
+                    size,
+                    median(graphMs),
+                    median(fusedMs),
+                    median(ratios));
+        } finally {
+            inputs.values().forEach(OnnxTensor::close);
+        }
+    }
+
+    /** @return the timing transformer graph a previous run left in the folder, or null */
+    private static Path existingGraph(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.toString().endsWith(".onnx")
+                            && !p.getFileName().toString().equals("fused.onnx"))
+                    .findFirst()
+                    .orElse(null);
         }
     }
 
@@ -223,10 +271,18 @@ public final class FusedAttentionStepComparison {
     /** Milliseconds per operator type in an ONNX Runtime profile, largest first, with shares. */
     private static void printProfile(Path json) throws IOException {
         JsonNode events = new ObjectMapper().readTree(json.toFile());
+        long lastRun = 0;
+        for (JsonNode e : events) {
+            if ("model_run".equals(e.path("name").asText())) {
+                lastRun = Math.max(lastRun, e.path("ts").asLong());
+            }
+        }
         Map<String, Long> byOp = new TreeMap<>();
         long total = 0;
         for (JsonNode e : events) {
-            if ("Node".equals(e.path("cat").asText()) && e.path("name").asText().endsWith("_kernel_time")) {
+            if ("Node".equals(e.path("cat").asText())
+                    && e.path("name").asText().endsWith("_kernel_time")
+                    && e.path("ts").asLong() >= lastRun) {
                 long dur = e.path("dur").asLong();
                 byOp.merge(e.path("args").path("op_name").asText("?"), dur, Long::sum);
                 total += dur;
