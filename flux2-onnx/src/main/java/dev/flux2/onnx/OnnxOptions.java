@@ -56,8 +56,8 @@ import java.util.Optional;
  *   <tr><td>{@value #ATTENTION}</td><td>{@code auto} | {@code fused} | {@code graph}</td><td>{@code fused}
  *       replaces the attention of the transformer and VAE decoder graphs with ONNX Runtime's fused
  *       {@code com.microsoft.MultiHeadAttention} in a derived graph (stored like the CPU-tuned graphs);
- *       {@code graph} runs the attention as exported; {@code auto} (default) fuses where measured faster: when WebGPU
- *       is the first provider (docs/fused-attention.md).</td></tr>
+ *       {@code graph} runs the attention as exported; {@code auto} (default) fuses where measured faster and accurate,
+ *       which is nowhere yet (docs/fused-attention.md §5): it runs the graphs as exported.</td></tr>
  *   <tr><td>{@value #DEVICE_ID}</td><td>an integer ≥ 0</td><td>device index for CUDA, TensorRT, ROCm and DirectML.
  *       Default 0.</td></tr>
  * </table>

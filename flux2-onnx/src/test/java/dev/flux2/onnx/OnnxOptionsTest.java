@@ -51,7 +51,7 @@ class OnnxOptionsTest {
     }
 
     @Test
-    void attentionChoosesFusedOrGraphAndAutoFusesOnWebGpuOnly() {
+    void attentionChoosesFusedOrGraphAndAutoFusesNowhereYet() {
         assertEquals(AttentionMode.AUTO, OnnxOptions.defaults().attention());
         assertEquals(
                 AttentionMode.FUSED,
@@ -62,7 +62,8 @@ class OnnxOptionsTest {
         String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("attention", "mha")))
                 .getMessage();
         assertTrue(msg.contains("attention") && msg.contains("auto, fused or graph") && msg.contains("'mha'"), msg);
-        assertTrue(AttentionMode.AUTO.fuses(List.of(OrtProvider.WEBGPU, OrtProvider.CPU)));
+        // Measured neither faster nor as close to the graph on WebGPU (docs/fused-attention.md §5).
+        assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.WEBGPU)));
         assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.CPU)));
         assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.CUDA, OrtProvider.CPU)));
         assertTrue(AttentionMode.FUSED.fuses(List.of(OrtProvider.CPU)));

@@ -175,7 +175,7 @@ final class GenerateCommand extends BaseCommand {
             paramLabel = "MODE",
             description = "fused: run the transformer's and VAE decoder's attention as ONNX Runtime's fused "
                     + "MultiHeadAttention (fp32), in graphs derived once like --cpu-tuned's; graph: as exported. "
-                    + "Default: fused when WebGPU is the first provider, else graph; backend option attention.")
+                    + "Default: graph (fused is not yet measured faster on any provider); backend option attention.")
     String attention;
 
     @Option(

@@ -8,7 +8,11 @@ import java.util.List;
  * Runtime's fused {@code MultiHeadAttention} ({@link AttentionFuser}) or as the graph writes it.
  */
 public enum AttentionMode {
-    /** Fused where it is measured faster and accurate: on WebGPU (docs/fused-attention.md); the graph elsewhere. */
+    /**
+     * Fused where it is measured faster and accurate. Measured on 2026-12-01 (docs/fused-attention.md): nowhere yet
+     * (WebGPU on an H200 no faster and further from the graph's prediction, the 2-core CPU inconclusive at 1024²), so
+     * it runs the graph on every provider.
+     */
     AUTO,
     /** Always fused. */
     FUSED,
@@ -23,9 +27,10 @@ public enum AttentionMode {
         return switch (this) {
             case FUSED -> true;
             case GRAPH -> false;
-            // The first provider runs (nearly) every node; only WebGPU is measured faster fused. The CPU at 2 cores
-            // is not (docs/fused-attention.md), and CUDA cannot be measured here.
-            case AUTO -> !providers.isEmpty() && providers.get(0) == OrtProvider.WEBGPU;
+            // No provider is measured both faster and accurate fused (docs/fused-attention.md §5): WebGPU's step was
+            // 0.94x at 512² and 1.00x at 1024², the CPU's 1.41x at 512² but 0.94x (inconclusive) at 1024², CUDA
+            // not measurable here. A provider joins here once it is.
+            case AUTO -> false;
         };
     }
 }
