@@ -27,6 +27,8 @@ module dev.flux2.onnx {
     exports dev.flux2.onnx.runtime;
     exports dev.flux2.onnx to
             dev.flux2.bench;
+    exports dev.flux2.onnx.attention to
+            dev.flux2.bench;
     exports dev.flux2.onnx.config to
             dev.flux2.bench;
     exports dev.flux2.onnx.graph to

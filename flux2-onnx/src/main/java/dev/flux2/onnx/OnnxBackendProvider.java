@@ -38,6 +38,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,9 +128,11 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                             io,
                             options.pinDimensions(),
                             options.optimizationLevel(),
-                            options.cpuTuning()
-                                    .map(t -> cpuTunedGraphs(bundleConfig, io, t))
-                                    .orElse(Map.of())));
+                            derivedGraphs(
+                                    bundleConfig,
+                                    io,
+                                    options.cpuTuning(),
+                                    options.attention().fuses(providers.providers()))));
             LOG.debug(
                     "opened {} ({}, {}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
@@ -172,15 +175,35 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
     }
 
     /**
-     * The derived CPU-tuned text encoder and transformer graphs (the fused transformer too, when the bundle has one),
-     * derived now if no derived graph matches the sources.
+     * The derived graphs: with CPU tuning, the text encoder and transformer (the fused transformer too, when the bundle
+     * has one), with fused attention when it is on; with fused attention alone, the transformers and the VAE decoder
+     * graphs that have attention to fuse (the others run as they are). Derived now if no derived graph matches the
+     * sources.
      */
-    private static Map<String, TunedGraph> cpuTunedGraphs(BundleConfig config, BundleIo io, CpuTuning tuning) {
+    private static Map<String, TunedGraph> derivedGraphs(
+            BundleConfig config, BundleIo io, Optional<CpuTuning> cpuTuning, boolean fusedAttention) {
         TunedGraphStore store = new TunedGraphStore(TunedGraphStore.defaultCacheRoot(), true);
         Map<String, TunedGraph> tuned = new LinkedHashMap<>();
-        for (String key : List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER, GraphKeys.TRANSFORMER_FUSED)) {
-            if (config.usedModelKeys().contains(key)) {
-                tuned.put(key, store.derive(key, io.signature(key), tuning));
+        List<String> cpuKeys = List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER, GraphKeys.TRANSFORMER_FUSED);
+        if (cpuTuning.isPresent()) {
+            CpuTuning t = cpuTuning.get().withFusedAttention(fusedAttention);
+            for (String key : cpuKeys) {
+                if (config.usedModelKeys().contains(key)) {
+                    tuned.put(key, store.derive(key, io.signature(key), t));
+                }
+            }
+        }
+        if (fusedAttention) {
+            // The text encoder's attention is masked (causal), which the fuser does not take: it is not looked at.
+            for (String key : List.of(
+                    GraphKeys.TRANSFORMER,
+                    GraphKeys.TRANSFORMER_FUSED,
+                    GraphKeys.VAE_DECODER_ATTN_CHUNK,
+                    GraphKeys.VAE_DECODER)) {
+                if (!tuned.containsKey(key) && config.usedModelKeys().contains(key)) {
+                    store.deriveIfChanged(key, io.signature(key), CpuTuning.ATTENTION_ONLY)
+                            .ifPresent(g -> tuned.put(key, g));
+                }
             }
         }
         return tuned;

@@ -1,6 +1,7 @@
 package dev.flux2.onnx;
 
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.onnx.attention.AttentionMode;
 import dev.flux2.onnx.session.OptimizationLevel;
 import dev.flux2.onnx.session.ProviderFallback;
 import dev.flux2.onnx.session.ProviderSelector;
@@ -56,6 +57,11 @@ import java.util.Optional;
  *       the Java binding's version: a CUDA 13 build, say), before ONNX Runtime initialises; it wins over
  *       {@code FLUX2_ORT_LIBRARY} and over the installed WebGPU runtime that the {@code webgpu} provider loads. The
  *       library is chosen once per JVM (docs/gpu.md). Default: none.</td></tr>
+ *   <tr><td>{@value #ATTENTION}</td><td>{@code auto} | {@code fused} | {@code graph}</td><td>{@code fused}
+ *       replaces the attention of the transformer and VAE decoder graphs with ONNX Runtime's fused
+ *       {@code com.microsoft.MultiHeadAttention} in a derived graph (stored like the CPU-tuned graphs);
+ *       {@code graph} runs the attention as exported; {@code auto} (default) fuses where measured faster and accurate,
+ *       which is nowhere yet (docs/fused-attention.md §5): it runs the graphs as exported.</td></tr>
  *   <tr><td>{@value #DEVICE_ID}</td><td>an integer ≥ 0</td><td>device index for CUDA, TensorRT, ROCm and DirectML.
  *       Default 0.</td></tr>
  * </table>
@@ -72,6 +78,7 @@ import java.util.Optional;
  * @param cpuTuning the edits of the derived CPU-tuned text encoder and transformer graphs, if they are used
  * @param allowSpinning whether ONNX Runtime's idle intra-op threads spin
  * @param ortLibrary the ONNX Runtime native library to load, if named
+ * @param attention whether attention runs fused
  */
 record OnnxOptions(
         int threads,
@@ -85,7 +92,8 @@ record OnnxOptions(
         int deviceId,
         Optional<CpuTuning> cpuTuning,
         boolean allowSpinning,
-        Optional<String> ortLibrary) {
+        Optional<String> ortLibrary,
+        AttentionMode attention) {
     /** Option key: threads per inference call. */
     static final String THREADS = "threads";
     /** Option key: execution providers in order of preference. */
@@ -110,6 +118,8 @@ record OnnxOptions(
     static final String ALLOW_SPINNING = "allow_spinning";
     /** Option key: the ONNX Runtime native library. */
     static final String ORT_LIBRARY = "ort_library";
+    /** Option key: fused attention. */
+    static final String ATTENTION = "attention";
 
     /** Every key, in the order the documentation lists them. */
     static final List<String> KEYS = List.of(
@@ -124,7 +134,8 @@ record OnnxOptions(
             DEVICE_ID,
             CPU_TUNED,
             ALLOW_SPINNING,
-            ORT_LIBRARY);
+            ORT_LIBRARY,
+            ATTENTION);
 
     /** Validates and copies. */
     OnnxOptions {
@@ -134,6 +145,7 @@ record OnnxOptions(
         Objects.requireNonNull(optimizationLevel, "optimizationLevel");
         Objects.requireNonNull(cpuTuning, "cpuTuning");
         Objects.requireNonNull(ortLibrary, "ortLibrary");
+        Objects.requireNonNull(attention, "attention");
         if (threads < 0 || vaeChunkSize < 0 || deviceId < 0) {
             throw new IllegalArgumentException("threads, vaeChunkSize and deviceId must be >= 0, got " + threads + ", "
                     + vaeChunkSize + ", " + deviceId);
@@ -206,7 +218,13 @@ record OnnxOptions(
                     case "false" -> false;
                     default -> throw bad(ALLOW_SPINNING, options.get(ALLOW_SPINNING), "true or false");
                 },
-                Optional.ofNullable(options.get(ORT_LIBRARY)).map(String::trim).filter(v -> !v.isEmpty()));
+                Optional.ofNullable(options.get(ORT_LIBRARY)).map(String::trim).filter(v -> !v.isEmpty()),
+                switch (value(options, ATTENTION, "auto")) {
+                    case "auto" -> AttentionMode.AUTO;
+                    case "fused" -> AttentionMode.FUSED;
+                    case "graph" -> AttentionMode.GRAPH;
+                    default -> throw bad(ATTENTION, options.get(ATTENTION), "auto, fused or graph");
+                });
     }
 
     /** @return whether the WebGPU provider is among the requested ones */

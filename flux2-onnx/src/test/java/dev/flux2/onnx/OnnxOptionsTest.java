@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.onnx.attention.AttentionMode;
 import dev.flux2.onnx.session.OptimizationLevel;
 import dev.flux2.onnx.session.ProviderFallback;
 import dev.flux2.onnx.stage.VaeAttentionMode;
@@ -46,6 +48,26 @@ class OnnxOptionsTest {
         String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("cpu_tuned", "yes")))
                 .getMessage();
         assertTrue(msg.contains("cpu_tuned") && msg.contains("fp32"), msg);
+    }
+
+    @Test
+    void attentionChoosesFusedOrGraphAndAutoFusesNowhereYet() {
+        assertEquals(AttentionMode.AUTO, OnnxOptions.defaults().attention());
+        assertEquals(
+                AttentionMode.FUSED,
+                OnnxOptions.parse(Map.of("attention", " Fused")).attention());
+        assertEquals(
+                AttentionMode.GRAPH,
+                OnnxOptions.parse(Map.of("attention", "graph")).attention());
+        String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("attention", "mha")))
+                .getMessage();
+        assertTrue(msg.contains("attention") && msg.contains("auto, fused or graph") && msg.contains("'mha'"), msg);
+        // Measured neither faster nor as close to the graph on WebGPU (docs/fused-attention.md §5).
+        assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.WEBGPU)));
+        assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.CPU)));
+        assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.CUDA, OrtProvider.CPU)));
+        assertTrue(AttentionMode.FUSED.fuses(List.of(OrtProvider.CPU)));
+        assertFalse(AttentionMode.GRAPH.fuses(List.of(OrtProvider.WEBGPU)));
     }
 
     @Test

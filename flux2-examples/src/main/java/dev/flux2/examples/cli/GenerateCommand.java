@@ -191,6 +191,14 @@ final class GenerateCommand extends BaseCommand {
     String cpuTuned;
 
     @Option(
+            names = "--attention",
+            paramLabel = "MODE",
+            description = "fused: run the transformer's and VAE decoder's attention as ONNX Runtime's fused "
+                    + "MultiHeadAttention (fp32), in graphs derived once like --cpu-tuned's; graph: as exported. "
+                    + "Default: graph (fused is not yet measured faster on any provider); backend option attention.")
+    String attention;
+
+    @Option(
             names = "--no-spinning",
             description = "ONNX Runtime's idle threads sleep instead of spinning between operators (less CPU time, "
                     + "about the same wall time for large graphs); backend option allow_spinning=false.")
@@ -361,6 +369,9 @@ final class GenerateCommand extends BaseCommand {
         }
         if (cpuTuned != null) {
             b.backendOption("cpu_tuned", cpuTuned);
+        }
+        if (attention != null) {
+            b.backendOption("attention", attention);
         }
         if (noSpinning) {
             b.backendOption("allow_spinning", "false");

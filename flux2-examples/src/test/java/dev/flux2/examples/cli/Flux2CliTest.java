@@ -139,6 +139,8 @@ class Flux2CliTest {
         assertFalse(g.noSpinning);
         assertEquals("true", parseGenerate("generate", "--model", "m", "-p", "x", "--cpu-tuned").cpuTuned);
         assertEquals("fp32", parseGenerate("generate", "--model", "m", "-p", "x", "--cpu-tuned=fp32").cpuTuned);
+        assertEquals(null, g.attention);
+        assertEquals("fused", parseGenerate("generate", "--model", "m", "-p", "x", "--attention", "fused").attention);
 
         GenerateCommand all = parseGenerate(
                 "generate",

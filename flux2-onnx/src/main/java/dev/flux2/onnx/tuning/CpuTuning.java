@@ -7,13 +7,41 @@ package dev.flux2.onnx.tuning;
  *     activations are not quantized to int8)
  * @param fp32Activations compute in fp32 where the graph computes in fp16: fp16 initializers and constants become
  *     fp32, casts to fp16 cast to fp32, and casts at the graph's inputs and outputs keep its public element types
+ * @param fusedAttention replace every recognised attention subgraph with ONNX Runtime's fused
+ *     {@code com.microsoft.MultiHeadAttention} ({@link dev.flux2.onnx.attention.AttentionFuser}); not CPU-specific
+ *     despite this type's name: the derived graphs of every provider share this store
  */
-public record CpuTuning(boolean accuracyLevelZero, boolean fp32Activations) {
-    /** Both edits: what the {@code cpu_tuned} backend option applies. */
+public record CpuTuning(boolean accuracyLevelZero, boolean fp32Activations, boolean fusedAttention) {
+    /** Both CPU edits: what the {@code cpu_tuned} backend option applies. */
     public static final CpuTuning FULL = new CpuTuning(true, true);
 
-    /** @return a short label for file names and logs, e.g. {@code acc0-fp32} */
+    /** Fused attention alone: what the {@code attention} backend option applies without {@code cpu_tuned}. */
+    public static final CpuTuning ATTENTION_ONLY = new CpuTuning(false, false, true);
+
+    /**
+     * The CPU edits without fused attention.
+     *
+     * @param accuracyLevelZero see the record
+     * @param fp32Activations see the record
+     */
+    public CpuTuning(boolean accuracyLevelZero, boolean fp32Activations) {
+        this(accuracyLevelZero, fp32Activations, false);
+    }
+
+    /** @return these edits with fused attention on or off */
+    public CpuTuning withFusedAttention(boolean fused) {
+        return new CpuTuning(accuracyLevelZero, fp32Activations, fused);
+    }
+
+    /** @return whether anything besides attention is edited */
+    public boolean editsCpu() {
+        return accuracyLevelZero || fp32Activations;
+    }
+
+    /** @return a short label for file names and logs, e.g. {@code acc0-fp32}, {@code acc0-fp32-mha} */
     public String label() {
-        return (accuracyLevelZero ? "acc0" : "acc-kept") + (fp32Activations ? "-fp32" : "-fp16");
+        return (accuracyLevelZero ? "acc0" : "acc-kept")
+                + (fp32Activations ? "-fp32" : "-fp16")
+                + (fusedAttention ? "-mha" : "");
     }
 }

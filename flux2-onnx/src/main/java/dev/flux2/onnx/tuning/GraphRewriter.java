@@ -10,6 +10,7 @@ import ai.onnx.proto.OnnxMl.TypeProto;
 import ai.onnx.proto.OnnxMl.ValueInfoProto;
 import ai.onnxruntime.platform.Fp16Conversions;
 import com.google.protobuf.ByteString;
+import dev.flux2.onnx.attention.AttentionFuser;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,6 +23,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -49,7 +51,8 @@ final class GraphRewriter {
             int castsRetyped,
             int tensorsRetyped,
             long newDataBytes,
-            boolean activationsConverted) {}
+            boolean activationsConverted,
+            Optional<AttentionFuser.Result> attention) {}
 
     private final Path sourceFolder;
     private final NewData newData;
@@ -92,6 +95,13 @@ final class GraphRewriter {
      * @throws IOException when an fp16 external tensor cannot be read or written
      */
     RewriteResult rewrite(ModelProto model, CpuTuning tuning) throws IOException {
+        Optional<AttentionFuser.Result> attention = Optional.empty();
+        if (tuning.fusedAttention()) {
+            // First, on the source's types: the fp32 conversion below then also re-types the casts it adds.
+            AttentionFuser.Fusion fusion = AttentionFuser.fuse(model);
+            model = fusion.model();
+            attention = Optional.of(fusion.result());
+        }
         GraphProto graph = model.getGraph();
         boolean convert = tuning.fp32Activations() && !hasSubgraphs(graph);
         GraphProto.Builder g = graph.toBuilder();
@@ -110,7 +120,14 @@ final class GraphRewriter {
         ModelProto rewritten = model.toBuilder().setGraph(g).build();
         return new RewriteResult(
                 rewritten,
-                new Report(matMulNBits, accuracyChanged, castsRetyped, tensorsRetyped, newData.size(), convert));
+                new Report(
+                        matMulNBits,
+                        accuracyChanged,
+                        castsRetyped,
+                        tensorsRetyped,
+                        newData.size(),
+                        convert,
+                        attention));
     }
 
     /** The rewritten model and its report. */

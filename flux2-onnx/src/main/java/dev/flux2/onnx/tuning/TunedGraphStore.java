@@ -3,6 +3,7 @@ package dev.flux2.onnx.tuning;
 import ai.onnx.proto.OnnxMl.ModelProto;
 import com.google.protobuf.CodedInputStream;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.attention.AttentionFuser;
 import dev.flux2.onnx.graph.GraphSignature;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,6 +39,9 @@ import org.slf4j.LoggerFactory;
 public final class TunedGraphStore {
     /** The folder derived files live in, inside the bundle or the cache folder. */
     public static final String FOLDER = ".flux2-cpu";
+
+    /** Suffix of the empty marker of a graph whose rewrite changed nothing (no attention to fuse). */
+    static final String UNCHANGED = ".unchanged";
 
     private static final Logger LOG = LoggerFactory.getLogger(TunedGraphStore.class);
 
@@ -77,6 +81,26 @@ public final class TunedGraphStore {
      * @throws ModelLoadException when the source cannot be read or the derived files cannot be written
      */
     public TunedGraph derive(String graphKey, GraphSignature source, CpuTuning tuning) {
+        return deriveIfChanged(graphKey, source, tuning, true).orElseThrow();
+    }
+
+    /**
+     * Like {@link #derive}, except that when the only edit is fused attention and the graph has no attention the
+     * rewrite recognises, no derived graph is written (an empty marker file remembers it) and the source graph is to be
+     * run unchanged.
+     *
+     * @param graphKey the config key
+     * @param source the source graph's signature
+     * @param tuning the edits
+     * @return the derived graph, or empty when the source is to be run as it is
+     * @throws ModelLoadException when the source cannot be read or the derived files cannot be written
+     */
+    public Optional<TunedGraph> deriveIfChanged(String graphKey, GraphSignature source, CpuTuning tuning) {
+        return deriveIfChanged(graphKey, source, tuning, tuning.editsCpu());
+    }
+
+    private Optional<TunedGraph> deriveIfChanged(
+            String graphKey, GraphSignature source, CpuTuning tuning, boolean alwaysWrite) {
         Path graph = source.file().toAbsolutePath().normalize();
         Path bundle = graph.getParent();
         try {
@@ -98,33 +122,47 @@ public final class TunedGraphStore {
                 linkShards(bundle, dataFolder, source);
             }
             Path derived = home.resolve(name + ".onnx");
+            Path unchanged = home.resolve(name + UNCHANGED);
             if (Files.isRegularFile(derived)) {
-                LOG.debug("using the CPU-tuned {} graph {}", graphKey, derived);
-                return new TunedGraph(graphKey, derived, dataFolder);
+                LOG.debug("using the derived {} graph {}", graphKey, derived);
+                return Optional.of(new TunedGraph(graphKey, derived, dataFolder));
+            }
+            if (!alwaysWrite && Files.isRegularFile(unchanged)) {
+                LOG.debug(
+                        "the {} graph {} has no attention to fuse (remembered by {}): run as it is",
+                        graphKey,
+                        graph,
+                        unchanged);
+                return Optional.empty();
             }
             long start = System.nanoTime();
-            GraphRewriter.Report report = write(graph, bundle, home, name, tuning);
+            Optional<GraphRewriter.Report> report = write(graph, bundle, home, name, tuning, alwaysWrite);
             deleteStale(home, graphKey, name);
+            if (report.isEmpty()) {
+                Files.write(unchanged, new byte[0]);
+                return Optional.empty();
+            }
             LOG.debug(
-                    "derived the CPU-tuned {} graph {} in {} ms: {}",
+                    "derived the {} graph {} in {} ms: {}",
                     graphKey,
                     derived,
                     (System.nanoTime() - start) / 1_000_000,
-                    report);
-            return new TunedGraph(graphKey, derived, dataFolder);
+                    report.get());
+            return Optional.of(new TunedGraph(graphKey, derived, dataFolder));
         } catch (IOException | RuntimeException e) {
             if (e instanceof ModelLoadException m) {
                 throw m;
             }
             throw new ModelLoadException(
-                    "cannot derive the CPU-tuned " + graphKey + " graph from " + graph + ": "
+                    "cannot derive the " + tuning.label() + " " + graphKey + " graph from " + graph + ": "
                             + (e instanceof IOException io ? dev.flux2.spi.ModelFiles.reason(io) : e.getMessage()),
                     e);
         }
     }
 
-    private static GraphRewriter.Report write(Path graph, Path bundle, Path home, String name, CpuTuning tuning)
-            throws IOException {
+    /** @return the report, or empty when nothing was written because the rewrite changed nothing */
+    private static Optional<GraphRewriter.Report> write(
+            Path graph, Path bundle, Path home, String name, CpuTuning tuning, boolean alwaysWrite) throws IOException {
         ModelProto model;
         try (InputStream in = Files.newInputStream(graph)) {
             CodedInputStream coded = CodedInputStream.newInstance(in);
@@ -138,6 +176,15 @@ public final class TunedGraphStore {
             try (DataFileSink sink = new DataFileSink(dataTmp, FOLDER + "/" + name + ".data")) {
                 result = new GraphRewriter(bundle, sink).rewrite(model, tuning);
             }
+            Optional<AttentionFuser.Result> attention = result.report().attention();
+            attention.ifPresent(a -> LOG.debug("{}: {}", graph.getFileName(), a.describe()));
+            if (!alwaysWrite && attention.map(a -> a.fused() == 0).orElse(true)) {
+                LOG.debug(
+                        "the graph {} has no attention to fuse ({}): run as it is",
+                        graph,
+                        attention.map(AttentionFuser.Result::describe).orElse("not looked for"));
+                return Optional.empty();
+            }
             try (OutputStream out = Files.newOutputStream(graphTmp)) {
                 result.model().writeTo(out);
             }
@@ -145,7 +192,7 @@ public final class TunedGraphStore {
                 move(dataTmp, home.resolve(name + ".data"));
             }
             move(graphTmp, home.resolve(name + ".onnx"));
-            return result.report();
+            return Optional.of(result.report());
         } finally {
             Files.deleteIfExists(dataTmp);
             Files.deleteIfExists(graphTmp);
@@ -196,7 +243,7 @@ public final class TunedGraphStore {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(home, graphKey + "-*")) {
             for (Path f : files) {
                 String file = f.getFileName().toString();
-                boolean derivedFile = file.endsWith(".onnx") || file.endsWith(".data");
+                boolean derivedFile = file.endsWith(".onnx") || file.endsWith(".data") || file.endsWith(UNCHANGED);
                 if (derivedFile && !file.startsWith(keep + ".")) {
                     LOG.debug("deleting the stale CPU-tuned file {}", f);
                     Files.deleteIfExists(f);

@@ -1,0 +1,139 @@
+package dev.flux2.onnx.attention;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.onnx.proto.OnnxMl.ModelProto;
+import ai.onnxruntime.OnnxJavaType;
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtSession;
+import ai.onnxruntime.platform.Fp16Conversions;
+import com.google.protobuf.CodedInputStream;
+import dev.flux2.testkit.timing.TimingTransformerFiles;
+import dev.flux2.testkit.timing.TimingTransformerSpec;
+import dev.flux2.testkit.timing.TimingTransformerWriter;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The seed-layout transformer (the testkit's timing transformer: fp16 q, k cast to fp32 after RMSNorm, RoPE, the
+ * split 128^-0.25 scale, head groups sliced after the scale, fp32 softmax, cast to fp16, ·v): every head group of
+ * every block is fused, RoPE and the norms stay outside, and the prediction matches the source graph's.
+ */
+class TimingTransformerFusionTest {
+    private static final int TEXT = 8;
+    private static final int TOKENS = 16;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyHeadGroupOfEveryBlockIsFusedAndThePredictionMatches() throws Exception {
+        TimingTransformerSpec spec = TimingTransformerSpec.builder()
+                .heads(4)
+                .contextDim(64)
+                .blocks(1, 2)
+                .headGroups(2)
+                // Level 0 (fp32 inside MatMulNBits): at level 4 the int8 quantization of the activations turns any
+                // last-bit difference into a quantization step (~1/127 relative), which would hide what is compared.
+                .accuracyLevel(0)
+                .build();
+        TimingTransformerFiles files = TimingTransformerWriter.write(spec, dir);
+        ModelProto source;
+        try (InputStream in = Files.newInputStream(files.graphFile())) {
+            CodedInputStream coded = CodedInputStream.newInstance(in);
+            coded.setSizeLimit(Integer.MAX_VALUE);
+            source = ModelProto.parseFrom(coded);
+        }
+        AttentionFuser.Fusion f = AttentionFuser.fuse(source);
+        int blocks = spec.doubleBlocks() + spec.singleBlocks();
+        int attentions = blocks * spec.headGroups();
+        assertEquals(attentions, f.result().candidates());
+        assertEquals(attentions, f.result().fused(), f.result().describe());
+        assertEquals(attentions, AttentionFuserTest.count(f.model(), "MultiHeadAttention"));
+        assertEquals(0, AttentionFuserTest.count(f.model(), "Softmax"));
+        // RoPE (its Sin/Cos-free rotation: Mul, Sub, Add on pairs) and the RMSNorm stay: only the two scale Mul nodes
+        // per block and the score/probability MatMul nodes go.
+        assertTrue(AttentionFuserTest.count(f.model(), "Sub") >= 2L * blocks, "RoPE kept");
+        Path fused = files.graphFile().resolveSibling("fused.onnx");
+        try (OutputStream out = Files.newOutputStream(fused)) {
+            f.model().writeTo(out);
+        }
+        float[] a = predict(files.graphFile());
+        float[] b = predict(fused);
+        double num = 0;
+        double den = 0;
+        double max = 0;
+        for (int i = 0; i < a.length; i++) {
+            num += (a[i] - b[i]) * (a[i] - b[i]);
+            den += a[i] * a[i];
+            max = Math.max(max, Math.abs(a[i] - b[i]));
+        }
+        double relRms = Math.sqrt(num / den);
+        // The source rounds the probabilities to fp16 (relative 2^-11 ≈ 4.9e-4 each) before ·v, the fused node
+        // does not; both round every block's output to fp16. Measured on 2026-12-01 with this spec and inputs:
+        // relative RMS 4.6e-4, largest difference 0.0039 (one fp16 ulp of values in [4, 8)). 3e-3 leaves room for
+        // other summation orders without admitting a wrong attention (a wrong scale or a transposed k gives ~1).
+        assertTrue(relRms < 3e-3, "relative RMS difference " + relRms + ", max " + max);
+    }
+
+    private static float[] predict(Path graph) throws Exception {
+        OrtEnvironment env = OrtEnvironment.getEnvironment();
+        SplittableRandom rnd = new SplittableRandom(5);
+        float[] x = random(rnd, TOKENS * 128);
+        float[] ctx = random(rnd, TEXT * 64);
+        float[] xIds = new float[TOKENS * 4];
+        for (int t = 0; t < TOKENS; t++) {
+            xIds[t * 4 + 1] = t / 4;
+            xIds[t * 4 + 2] = t % 4;
+        }
+        float[] ctxIds = new float[TEXT * 4];
+        for (int t = 0; t < TEXT; t++) {
+            ctxIds[t * 4 + 3] = t;
+        }
+        try (OrtSession.SessionOptions opts = new OrtSession.SessionOptions();
+                OrtSession session = env.createSession(graph.toString(), opts);
+                OnnxTensor xt = half(env, x, 1, TOKENS, 128);
+                OnnxTensor xi = OnnxTensor.createTensor(env, FloatBuffer.wrap(xIds), new long[] {1, TOKENS, 4});
+                OnnxTensor sigma = half(env, new float[] {0.6f}, 1);
+                OnnxTensor c = half(env, ctx, 1, TEXT, 64);
+                OnnxTensor ci = OnnxTensor.createTensor(env, FloatBuffer.wrap(ctxIds), new long[] {1, TEXT, 4});
+                OrtSession.Result r =
+                        session.run(Map.of("x", xt, "x_ids", xi, "timesteps", sigma, "ctx", c, "ctx_ids", ci))) {
+            ByteBuffer out =
+                    ((OnnxTensor) r.get("pred").orElseThrow()).getByteBuffer().order(ByteOrder.nativeOrder());
+            float[] y = new float[out.remaining() / 2];
+            for (int i = 0; i < y.length; i++) {
+                y[i] = Fp16Conversions.fp16ToFloat(out.getShort());
+            }
+            return y;
+        }
+    }
+
+    private static float[] random(SplittableRandom rnd, int n) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (float) (2 * rnd.nextDouble() - 1);
+        }
+        return v;
+    }
+
+    private static OnnxTensor half(OrtEnvironment env, float[] values, long... shape) throws Exception {
+        ByteBuffer buf = ByteBuffer.allocateDirect(values.length * 2).order(ByteOrder.nativeOrder());
+        for (float v : values) {
+            buf.putShort(Fp16Conversions.floatToFp16(v));
+        }
+        buf.flip();
+        return OnnxTensor.createTensor(env, buf.asShortBuffer(), shape, OnnxJavaType.FLOAT16);
+    }
+}
