@@ -11,7 +11,6 @@ import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.PngFiles;
 import dev.langchain4j.data.image.Image;
-import dev.langchain4j.exception.UnsupportedFeatureException;
 import dev.langchain4j.model.image.ImageModel;
 import dev.langchain4j.model.output.Response;
 import java.nio.file.Path;
@@ -89,15 +88,32 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
     }
 
     /**
-     * Mask inpainting is not available yet: always throws.
-     *
-     * @throws UnsupportedFeatureException always, naming the feature
+     * Inpaints: repaints the image where the mask marks it and keeps it elsewhere. The mask follows OpenAI's
+     * convention (LangChain4j's OpenAI model passes such masks): fully transparent pixels mark the area to edit; a
+     * mask without alpha is used as is (white repaints, diffusers' convention). It must have the image's size.
      */
     @Override
     public Response<Image> edit(Image image, Image mask, String prompt) {
-        // The one place to wire mask inpainting once GenerationRequest has a mask.
-        throw new UnsupportedFeatureException("flux2: edit(image, mask, prompt) (mask inpainting) is not supported"
-                + " yet; use edit(image, prompt) for reference-image editing");
+        try (ImageSource.Staged staged = stage(image, "image");
+                ImageSource.Staged stagedMask = stage(mask, "mask")) {
+            GenerationRequest built;
+            try {
+                built = request(prompt)
+                        .initImage(staged.path())
+                        .mask(stagedMask.path())
+                        .build();
+            } catch (Flux2Exception e) {
+                throw ErrorMapping.map(e);
+            }
+            java.awt.image.BufferedImage m = built.mask().orElseThrow();
+            java.awt.image.BufferedImage init = built.initImage().orElseThrow();
+            if (m.getWidth() != init.getWidth() || m.getHeight() != init.getHeight()) {
+                throw ErrorMapping.map(new InvalidRequestException("the mask must have the size of the image: the"
+                        + " image is " + init.getWidth() + "x" + init.getHeight() + ", the mask is " + m.getWidth()
+                        + "x" + m.getHeight()));
+            }
+            return single(run(built.toBuilder().mask(OpenAiMask.toFlux(m))));
+        }
     }
 
     /** Closes the pipeline if this model opened it (built with a model, not a shared pipeline). Idempotent. */

@@ -18,7 +18,6 @@ import dev.flux2.testkit.SyntheticBundleWriter;
 import dev.langchain4j.data.image.Image;
 import dev.langchain4j.exception.InvalidRequestException;
 import dev.langchain4j.exception.NonRetriableException;
-import dev.langchain4j.exception.UnsupportedFeatureException;
 import dev.langchain4j.model.image.ImageModel;
 import dev.langchain4j.model.output.Response;
 import java.awt.image.BufferedImage;
@@ -203,11 +202,41 @@ class Flux2ImageModelTest {
     }
 
     @Test
-    void maskInpaintingIsAnUnsupportedFeature() {
-        Image image = Image.builder().base64Data("AAAA").build();
-        UnsupportedFeatureException e =
-                assertThrows(UnsupportedFeatureException.class, () -> model.edit(image, image, PROMPT));
-        assertTrue(e.getMessage().contains("mask inpainting"), e.getMessage());
+    void maskEditInpaintsWithOpenAisTransparentMaskAsTheApiWithWhite() throws Exception {
+        int w = picture.getWidth();
+        int h = picture.getHeight();
+        BufferedImage openAi = new BufferedImage(w, h, BufferedImage.TYPE_INT_ARGB);
+        BufferedImage white = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++) {
+                openAi.setRGB(x, y, x < w / 2 ? 0x00000000 : 0xFFFFFFFF);
+                white.setRGB(x, y, x < w / 2 ? 0xFFFFFF : 0x000000);
+            }
+        }
+        BufferedImage expected = direct.generate(
+                        sameRequest(42).initImage(picture).mask(white).build())
+                .first()
+                .image();
+        Image image = Image.builder()
+                .base64Data(Base64.getEncoder().encodeToString(picturePng))
+                .mimeType("image/png")
+                .build();
+        java.io.ByteArrayOutputStream maskPng = new java.io.ByteArrayOutputStream();
+        javax.imageio.ImageIO.write(openAi, "png", maskPng);
+        Image mask = Image.builder()
+                .base64Data(Base64.getEncoder().encodeToString(maskPng.toByteArray()))
+                .mimeType("image/png")
+                .build();
+        assertSamePixels(expected, decode(model.edit(image, mask, PROMPT).content()), "inpainting");
+
+        java.io.ByteArrayOutputStream small = new java.io.ByteArrayOutputStream();
+        javax.imageio.ImageIO.write(new BufferedImage(w + 8, h, BufferedImage.TYPE_INT_ARGB), "png", small);
+        Image wrong = Image.builder()
+                .base64Data(Base64.getEncoder().encodeToString(small.toByteArray()))
+                .mimeType("image/png")
+                .build();
+        RuntimeException e = assertThrows(RuntimeException.class, () -> model.edit(image, wrong, PROMPT));
+        assertTrue(e.getMessage().contains(w + "x" + h) && e.getMessage().contains((w + 8) + "x" + h), e.getMessage());
     }
 
     @Test

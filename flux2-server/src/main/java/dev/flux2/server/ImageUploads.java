@@ -10,7 +10,7 @@ import java.util.Locale;
 /**
  * The images of an edit request, from multipart files ({@code image}, {@code image[]}) or JSON data URLs
  * ({@code "image": "data:image/png;base64,…"}, a list of them, or OpenAI's {@code "images": [{"image_url": …}]}).
- * The mask is read here too, in {@link #checkMask}: the one place to wire mask inpainting to.
+ * The mask (OpenAI's: alpha 0 marks the area to edit) is read here too and converted in {@link OpenAiMask}.
  *
  * @param images the image files' bytes, in order (decoded later by the core's bounded image reader)
  * @param mask the mask's bytes, or null
@@ -66,23 +66,6 @@ record ImageUploads(List<byte[]> images, byte[] mask) {
                     "missing_required_parameter");
         }
         return new ImageUploads(List.copyOf(images), mask);
-    }
-
-    /**
-     * The mask, for the request being built. Mask inpainting has its own issue; until it lands a mask is refused,
-     * and this is the one line to change.
-     *
-     * @throws ApiError (400) when a mask was sent
-     */
-    void checkMask() throws ApiError {
-        if (mask != null) {
-            throw new ApiError(
-                    400,
-                    "'mask' (inpainting) is not supported yet by this server; send the image without a mask for"
-                            + " reference editing, or with 'strength' for image-to-image",
-                    "mask",
-                    "unsupported_parameter");
-        }
     }
 
     private static byte[] dataUrl(String field, JsonNode v) throws ApiError {

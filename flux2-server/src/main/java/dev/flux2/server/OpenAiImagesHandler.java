@@ -113,9 +113,6 @@ final class OpenAiImagesHandler implements Route {
             }
             fields = OpenAiImageRequest.parse(root, edit);
             checkModel(fields);
-            if (uploads != null) {
-                uploads.checkMask();
-            }
             generation = toRequest(fields, uploads);
             config.limits().checkRequest(generation);
         } catch (ApiError e) {
@@ -227,20 +224,31 @@ final class OpenAiImagesHandler implements Route {
                 Path file = Files.createTempFile("flux2-upload-", ".img");
                 files.add(file);
                 Files.write(file, uploads.images().get(i));
-                if (i == 0 && f.strength() != null) {
-                    b.initImage(file).strength(f.strength());
+                if (i == 0 && (f.strength() != null || uploads.mask() != null)) {
+                    b.initImage(file);
+                    if (f.strength() != null) {
+                        b.strength(f.strength());
+                    }
                 } else {
                     b.addReferenceImage(file);
                 }
             }
             // The core reads and bounds the files here (size, pixels, truncation), naming the limit; the message
             // names the upload, not the staging file.
+            if (uploads.mask() != null) {
+                Path maskFile = Files.createTempFile("flux2-upload-", ".img");
+                files.add(maskFile);
+                Files.write(maskFile, uploads.mask());
+                b.mask(maskFile);
+            }
             try {
-                return b.build();
+                return withFluxMask(b.build());
             } catch (InvalidRequestException e) {
                 String message = e.getMessage();
                 for (int i = 0; i < files.size(); i++) {
-                    message = message.replace(files.get(i).toString(), "uploaded image " + (i + 1));
+                    String name =
+                            uploads.mask() != null && i == files.size() - 1 ? "the mask" : "uploaded image " + (i + 1);
+                    message = message.replace(files.get(i).toString(), name);
                 }
                 throw ApiError.invalid("image", message);
             }
@@ -255,6 +263,22 @@ final class OpenAiImagesHandler implements Route {
                 }
             }
         }
+    }
+
+    /** OpenAI's mask (same size as the image, alpha 0 = edit) in FLUX.2's convention (white = repaint). */
+    private static GenerationRequest withFluxMask(GenerationRequest request) throws ApiError {
+        if (request.mask().isEmpty()) {
+            return request;
+        }
+        java.awt.image.BufferedImage mask = request.mask().get();
+        java.awt.image.BufferedImage image = request.initImage().orElseThrow();
+        if (mask.getWidth() != image.getWidth() || mask.getHeight() != image.getHeight()) {
+            throw ApiError.invalid(
+                    "mask",
+                    "'mask' must have the size of the image: the image is " + image.getWidth() + "x" + image.getHeight()
+                            + ", the mask is " + mask.getWidth() + "x" + mask.getHeight());
+        }
+        return request.toBuilder().mask(OpenAiMask.toFlux(mask)).build();
     }
 
     private ObjectNode answer(Request request, OpenAiImageRequest f, GenerationResult result) {

@@ -184,9 +184,34 @@ class OpenAiApiTest {
             Multiparts masked = new Multiparts()
                     .field("prompt", "p")
                     .file("image", "a.png", a)
-                    .file("mask", "m.png", a);
+                    .file("mask", "m.png", b);
             JsonNode e = error(send(s, "POST", "/v1/images/edits", masked.contentType(), masked.body()), 400);
             assertEquals("mask", e.get("param").asText());
+            assertTrue(
+                    e.get("message").asText().contains("64x64")
+                            && e.get("message").asText().contains("64x128"),
+                    e.toString());
+
+            // OpenAI's mask: alpha 0 (left half) is the area to edit; FLUX.2 gets white there, black elsewhere.
+            BufferedImage rgba = new BufferedImage(64, 64, BufferedImage.TYPE_INT_ARGB);
+            for (int y = 0; y < 64; y++) {
+                for (int x = 0; x < 64; x++) {
+                    rgba.setRGB(x, y, x < 32 ? 0x00FF0000 : 0xFF00FF00);
+                }
+            }
+            Multiparts inpaint = new Multiparts()
+                    .field("prompt", "p")
+                    .file("image", "a.png", a)
+                    .file("mask", "m.png", png(rgba));
+            r = send(s, "POST", "/v1/images/edits", inpaint.contentType(), inpaint.body());
+            assertEquals(200, r.statusCode(), new String(r.body()));
+            BufferedImage seenMask = seen.get().mask().orElseThrow();
+            assertEquals(64, seen.get().initImage().orElseThrow().getWidth());
+            for (int y = 0; y < 64; y += 7) {
+                for (int x = 0; x < 64; x += 5) {
+                    assertEquals(x < 32 ? 0xFFFFFF : 0, seenMask.getRGB(x, y) & 0xFFFFFF, x + "," + y);
+                }
+            }
             Multiparts imageless = new Multiparts().field("prompt", "p");
             e = error(send(s, "POST", "/v1/images/edits", imageless.contentType(), imageless.body()), 400);
             assertEquals("image", e.get("param").asText());

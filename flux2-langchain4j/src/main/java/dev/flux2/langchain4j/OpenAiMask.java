@@ -1,0 +1,28 @@
+package dev.flux2.langchain4j;
+
+import java.awt.image.BufferedImage;
+
+/**
+ * OpenAI's mask convention to FLUX.2's (diffusers'): OpenAI marks the area to edit with fully transparent pixels
+ * (alpha 0), FLUX.2 with white. A mask with alpha becomes white where alpha is 0 and black elsewhere; a mask
+ * without alpha is taken as is (white repaints), so diffusers-style masks work too.
+ */
+final class OpenAiMask {
+    private OpenAiMask() {}
+
+    /** @return the mask in FLUX.2's convention (white repaints, black keeps) */
+    static BufferedImage toFlux(BufferedImage mask) {
+        if (!mask.getColorModel().hasAlpha()) {
+            return mask;
+        }
+        int w = mask.getWidth();
+        int h = mask.getHeight();
+        BufferedImage out = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++) {
+                out.setRGB(x, y, (mask.getRGB(x, y) >>> 24) == 0 ? 0xFFFFFF : 0x000000);
+            }
+        }
+        return out;
+    }
+}
