@@ -89,10 +89,17 @@ final class ImageStore {
      * @param attempt the task attempt, which names the temporary file and reaches the test hook
      * @return the image's fully qualified path
      * @throws IOException when the image cannot be written or renamed
+     * @throws dev.flux2.api.InvalidRequestException when a folder is at the image's path (a failed row)
      */
     Path write(RowId id, byte[] png, Predicate<Map<String, String>> sameRequest, TaskAttempt attempt)
             throws IOException {
         Path target = target(id);
+        // A rename onto a folder moves the file into it: the row would be "ok" with the image hidden inside.
+        if (fs.exists(target) && fs.getFileStatus(target).isDirectory()) {
+            throw new dev.flux2.api.InvalidRequestException(
+                    "the image of row " + Values.quote(id.value()) + " cannot be written: " + target
+                            + " is a folder, expected a PNG file or nothing; move the folder away");
+        }
         Path temporary = new Path(images, "." + id.fileName() + "." + attempt.tag() + ".tmp");
         boolean moved = false;
         try {

@@ -41,16 +41,18 @@ enum InputFormat {
      * @param spark the session
      * @param input a file, folder or glob URI
      * @return the requests
-     * @throws InvalidRequestException when nothing matches the input or its format is not one of these
+     * @throws InvalidRequestException when nothing matches the input, its format is not one of these or a file
+     *     cannot be read as that format ({@link InputCheck})
      */
     static Dataset<Row> read(SparkSession spark, String input) {
         Configuration conf = spark.sparkContext().hadoopConfiguration();
         List<FileStatus> matches = matches(input, conf);
         InputFormat format = detect(input, matches, conf);
+        boolean jsonArray = format == JSON && startsWithArray(matches, conf);
+        InputCheck.check(format, jsonArray, dataFiles(matches, conf), conf);
         return switch (format) {
             case JSONL -> spark.read().json(input);
-            case JSON ->
-                spark.read().option("multiLine", startsWithArray(matches, conf)).json(input);
+            case JSON -> spark.read().option("multiLine", jsonArray).json(input);
             case CSV ->
                 spark.read()
                         .option("header", true)

@@ -86,6 +86,21 @@ class ImageStoreTest {
     }
 
     @Test
+    void aFolderAtTheImagePathIsRefusedAndNothingIsLeftInIt() throws IOException {
+        ImageStore store = ImageStore.open(out.toString(), CONF);
+        RowRequest r = request("p1", "a fox", 7L);
+        Path folder = Files.createDirectories(out.resolve("images/p1.png"));
+        dev.flux2.api.InvalidRequestException e = assertThrows(
+                dev.flux2.api.InvalidRequestException.class,
+                () -> store.write(r.id(), png("a fox", 7, 1), t -> true, FIRST));
+        assertTrue(e.getMessage().contains("p1.png is a folder"), e.getMessage());
+        try (var inside = Files.list(folder)) {
+            assertEquals(List.of(), inside.toList(), "nothing written into the folder");
+        }
+        assertEquals(List.of("p1.png"), names(), "no temporary file beside it");
+    }
+
+    @Test
     void aFailureAfterTheTemporaryFileLeavesNothing() throws IOException {
         ImageStore store = ImageStore.open(out.toString(), CONF);
         RowRequest r = request("p1", "a fox", 7L);
