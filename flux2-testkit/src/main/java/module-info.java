@@ -7,6 +7,7 @@ module dev.flux2.testkit {
     requires transitive com.fasterxml.jackson.databind; // JsonNode/ObjectNode in SeedConfig and TokenizerFixture
     requires transitive org.tribuo.util.onnx; // the ONNX protobuf classes in GraphBuilder's API
     requires com.google.protobuf;
+    requires java.desktop; // PngText reads PNG text chunks through ImageIO
     requires jdk.httpserver; // FakeHub, the loopback Hugging Face hub
     requires org.slf4j;
 

@@ -12,6 +12,7 @@ import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ProgressEvent;
 import dev.flux2.api.Stage;
+import dev.flux2.testkit.PngText;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;

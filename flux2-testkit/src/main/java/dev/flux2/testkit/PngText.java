@@ -1,4 +1,4 @@
-package dev.flux2.server;
+package dev.flux2.testkit;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -12,12 +12,12 @@ import org.w3c.dom.NamedNodeMap;
 import org.w3c.dom.Node;
 
 /**
- * The text chunks of a PNG, read through ImageIO's native PNG metadata tree (test helper).
+ * The text chunks of a PNG, read through ImageIO's native PNG metadata tree (test helper of the CLI and server tests).
  *
  * @param tEXt keyword → value of the Latin-1 chunks
  * @param iTXt keyword → text of the UTF-8 chunks
  */
-record PngText(Map<String, String> tEXt, Map<String, String> iTXt) {
+public record PngText(Map<String, String> tEXt, Map<String, String> iTXt) {
     /**
      * @param png a PNG file
      * @return its text chunks
