@@ -517,8 +517,8 @@ public final class GenerationRequest {
                 throw new InvalidRequestException("paddingMaskCrop " + paddingMaskCrop + " was given without a"
                         + " mask: it pads the mask's region, so set mask (and initImage) too");
             }
-            if (maskImage != null) {
-                InpaintMask.check(maskImage, init, paddingMaskCrop != null);
+            if (paddingMaskCrop != null) {
+                InpaintMask.checkCropSize(maskImage, init);
             }
             List<BufferedImage> refs = new ArrayList<>(references.size());
             for (int i = 0; i < references.size(); i++) {

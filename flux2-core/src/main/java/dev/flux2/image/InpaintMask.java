@@ -33,42 +33,17 @@ public final class InpaintMask {
     }
 
     /**
-     * The checks that need no resizing, made when the request is built (before any model loads): a mask whose
-     * every pixel is black leaves nothing to repaint; with {@code padding_mask_crop} the mask must have the size of
-     * the init image after the 1024² area cap, since diffusers crops both with the same box and pastes the init
-     * image through the mask.
+     * The check of {@code padding_mask_crop} that needs no resizing, made when the request is built (before any
+     * model loads): the mask must have the size of the init image after the 1024² area cap, since diffusers crops
+     * both with the same box and pastes the init image through the mask.
      *
      * @param mask the mask
-     * @param init the init image
-     * @param cropPadding whether {@code padding_mask_crop} is set
-     * @throws InvalidRequestException naming the sizes or the all-black mask
+     * @param init the init image, before the cap
+     * @throws InvalidRequestException naming both sizes
      */
-    public static void check(BufferedImage mask, BufferedImage init, boolean cropPadding) {
-        int[] rgb = PackedRgb.read(mask);
-        boolean any = false;
-        for (int p : rgb) {
-            if (luma(p) != 0) {
-                any = true;
-                break;
-            }
-        }
-        if (!any) {
-            throw new InvalidRequestException("the mask of " + mask.getWidth() + "x" + mask.getHeight()
-                    + " is all black (every pixel grey level 0): nothing to repaint");
-        }
-        if (cropPadding) {
-            ImagePreprocessor.Size capped = ImagePreprocessor.capArea(init.getWidth(), init.getHeight());
-            checkCropSize(mask, capped.width(), capped.height(), init);
-        }
-    }
-
-    /**
-     * @param mask the mask
-     * @param capped the init image after the 1024² area cap
-     * @throws InvalidRequestException if their sizes differ
-     */
-    public static void checkCropSize(BufferedImage mask, BufferedImage capped) {
-        checkCropSize(mask, capped.getWidth(), capped.getHeight(), capped);
+    public static void checkCropSize(BufferedImage mask, BufferedImage init) {
+        ImagePreprocessor.Size capped = ImagePreprocessor.capArea(init.getWidth(), init.getHeight());
+        checkCropSize(mask, capped.width(), capped.height(), init);
     }
 
     private static void checkCropSize(BufferedImage mask, int w, int h, BufferedImage init) {

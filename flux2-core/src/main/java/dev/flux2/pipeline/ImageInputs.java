@@ -60,7 +60,7 @@ final class ImageInputs {
             int w = request.width().orElse(original.getWidth() / multiple * multiple);
             int h = request.height().orElse(original.getHeight() / multiple * multiple);
             BufferedImage mask = request.mask().get();
-            InpaintMask.checkCropSize(mask, original);
+            InpaintMask.checkCropSize(mask, request.initImage().get());
             CropRegion region =
                     CropRegion.around(mask, w, h, request.paddingMaskCrop().getAsInt());
             init = ImagePreprocessor.prepareInitCrop(original, region, w, h);

@@ -101,30 +101,26 @@ class InpaintingTest {
                 InvalidRequestException.class,
                 () -> GenerationRequest.builder(PROMPT).mask(leftHalfMask()).build());
         assertTrue(e.getMessage().contains("without an init image"), e.getMessage());
-        // every pixel black: refused when the request is built
-        e = assertThrows(
-                InvalidRequestException.class,
-                () -> GenerationRequest.builder(PROMPT)
-                        .initImage(ReferenceMath.testImage(64, 48, 5))
-                        .mask(new BufferedImage(64, 48, BufferedImage.TYPE_BYTE_GRAY))
-                        .build());
-        assertTrue(e.getMessage().contains("nothing to repaint"), e.getMessage());
-
-        // grey 100 everywhere is not black, but binarizes to 0 at the working size: refused before model work
+        // every pixel black, or grey 100 everywhere (not black, but 0 once binarized): refused before model work
         BufferedImage grey = new BufferedImage(64, 48, BufferedImage.TYPE_BYTE_GRAY);
         for (int y = 0; y < 48; y++) {
             for (int x = 0; x < 64; x++) {
                 grey.getRaster().setSample(x, y, 0, 100);
             }
         }
+        BufferedImage black = new BufferedImage(64, 48, BufferedImage.TYPE_BYTE_GRAY);
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationRequest dim = GenerationRequest.builder(PROMPT)
-                    .initImage(ReferenceMath.testImage(64, 48, 5))
-                    .mask(grey)
-                    .build();
-            e = assertThrows(InvalidRequestException.class, () -> engine.generate(dim));
-            assertTrue(e.getMessage().contains("nothing to repaint"), e.getMessage());
+            for (BufferedImage mask : List.of(black, grey)) {
+                for (boolean crop : new boolean[] {false, true}) {
+                    GenerationRequest.Builder b = GenerationRequest.builder(PROMPT)
+                            .initImage(ReferenceMath.testImage(64, 48, 5))
+                            .mask(mask);
+                    GenerationRequest request = (crop ? b.paddingMaskCrop(4) : b).build();
+                    e = assertThrows(InvalidRequestException.class, () -> engine.generate(request));
+                    assertTrue(e.getMessage().contains("nothing to repaint"), e.getMessage());
+                }
+            }
         }
         assertTrue(backend.velocityCalls.isEmpty() && backend.encodedPixels.isEmpty(), backend.calls.toString());
     }
