@@ -183,7 +183,7 @@ public final class GenerationRequest {
         return paddingMaskCrop == null ? OptionalInt.empty() : OptionalInt.of(paddingMaskCrop);
     }
 
-    /** @return the reference images, in order (reference i gets time offset 10(i+1)) */
+    /** @return the reference images, in order (reference i gets time offset 10(i+1); with a mask 10(i+2)) */
     public List<BufferedImage> referenceImages() {
         return referenceImages;
     }

@@ -3,10 +3,11 @@ package dev.flux2.image;
 import dev.flux2.api.InvalidRequestException;
 
 /**
- * diffusers' {@code VaeImageProcessor._resize_and_fill} with its Lanczos resample (docs/pipeline-reference.md §15):
- * the image is Lanczos-resized to fit inside the target keeping its aspect ratio, pasted centred on black, and the
- * two empty bands are filled by Pillow resizes of a zero-height (or zero-width) box at the first and last row
- * (column). Stateless and thread-safe.
+ * diffusers' {@code VaeImageProcessor._resize_and_fill} (docs/pipeline-reference.md §15): the image is resized with
+ * the processor's Lanczos resample to fit inside the target keeping its aspect ratio, pasted centred on black, and
+ * the two empty bands are filled by Pillow resizes of a zero-height (or zero-width) box at the first and last row
+ * (column). Those band resizes pass no resample, so they use {@code Image.resize}'s default, bicubic: every band
+ * line is {@code 1.125·edge − 0.125·next} in Pillow's fixed point. Stateless and thread-safe.
  */
 final class FillResize {
     private FillResize() {}
@@ -37,19 +38,21 @@ final class FillResize {
         if (ratio < srcRatio) {
             int fillHeight = height / 2 - srcH / 2;
             if (fillHeight > 0) {
-                int[] topBand = LanczosResampler.resize(resized, srcW, srcH, 0, 0, width, 0, width, fillHeight);
+                int[] topBand = LanczosResampler.resize(
+                        PillowFilter.BICUBIC, resized, srcW, srcH, 0, 0, width, 0, width, fillHeight);
                 paste(out, width, height, topBand, width, fillHeight, 0, 0);
-                int[] bottomBand =
-                        LanczosResampler.resize(resized, srcW, srcH, 0, srcH, width, srcH, width, fillHeight);
+                int[] bottomBand = LanczosResampler.resize(
+                        PillowFilter.BICUBIC, resized, srcW, srcH, 0, srcH, width, srcH, width, fillHeight);
                 paste(out, width, height, bottomBand, width, fillHeight, 0, fillHeight + srcH);
             }
         } else if (ratio > srcRatio) {
             int fillWidth = width / 2 - srcW / 2;
             if (fillWidth > 0) {
-                int[] leftBand = LanczosResampler.resize(resized, srcW, srcH, 0, 0, 0, height, fillWidth, height);
+                int[] leftBand = LanczosResampler.resize(
+                        PillowFilter.BICUBIC, resized, srcW, srcH, 0, 0, 0, height, fillWidth, height);
                 paste(out, width, height, leftBand, fillWidth, height, 0, 0);
-                int[] rightBand =
-                        LanczosResampler.resize(resized, srcW, srcH, srcW, 0, srcW, height, fillWidth, height);
+                int[] rightBand = LanczosResampler.resize(
+                        PillowFilter.BICUBIC, resized, srcW, srcH, srcW, 0, srcW, height, fillWidth, height);
                 paste(out, width, height, rightBand, fillWidth, height, fillWidth + srcW, 0);
             }
         }
