@@ -14,7 +14,7 @@ import java.util.Objects;
  * of a double; that can move a fixed-point coefficient by one unit at most, i.e. results agree with PIL to within
  * one level and almost always exactly.
  *
- * <p>The same passes with Pillow's bicubic or bilinear weights ({@link PillowFilter}) serve the few places where the
+ * <p>The same passes with Pillow's bicubic weights ({@link PillowFilter}) serve the few places where the
  * reference resizes without Lanczos (the "fill" bands of {@link FillResize}).
  */
 public final class LanczosResampler {

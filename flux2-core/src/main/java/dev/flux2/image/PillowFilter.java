@@ -29,14 +29,6 @@ enum PillowFilter {
             }
             return 0.0;
         }
-    },
-    /** {@code Image.BILINEAR}: the triangle filter. */
-    BILINEAR(1.0) {
-        @Override
-        double weight(double x) {
-            double v = Math.abs(x);
-            return v < 1.0 ? 1.0 - v : 0.0;
-        }
     };
 
     private final double support;

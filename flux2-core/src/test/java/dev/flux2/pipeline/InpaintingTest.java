@@ -155,6 +155,22 @@ class InpaintingTest {
                         .paddingMaskCrop(8)
                         .build());
         assertTrue(e.getMessage().contains("init image's size 64x48, got a mask of 32x24"), e.getMessage());
+        // above 1024² the mask must match the capped init image: s = sqrt(1024²/1.1e6), (int(1100·s), int(1000·s))
+        BufferedImage big = new BufferedImage(1100, 1000, BufferedImage.TYPE_INT_RGB);
+        BufferedImage bigMask = new BufferedImage(1100, 1000, BufferedImage.TYPE_BYTE_GRAY);
+        bigMask.getRaster().setSample(10, 10, 0, 255);
+        e = assertThrows(
+                InvalidRequestException.class,
+                () -> GenerationRequest.builder(PROMPT)
+                        .initImage(big)
+                        .mask(bigMask)
+                        .paddingMaskCrop(0)
+                        .build());
+        assertTrue(
+                e.getMessage()
+                        .contains("1073x976 (the init image of 1100x1000 after the 1024² area cap), got a mask"
+                                + " of 1100x1000"),
+                e.getMessage());
     }
 
     /** White on x in [8, 16), y in [8, 24) of 64×48, black elsewhere. */
