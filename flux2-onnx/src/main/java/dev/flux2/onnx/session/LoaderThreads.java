@@ -37,13 +37,18 @@ public final class LoaderThreads {
      *     ({@link ThreadStartFailure})
      */
     public static void run(String name, Runnable load) {
+        // The caller's class loader, as a thread started by the caller would have had (an application server's or
+        // Spark's loader of user jars); the first caller's is not kept for later loads.
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
         POOL.execute(() -> {
             Thread self = Thread.currentThread();
             String idle = self.getName();
             self.setName(name);
+            self.setContextClassLoader(loader);
             try {
                 load.run();
             } finally {
+                self.setContextClassLoader(null);
                 self.setName(idle);
             }
         });

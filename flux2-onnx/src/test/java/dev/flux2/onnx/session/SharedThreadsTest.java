@@ -90,14 +90,25 @@ class SharedThreadsTest {
     void loadsRunOnAReusedThreadNamedForTheLoad() throws Exception {
         AtomicReference<Thread> first = new AtomicReference<>();
         AtomicReference<String> name = new AtomicReference<>();
+        AtomicReference<ClassLoader> loader = new AtomicReference<>();
+        ClassLoader callers =
+                new java.net.URLClassLoader(new java.net.URL[0], getClass().getClassLoader());
         CountDownLatch one = new CountDownLatch(1);
-        LoaderThreads.run("flux2-open-test", () -> {
-            first.set(Thread.currentThread());
-            name.set(Thread.currentThread().getName());
-            one.countDown();
-        });
+        ClassLoader before = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(callers);
+        try {
+            LoaderThreads.run("flux2-open-test", () -> {
+                first.set(Thread.currentThread());
+                name.set(Thread.currentThread().getName());
+                loader.set(Thread.currentThread().getContextClassLoader());
+                one.countDown();
+            });
+        } finally {
+            Thread.currentThread().setContextClassLoader(before);
+        }
         assertTrue(one.await(10, TimeUnit.SECONDS));
         assertEquals("flux2-open-test", name.get());
+        assertSame(callers, loader.get(), "the load runs with its caller's context class loader");
         // The thread is idle once its name is restored.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!first.get().getName().startsWith("flux2-loader-") && System.nanoTime() < deadline) {
