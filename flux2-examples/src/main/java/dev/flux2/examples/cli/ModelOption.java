@@ -50,7 +50,7 @@ final class ModelOption {
      */
     Path resolve(boolean progress, FileSelection selection) {
         String ref = model.trim();
-        if (Files.exists(Path.of(ref)) || !RepoRef.isValid(ref)) {
+        if (!RepoRef.isValid(ref) || Files.exists(Path.of(ref))) {
             return resolveNow(progress);
         }
         try (DownloadProgressBars bars = new DownloadProgressBars(System.err, progress)) {
