@@ -41,7 +41,10 @@ import java.util.stream.Stream;
  *
  * <pre>java -Xmx8g -cp flux2-bench/target/benchmarks.jar dev.flux2.bench.attention.FusedAttentionStepComparison \
  *     [--size 512[,1024]] [--blocks 5+20] [--provider cpu|webgpu] [--pairs 3] [--threads 0] [--text 512] \
- *     [--width klein|tiny] [--layouts batch_heads,bsnh] [--profile] [--dir DIR]</pre>
+ *     [--width klein|tiny] [--layouts batch_heads,bsnh] [--block 16] [--profile] [--dir DIR]</pre>
+ *
+ * <p>{@code --block} writes the weights with another MatMulNBits block size (the seed's export uses 16), to measure
+ * what the weight products cost at other block sizes.
  *
  * <p>{@code --layouts} names the fused layouts compared with the graph ({@link AttentionFuser.Layout}); each pair
  * line then has one time per layout, the ratio being graph over the first layout.
@@ -71,6 +74,7 @@ public final class FusedAttentionStepComparison {
         String width = "klein";
         boolean profile = false;
         String layouts = "bsnh";
+        int block = 16;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> sizes = args[++i];
@@ -83,6 +87,7 @@ public final class FusedAttentionStepComparison {
                 case "--width" -> width = args[++i];
                 case "--profile" -> profile = true;
                 case "--layouts" -> layouts = args[++i];
+                case "--block" -> block = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -92,6 +97,7 @@ public final class FusedAttentionStepComparison {
         if (width.equals("tiny")) {
             sb.heads(2).contextDim(64);
         }
+        sb.blockSize(block);
         TimingTransformerSpec spec = sb.build();
         Path dir = keep != null ? Files.createDirectories(keep) : Files.createTempDirectory("flux2-attn-step");
         try {
