@@ -39,11 +39,11 @@ import java.util.Set;
  * because the graphs compute scores and softmax in fp32 for accuracy (docs/fused-attention.md). The leading axes of
  * q, k and v are taken to be equal (no broadcasting), as in every export flux2-java reads.
  *
- * <p>{@link Layout#BSNH} feeds the fused node the layout ONNX Runtime's WebGPU flash-attention shader takes instead:
+ * <p>{@link Layout#BSNH} feeds the fused node the layout of ONNX Runtime's WebGPU flash-attention shader instead:
  * q, k, v as [batch, S, heads·H] with the real head count, which is derived from the graph's structure (the constant
  * shapes and slices that form the heads, see {@link Layout#BSNH}), and the {@code present_key}/{@code present_value}
- * outputs that the flash path of ONNX Runtime 1.26 asks for. Where the head count cannot be derived the block keeps
- * the [batch·heads, S, H] form and the result says why.
+ * outputs that the flash path of older ONNX Runtime versions asks for. Where the head count cannot be derived the
+ * block keeps the [batch·heads, S, H] form and the result says why.
  *
  * <p>Stateless; {@link #fuse} returns a new model.
  */
@@ -59,20 +59,23 @@ public final class AttentionFuser {
 
     private AttentionFuser() {}
 
-    /** How q, k and v are laid out for the fused node; chosen per execution provider by the backend. */
+    /**
+     * How q, k and v are laid out for the fused node. The backend uses {@link #BATCH_HEADS} on every provider: on the
+     * WebGPU of ONNX Runtime 1.26 both layouts run the same flash-attention shader, measured alike
+     * (docs/fused-attention.md §5.2).
+     */
     public enum Layout {
         /**
-         * 3-D [batch·heads, S, H] with {@code num_heads = 1}: needs no head count. ONNX Runtime's CPU kernel runs its
-         * flash attention on it (measured faster on the CPU, docs/fused-attention.md); on WebGPU it cannot take the
-         * flash path (batch 1 and the present outputs are required there).
+         * 3-D [batch·heads, S, H] with {@code num_heads = 1}: needs no head count. ONNX Runtime's CPU kernel runs
+         * MLAS's flash attention on it; its WebGPU kernel (1.26) its flash-attention shader.
          */
         BATCH_HEADS,
         /**
          * 3-D [batch, S, heads·H] with the real {@code num_heads} and the {@code present_key}/{@code present_value}
-         * outputs: the form ONNX Runtime's WebGPU {@code MultiHeadAttention} runs as flash attention (no score
-         * matrix in memory; at batch 1). The head count is derived statically from q's graph (the constant
-         * {@code Slice} of a head group, the constant {@code Reshape} shape that splits the heads, seen through
-         * {@code Transpose}, element-wise nodes and {@code Concat}) or from declared shapes; a 4-D q is required.
+         * outputs: the form the flash path of older ONNX Runtime WebGPU kernels requires (batch 1, present outputs
+         * requested). The head count is derived statically from q's graph (the constant {@code Slice} of a head
+         * group, the constant {@code Reshape} shape that splits the heads, seen through {@code Transpose},
+         * element-wise nodes and {@code Concat}) or from declared shapes; a 4-D q is required.
          */
         BSNH
     }
@@ -482,7 +485,6 @@ public final class AttentionFuser {
                 case "Mul", "Add", "Sub", "Div", "Pow", "Max", "Min" -> {
                     // Broadcasting: the axis's size is the largest over the inputs (each aligned from the right).
                     int rank = staticRank(value, depth + 1);
-                    long size = -1;
                     for (String in : n.getInputList()) {
                         int r = staticRank(in, depth + 1);
                         int a = axis - (rank - r);
@@ -493,12 +495,9 @@ public final class AttentionFuser {
                         if (d > 1) {
                             return d;
                         }
-                        size = Math.max(size, d);
                     }
-                    // A size of 1 is only certain when every input's size is known.
-                    return size == 1 && n.getInputList().stream().allMatch(in -> staticRank(in, depth + 1) >= 0)
-                            ? -1
-                            : size > 1 ? size : -1;
+                    // Only sizes of 1 (or none) were found: a head count of 1 is not worth the other layout.
+                    return -1;
                 }
                 default -> {
                     return -1;
