@@ -14,7 +14,7 @@ import java.util.Objects;
  * of a double; that can move a fixed-point coefficient by one unit at most, i.e. results agree with PIL to within
  * one level and almost always exactly.
  */
-public final class LanczosResampler {
+final class LanczosResampler {
     /** Lanczos-3. */
     private static final double SUPPORT = 3.0;
     /** Pillow's {@code PRECISION_BITS = 32 − 8 − 2}. */
