@@ -101,7 +101,7 @@ public final class GenerationRequest {
         b.initImage = initImage;
         b.strength = strength;
         b.mask = mask;
-        b.references.addAll(referenceImages);
+        referenceImages.forEach(b::addReferenceImage);
         b.numImages = numImages;
         return b;
     }
@@ -279,6 +279,9 @@ public final class GenerationRequest {
         private Double strength;
         private BufferedImage mask;
         private final List<BufferedImage> references = new ArrayList<>();
+        /** Where each reference came from (null: unnamed), for build()'s messages only; not part of the value. */
+        private final List<String> referenceSources = new ArrayList<>();
+
         private int numImages = 1;
         private GenerationLimits limits;
 
@@ -404,13 +407,25 @@ public final class GenerationRequest {
 
         /** @param image a reference image for multi-reference editing (appended in order) @return this */
         public Builder addReferenceImage(BufferedImage image) {
+            return addReferenceImage(image, null);
+        }
+
+        /**
+         * @param image a reference image for multi-reference editing (appended in order)
+         * @param source where it came from, for example its file, named in {@link #build()}'s refusals of it (not
+         *     part of the request's value); null: unnamed
+         * @return this
+         */
+        public Builder addReferenceImage(BufferedImage image, String source) {
             references.add(Objects.requireNonNull(image, "reference image"));
+            referenceSources.add(source);
             return this;
         }
 
         /** @param images reference images, replacing any added before @return this */
         public Builder referenceImages(List<BufferedImage> images) {
             references.clear();
+            referenceSources.clear();
             images.forEach(this::addReferenceImage);
             return this;
         }
@@ -516,7 +531,7 @@ public final class GenerationRequest {
                         + " image_reference), got " + references.size());
             }
             for (int i = 0; i < references.size(); i++) {
-                RequestValidation.checkReference(references.get(i), i);
+                RequestValidation.checkReference(references.get(i), i, referenceSources.get(i));
             }
             return new GenerationRequest(this);
         }

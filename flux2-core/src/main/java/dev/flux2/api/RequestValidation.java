@@ -77,8 +77,8 @@ final class RequestValidation {
         }
     }
 
-    static void checkReference(BufferedImage img, int index) {
-        String name = "reference image " + index;
+    static void checkReference(BufferedImage img, int index, String source) {
+        String name = "reference image " + index + (source == null ? "" : " (" + source + ")");
         int w = img.getWidth();
         int h = img.getHeight();
         if (w < MIN_REFERENCE_SIDE || h < MIN_REFERENCE_SIDE) {

@@ -85,7 +85,9 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
     @Override
     public Response<Image> edit(Image image, String prompt) {
         try (ImageSource.Staged staged = stage(image, "image")) {
-            return single(run(request(prompt).addReferenceImage(read(staged, "reference image 0"))));
+            return single(run(request(prompt)
+                    .addReferenceImage(
+                            read(staged, "reference image 0"), staged.path().toString())));
         }
     }
 

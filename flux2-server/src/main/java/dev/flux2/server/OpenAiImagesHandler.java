@@ -234,7 +234,9 @@ final class OpenAiImagesHandler implements Route {
                             b.strength(f.strength());
                         }
                     } else {
-                        b.addReferenceImage(ImageFiles.read(file, "reference image " + references++, config.limits()));
+                        b.addReferenceImage(
+                                ImageFiles.read(file, "reference image " + references++, config.limits()),
+                                file.toString());
                     }
                 }
                 if (uploads.mask() != null) {

@@ -125,7 +125,8 @@ public final class Flux2ImageModel implements ImageModel {
                 MediaSource.Staged ref = media.stage(images.get(i), "reference image " + (i - first));
                 staged.add(ref);
                 request.addReferenceImage(
-                        ImageFiles.read(ref.path(), "reference image " + (i - first), pipeline.limits()));
+                        ImageFiles.read(ref.path(), "reference image " + (i - first), pipeline.limits()),
+                        ref.path().toString());
             }
             long start = System.nanoTime();
             GenerationRequest built = request.build();

@@ -353,7 +353,9 @@ final class GenerateCommand extends BaseCommand {
             b.mask(ImageFiles.read(mask, "mask", limits));
         }
         for (int i = 0; i < references.size(); i++) {
-            b.addReferenceImage(ImageFiles.read(references.get(i), "reference image " + i, limits));
+            b.addReferenceImage(
+                    ImageFiles.read(references.get(i), "reference image " + i, limits),
+                    references.get(i).toString());
         }
         return b;
     }
