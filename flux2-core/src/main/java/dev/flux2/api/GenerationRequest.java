@@ -53,6 +53,7 @@ public final class GenerationRequest {
     private final BufferedImage initImage;
     private final Double strength;
     private final BufferedImage mask;
+    private final Integer paddingMaskCrop;
     private final List<BufferedImage> referenceImages;
     private final int numImages;
 
@@ -70,6 +71,7 @@ public final class GenerationRequest {
         this.strength = b.strength;
         this.mask = b.mask;
         this.referenceImages = List.copyOf(b.references);
+        this.paddingMaskCrop = b.paddingMaskCrop;
         this.numImages = b.numImages;
     }
 
@@ -101,6 +103,7 @@ public final class GenerationRequest {
         b.initImage = initImage;
         b.strength = strength;
         b.mask = mask;
+        b.paddingMaskCrop = paddingMaskCrop;
         referenceImages.forEach(b::addReferenceImage);
         b.numImages = numImages;
         return b;
@@ -169,7 +172,15 @@ public final class GenerationRequest {
         return Optional.ofNullable(mask);
     }
 
-    /** @return the reference images, in order (reference i gets time offset 10(i+1)) */
+    /**
+     * @return diffusers' {@code padding_mask_crop}, if set: inpaint only the mask's region grown by this many pixels
+     *     (docs/pipeline-reference.md §15)
+     */
+    public OptionalInt paddingMaskCrop() {
+        return paddingMaskCrop == null ? OptionalInt.empty() : OptionalInt.of(paddingMaskCrop);
+    }
+
+    /** @return the reference images, in order (reference i gets time offset 10(i+1); with a mask 10(i+2)) */
     public List<BufferedImage> referenceImages() {
         return referenceImages;
     }
@@ -204,6 +215,7 @@ public final class GenerationRequest {
                 && initImage == r.initImage
                 && Objects.equals(strength, r.strength)
                 && mask == r.mask
+                && Objects.equals(paddingMaskCrop, r.paddingMaskCrop)
                 && sameImages(referenceImages, r.referenceImages);
     }
 
@@ -221,7 +233,8 @@ public final class GenerationRequest {
 
     @Override
     public int hashCode() {
-        int h = Objects.hash(prompt, negativePrompt, width, height, steps, seed, guidance, strength, numImages);
+        int h = Objects.hash(
+                prompt, negativePrompt, width, height, steps, seed, guidance, strength, paddingMaskCrop, numImages);
         h = 31 * h + Arrays.hashCode(customSigmas);
         h = 31 * h + Arrays.hashCode(noise);
         h = 31 * h + System.identityHashCode(initImage);
@@ -238,7 +251,8 @@ public final class GenerationRequest {
         return String.format(
                 Locale.ROOT,
                 "GenerationRequest[prompt=\"%s\", negativePrompt=\"%s\", width=%s, height=%s, steps=%s, sigmas=%s,"
-                        + " seed=%s, noise=%s, guidance=%s, initImage=%s, strength=%s, mask=%s, referenceImages=%s,"
+                        + " seed=%s, noise=%s, guidance=%s, initImage=%s, strength=%s, mask=%s, paddingMaskCrop=%s,"
+                        + " referenceImages=%s,"
                         + " numImages=%d]",
                 prompt,
                 negativePrompt,
@@ -252,6 +266,7 @@ public final class GenerationRequest {
                 size(initImage),
                 strength,
                 size(mask),
+                paddingMaskCrop,
                 referenceImages.stream().map(GenerationRequest::size).toList(),
                 numImages);
     }
@@ -278,6 +293,7 @@ public final class GenerationRequest {
         private BufferedImage initImage;
         private Double strength;
         private BufferedImage mask;
+        private Integer paddingMaskCrop;
         private final List<BufferedImage> references = new ArrayList<>();
         /** Where each reference came from (null: unnamed), for build()'s messages only; not part of the value. */
         private final List<String> referenceSources = new ArrayList<>();
@@ -395,13 +411,27 @@ public final class GenerationRequest {
          * Inpainting, as diffusers' {@code Flux2KleinInpaintPipeline}: repaints the init image where the mask is
          * white and keeps it where it is black. The mask is resized to the working size with Lanczos, converted to
          * grey and binarized at one half (grey is not partial); the init image also conditions the transformer as
-         * a reference, and at most one reference image may be added. Needs an init image.
+         * a reference (time offset 10) before the reference images (20, 30, …). Needs an init image.
          *
          * @param image the mask, any size (stretched to the working size) and any colour model; kept by reference
          * @return this
          */
         public Builder mask(BufferedImage image) {
             this.mask = image;
+            return this;
+        }
+
+        /**
+         * diffusers' {@code padding_mask_crop}: generate only on the mask's bounding box grown by {@code pixels} on
+         * every side and widened to the working aspect ratio, "fill"-resized to the working size, then paste the
+         * result back into the init image through the mask, so the output has the init image's size (after the
+         * 1024² area cap) and is the init image exactly where the mask is black. The mask must have that size.
+         *
+         * @param pixels the padding, ≥ 0; needs a mask
+         * @return this
+         */
+        public Builder paddingMaskCrop(int pixels) {
+            this.paddingMaskCrop = pixels;
             return this;
         }
 
@@ -526,9 +556,15 @@ public final class GenerationRequest {
                 throw new InvalidRequestException("a mask was given without an init image: inpainting repaints the"
                         + " init image where the mask is white, so set initImage too");
             }
-            if (maskImage != null && references.size() > 1) {
-                throw new InvalidRequestException("inpainting takes at most 1 reference image (diffusers'"
-                        + " image_reference), got " + references.size());
+            if (paddingMaskCrop != null && paddingMaskCrop < 0) {
+                throw new InvalidRequestException("paddingMaskCrop must be >= 0 pixels, got " + paddingMaskCrop);
+            }
+            if (paddingMaskCrop != null && maskImage == null) {
+                throw new InvalidRequestException("paddingMaskCrop " + paddingMaskCrop + " was given without a"
+                        + " mask: it pads the mask's region, so set mask (and initImage) too");
+            }
+            if (paddingMaskCrop != null) {
+                RequestRules.checkCropSize(maskImage, init);
             }
             for (int i = 0; i < references.size(); i++) {
                 RequestValidation.checkReference(references.get(i), i, referenceSources.get(i));

@@ -100,6 +100,28 @@ public final class RequestRules {
     }
 
     /**
+     * The check of {@code padding_mask_crop} that needs no resizing, made when the request is built (before any
+     * model loads) and again by the engine: the mask must have the size of the init image after the 1024² area cap,
+     * since diffusers crops both with the same box and pastes the init image through the mask.
+     *
+     * @param mask the mask
+     * @param init the init image, before the cap
+     * @throws InvalidRequestException naming both sizes
+     */
+    public static void checkCropSize(BufferedImage mask, BufferedImage init) {
+        Size capped = capArea(init.getWidth(), init.getHeight());
+        int w = capped.width();
+        int h = capped.height();
+        if (mask.getWidth() != w || mask.getHeight() != h) {
+            String cap = init.getWidth() == w && init.getHeight() == h
+                    ? ""
+                    : " (the init image of " + init.getWidth() + "x" + init.getHeight() + " after the 1024² area cap)";
+            throw new InvalidRequestException("with a mask crop padding the mask must have the init image's size " + w
+                    + "x" + h + cap + ", got a mask of " + mask.getWidth() + "x" + mask.getHeight());
+        }
+    }
+
+    /**
      * The first schedule index to run ({@code get_timesteps}): {@code init = min(n·strength, n)},
      * {@code t_start = (int) max(n − init, 0)}, evaluated in double in that order to match Python exactly.
      * Steps {@code t_start..n−1} are run.

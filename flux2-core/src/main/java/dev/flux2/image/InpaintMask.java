@@ -29,6 +29,29 @@ public final class InpaintMask {
         if (mask.getWidth() != width || mask.getHeight() != height) {
             rgb = LanczosResampler.resize(rgb, mask.getWidth(), mask.getHeight(), width, height);
         }
+        return binarize(rgb, mask, width, height, "");
+    }
+
+    /**
+     * The same with {@code padding_mask_crop}: the mask is cropped to the region and brought to the working size
+     * with the "fill" resize ({@link FillResize}) before {@code convert("L")} and {@code binarize}.
+     *
+     * @param mask the raw mask (converted to RGB as PIL's {@code convert("RGB")} would); not modified
+     * @param crop the crop region, inside the mask
+     * @param width the working width in pixels
+     * @param height the working height in pixels
+     * @return {@code width·height} values, each 0 (keep) or 1 (repaint), row-major
+     * @throws InvalidRequestException if nothing is left to repaint (every value 0)
+     */
+    public static float[] binarized(BufferedImage mask, CropRegion crop, int width, int height) {
+        Objects.requireNonNull(mask, "mask");
+        int[] rgb = PackedRgb.crop(
+                PackedRgb.read(mask), mask.getWidth(), crop.x1(), crop.y1(), crop.width(), crop.height());
+        rgb = FillResize.fill(rgb, crop.width(), crop.height(), width, height);
+        return binarize(rgb, mask, width, height, " in the crop region " + crop);
+    }
+
+    private static float[] binarize(int[] rgb, BufferedImage mask, int width, int height, String where) {
         float[] out = new float[rgb.length];
         boolean any = false;
         for (int i = 0; i < rgb.length; i++) {
@@ -39,7 +62,7 @@ public final class InpaintMask {
         }
         if (!any) {
             throw new InvalidRequestException("the mask of " + mask.getWidth() + "x" + mask.getHeight()
-                    + " is all black at the working size " + width + "x" + height
+                    + " is all black at the working size " + width + "x" + height + where
                     + " (no pixel at or above grey level 128 after resizing): nothing to repaint");
         }
         return out;

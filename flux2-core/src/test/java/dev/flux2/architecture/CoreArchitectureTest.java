@@ -104,15 +104,23 @@ class CoreArchitectureTest {
      * package of this module uses it). Everything else there is package-private. A package exported to named
      * modules only (the math, to the benchmarks) needs its used types public for that export.
      */
-    static final Map<String, String> PUBLIC_INTERNALS = Map.of(
-            "dev.flux2.pipeline.GenerationEngine", "the facade's Flux2Pipeline runs requests on it",
-            "dev.flux2.pipeline.BackendLocator", "the facade opens, checks and inspects models through it",
-            "dev.flux2.pipeline.ModelLocator", "the facade resolves model references through it",
-            "dev.flux2.image.JpegColors", "the facade's ImageFiles converts JPEG colours with it",
-            "dev.flux2.image.ExifOrientation", "the facade's ImageFiles applies the EXIF orientation with it",
-            "dev.flux2.image.ImageConversion", "the engine converts images to and from pixel tensors with it",
-            "dev.flux2.image.ImagePreprocessor", "the engine resizes init and reference images with it",
-            "dev.flux2.image.InpaintMask", "the engine binarizes inpainting masks with it");
+    static final Map<String, String> PUBLIC_INTERNALS = Map.ofEntries(
+            Map.entry("dev.flux2.pipeline.GenerationEngine", "the facade's Flux2Pipeline runs requests on it"),
+            Map.entry("dev.flux2.pipeline.BackendLocator", "the facade opens, checks and inspects models through it"),
+            Map.entry("dev.flux2.pipeline.ModelLocator", "the facade resolves model references through it"),
+            Map.entry("dev.flux2.image.JpegColors", "the facade's ImageFiles converts JPEG colours with it"),
+            Map.entry(
+                    "dev.flux2.image.ExifOrientation", "the facade's ImageFiles applies the EXIF orientation with it"),
+            Map.entry(
+                    "dev.flux2.image.ImageConversion", "the engine converts images to and from pixel tensors with it"),
+            Map.entry("dev.flux2.image.ImagePreprocessor", "the engine resizes init and reference images with it"),
+            Map.entry("dev.flux2.image.InpaintMask", "the engine binarizes inpainting masks with it"),
+            Map.entry(
+                    "dev.flux2.image.CropRegion", "the engine crops to the mask's region (padding_mask_crop) with it"),
+            Map.entry("dev.flux2.image.MaskOverlay", "the engine pastes the crop back through the mask with it"),
+            Map.entry(
+                    "dev.flux2.image.LanczosResampler",
+                    "the engine's InpaintingTest (dev.flux2.pipeline) computes its expected crop with it"));
 
     static JavaClasses core;
     static ModuleDescriptor module;

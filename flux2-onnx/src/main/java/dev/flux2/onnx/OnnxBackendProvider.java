@@ -14,6 +14,7 @@ import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
 import dev.flux2.onnx.memory.SessionFootprint;
+import dev.flux2.onnx.runtime.GlobalThreadPool;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import dev.flux2.onnx.runtime.RuntimeLibraryException;
 import dev.flux2.onnx.runtime.WebGpuRuntime;
@@ -171,7 +172,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             LOG.warn("{}; continuing on the default ONNX Runtime library", e.getMessage());
             choice = OrtNativeLibrary.Choice.ANY;
         }
-        return OrtNativeLibrary.environment(choice);
+        return OrtNativeLibrary.environment(choice, new GlobalThreadPool(options.threads(), options.allowSpinning()));
     }
 
     /**

@@ -9,9 +9,9 @@ import java.util.List;
  */
 public enum AttentionMode {
     /**
-     * Fused where it is measured faster and accurate. Measured on 2026-12-01 (docs/fused-attention.md): nowhere yet
-     * (WebGPU on an H200 no faster and further from the graph's prediction, the 2-core CPU inconclusive at 1024²), so
-     * it runs the graph on every provider.
+     * Fused where it is measured faster and accurate. Measured (docs/fused-attention.md §5): nowhere yet (WebGPU on
+     * an H200 0.94× at 512², 1.05× at 1024² and less accurate than the graph on 2026-12-02; the 2-core CPU
+     * inconclusive at 1024² on 2026-12-01), so it runs the graph on every provider.
      */
     AUTO,
     /** Always fused. */
@@ -28,8 +28,9 @@ public enum AttentionMode {
             case FUSED -> true;
             case GRAPH -> false;
             // No provider is measured both faster and accurate fused (docs/fused-attention.md §5): WebGPU's step was
-            // 0.94x at 512² and 1.00x at 1024², the CPU's 1.41x at 512² but 0.94x (inconclusive) at 1024², CUDA
-            // not measurable here. A provider joins here once it is.
+            // 0.94x at 512² and 1.05x at 1024² with either layout, its flash shader 1.7e-2 from exact where the graph
+            // is 4.2e-3; the CPU's 1.41x at 512² but 0.94x (inconclusive) at 1024²; CUDA not measurable here. A
+            // provider joins here once it is.
             case AUTO -> false;
         };
     }
