@@ -1,6 +1,7 @@
 package dev.flux2.onnx;
 
 import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
@@ -14,11 +15,13 @@ import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
 import dev.flux2.onnx.memory.SessionFootprint;
+import dev.flux2.onnx.options.OnnxOptions;
+import dev.flux2.onnx.options.ProviderFallback;
+import dev.flux2.onnx.options.ProviderNames;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import dev.flux2.onnx.runtime.RuntimeLibraryException;
 import dev.flux2.onnx.runtime.WebGpuRuntime;
 import dev.flux2.onnx.session.ExecutionProviders;
-import dev.flux2.onnx.session.ProviderFallback;
 import dev.flux2.onnx.session.ProviderSelector;
 import dev.flux2.onnx.session.SequentialBudget;
 import dev.flux2.onnx.session.SessionCache;
@@ -131,8 +134,8 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                             derivedGraphs(
                                     bundleConfig,
                                     io,
-                                    options.cpuTuning(),
-                                    options.attention().fuses(providers.providers()))));
+                                    CpuTuning.of(options.cpuTuned()),
+                                    providers.fusesAttention(options.attention()))));
             LOG.debug(
                     "opened {} ({}, {}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
@@ -163,7 +166,9 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         OrtNativeLibrary.Choice choice;
         try {
             choice = OrtNativeLibrary.choose(
-                    options.ortLibrary(), options.webGpuRequested(), WebGpuRuntime.defaultHome());
+                    options.ortLibrary(),
+                    options.providers().stream().anyMatch(n -> ProviderNames.parse(n) == OrtProvider.WEBGPU),
+                    WebGpuRuntime.defaultHome());
         } catch (RuntimeLibraryException e) {
             if (options.providerFallback() != ProviderFallback.WARN) {
                 throw e;

@@ -8,7 +8,7 @@ import dev.flux2.onnx.OnnxBundle;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.ManagedSession;
 import dev.flux2.onnx.session.NativeHeapTrim;
-import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.onnx.session.SessionFactory;
 import dev.flux2.onnx.session.SharedEnvironment;
 import dev.flux2.onnx.stage.SessionSpecs;

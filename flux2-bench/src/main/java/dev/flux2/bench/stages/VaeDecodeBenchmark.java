@@ -5,7 +5,7 @@ import dev.flux2.bench.support.StageHarness;
 import dev.flux2.math.TorchRandom;
 import dev.flux2.onnx.stage.AttentionPlan;
 import dev.flux2.onnx.stage.AttentionSettings;
-import dev.flux2.onnx.stage.VaeAttentionMode;
+import dev.flux2.onnx.options.VaeAttentionMode;
 import dev.flux2.onnx.stage.VaeDecoderChain;
 import dev.flux2.spi.LatentGrid;
 import dev.flux2.spi.PixelTensor;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.ModelLoadException;
-import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.spi.LatentGrid;
 import dev.flux2.spi.ModelFiles;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.flux2.onnx.config;
 
-import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.onnx.options.OptimizationLevel;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;

@@ -8,7 +8,7 @@ import dev.flux2.onnx.graph.Dim;
 import dev.flux2.onnx.graph.GraphSignature;
 import dev.flux2.onnx.graph.TensorSignature;
 import dev.flux2.onnx.memory.SessionFootprint;
-import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.onnx.session.SessionSpec;
 import dev.flux2.onnx.tuning.TunedGraph;
 import java.util.Arrays;

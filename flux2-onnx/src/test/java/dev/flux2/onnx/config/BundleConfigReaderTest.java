@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.SeedConfigFiles;
-import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.onnx.options.OptimizationLevel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

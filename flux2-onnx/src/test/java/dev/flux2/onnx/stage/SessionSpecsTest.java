@@ -9,7 +9,7 @@ import dev.flux2.onnx.config.BundleConfigReader;
 import dev.flux2.onnx.graph.BundleIo;
 import dev.flux2.onnx.graph.GraphContracts;
 import dev.flux2.onnx.graph.GraphContractsTest;
-import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.onnx.session.SessionSpec;
 import java.nio.file.Path;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.flux2.onnx;
+package dev.flux2.onnx.options;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.InvalidRequestException;
-import dev.flux2.onnx.attention.AttentionMode;
-import dev.flux2.onnx.session.OptimizationLevel;
-import dev.flux2.onnx.session.ProviderFallback;
-import dev.flux2.onnx.stage.VaeAttentionMode;
+import dev.flux2.onnx.session.ExecutionProviders;
+import dev.flux2.onnx.tuning.CpuTuning;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,21 +28,23 @@ class OnnxOptionsTest {
         assertEquals(Optional.empty(), d.optimizationLevel());
         assertTrue(d.pinDimensions());
         assertEquals(0, d.deviceId());
-        assertTrue(d.cpuTuning().isEmpty());
+        assertEquals(CpuTuned.OFF, d.cpuTuned());
+        assertTrue(CpuTuning.of(d.cpuTuned()).isEmpty());
     }
 
     @Test
     void cpuTunedChoosesTheEdits() {
         assertEquals(
-                Optional.of(dev.flux2.onnx.tuning.CpuTuning.FULL),
-                OnnxOptions.parse(Map.of("cpu_tuned", " TRUE ")).cpuTuning());
+                Optional.of(CpuTuning.FULL),
+                CpuTuning.of(OnnxOptions.parse(Map.of("cpu_tuned", " TRUE ")).cpuTuned()));
         assertEquals(
-                Optional.of(new dev.flux2.onnx.tuning.CpuTuning(false, true)),
-                OnnxOptions.parse(Map.of("cpu_tuned", "fp32")).cpuTuning());
+                Optional.of(new CpuTuning(false, true)),
+                CpuTuning.of(OnnxOptions.parse(Map.of("cpu_tuned", "fp32")).cpuTuned()));
         assertEquals(
-                Optional.of(new dev.flux2.onnx.tuning.CpuTuning(true, false)),
-                OnnxOptions.parse(Map.of("cpu_tuned", "acc0")).cpuTuning());
-        assertTrue(OnnxOptions.parse(Map.of("cpu_tuned", "false")).cpuTuning().isEmpty());
+                Optional.of(new CpuTuning(true, false)),
+                CpuTuning.of(OnnxOptions.parse(Map.of("cpu_tuned", "acc0")).cpuTuned()));
+        assertTrue(CpuTuning.of(OnnxOptions.parse(Map.of("cpu_tuned", "false")).cpuTuned())
+                .isEmpty());
         String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("cpu_tuned", "yes")))
                 .getMessage();
         assertTrue(msg.contains("cpu_tuned") && msg.contains("fp32"), msg);
@@ -63,11 +63,12 @@ class OnnxOptionsTest {
                 .getMessage();
         assertTrue(msg.contains("attention") && msg.contains("auto, fused or graph") && msg.contains("'mha'"), msg);
         // Measured neither faster nor as close to the graph on WebGPU (docs/fused-attention.md §5).
-        assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.WEBGPU)));
-        assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.CPU)));
-        assertFalse(AttentionMode.AUTO.fuses(List.of(OrtProvider.CUDA, OrtProvider.CPU)));
-        assertTrue(AttentionMode.FUSED.fuses(List.of(OrtProvider.CPU)));
-        assertFalse(AttentionMode.GRAPH.fuses(List.of(OrtProvider.WEBGPU)));
+        ExecutionProviders webGpu = new ExecutionProviders(List.of(OrtProvider.WEBGPU), 0);
+        assertFalse(webGpu.fusesAttention(AttentionMode.AUTO));
+        assertFalse(ExecutionProviders.cpuOnly().fusesAttention(AttentionMode.AUTO));
+        assertFalse(new ExecutionProviders(List.of(OrtProvider.CUDA), 0).fusesAttention(AttentionMode.AUTO));
+        assertTrue(ExecutionProviders.cpuOnly().fusesAttention(AttentionMode.FUSED));
+        assertFalse(webGpu.fusesAttention(AttentionMode.GRAPH));
     }
 
     @Test
@@ -154,5 +155,72 @@ class OnnxOptionsTest {
         InvalidRequestException text =
                 assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("threads", "many")));
         assertTrue(text.getMessage().contains("got 'many'"), text.getMessage());
+    }
+
+    @Test
+    void theBuilderAndTheStringsAgree() {
+        OnnxOptions typed = OnnxOptions.builder()
+                .threads(3)
+                .providers(List.of("cuda", "webgpu"))
+                .providerFallback(ProviderFallback.WARN)
+                .vaeAttention(VaeAttentionMode.WHOLE)
+                .vaeChunkSize(128)
+                .fused(false)
+                .graphOptimizationLevel(OptimizationLevel.BASIC)
+                .pinDimensions(false)
+                .deviceId(1)
+                .cpuTuned(CpuTuned.FP32)
+                .allowSpinning(false)
+                .ortLibrary("/opt/ort/libonnxruntime.so")
+                .attention(AttentionMode.FUSED)
+                .build();
+        Map<String, String> expected = new java.util.LinkedHashMap<>();
+        expected.put("threads", "3");
+        expected.put("providers", "cuda,webgpu");
+        expected.put("provider_fallback", "warn");
+        expected.put("vae_attention", "whole");
+        expected.put("vae_chunk_size", "128");
+        expected.put("fused", "off");
+        expected.put("graph_optimization_level", "basic");
+        expected.put("pin_dimensions", "false");
+        expected.put("device_id", "1");
+        expected.put("cpu_tuned", "fp32");
+        expected.put("allow_spinning", "false");
+        expected.put("ort_library", "/opt/ort/libonnxruntime.so");
+        expected.put("attention", "fused");
+        assertEquals(expected, typed.asBackendOptions());
+        assertEquals(
+                List.copyOf(expected.keySet()),
+                List.copyOf(typed.asBackendOptions().keySet()),
+                "KEYS order");
+        assertEquals(typed, OnnxOptions.parse(typed.asBackendOptions()));
+        assertEquals(Map.of(), OnnxOptions.defaults().asBackendOptions(), "the defaults need no option");
+        assertEquals(OnnxOptions.defaults(), OnnxOptions.builder().build());
+    }
+
+    @Test
+    void buildRejectsWhatParseRejects() {
+        InvalidRequestException threads = assertThrows(
+                InvalidRequestException.class,
+                () -> OnnxOptions.builder().threads(-2).build());
+        assertTrue(
+                threads.getMessage().contains("threads must be an integer >= 0")
+                        && threads.getMessage().contains("got '-2'"),
+                threads.getMessage());
+        InvalidRequestException provider = assertThrows(
+                InvalidRequestException.class,
+                () -> OnnxOptions.builder().providers(List.of("cudaa")).build());
+        assertTrue(
+                provider.getMessage().contains("providers")
+                        && provider.getMessage().contains("'cudaa'")
+                        && provider.getMessage().contains("known providers"),
+                provider.getMessage());
+        InvalidRequestException blank = assertThrows(
+                InvalidRequestException.class,
+                () -> OnnxOptions.builder().providers(List.of("cuda,webgpu")).build());
+        assertTrue(blank.getMessage().contains("none with a comma"), blank.getMessage());
+        assertThrows(
+                InvalidRequestException.class,
+                () -> OnnxOptions.builder().ortLibrary(" ").build());
     }
 }

@@ -1,4 +1,4 @@
-package dev.flux2.onnx.stage;
+package dev.flux2.onnx.options;
 
 /** How the split VAE decoder computes its single-head attention: the backend option {@code vae_attention}. */
 public enum VaeAttentionMode {

@@ -1,4 +1,4 @@
-package dev.flux2.onnx.session;
+package dev.flux2.onnx.options;
 
 /**
  * What to do when a requested execution provider (CUDA, CoreML, …) cannot be enabled in this runtime: the backend

@@ -1,31 +1,19 @@
-package dev.flux2.onnx.session;
+package dev.flux2.onnx.options;
 
-import ai.onnxruntime.OrtSession.SessionOptions.OptLevel;
 import java.util.Locale;
 
 /** ONNX Runtime graph optimization levels by the names the bundle config and the backend options use. */
 public enum OptimizationLevel {
     /** No graph optimizations (what the browser engine uses for this bundle). */
-    DISABLED(OptLevel.NO_OPT),
+    DISABLED,
     /** Constant folding and redundant-node elimination. */
-    BASIC(OptLevel.BASIC_OPT),
+    BASIC,
     /** Basic plus node fusions. */
-    EXTENDED(OptLevel.EXTENDED_OPT),
+    EXTENDED,
     /** Extended plus layout optimizations (NCHW → NCHWc and similar). */
-    LAYOUT(OptLevel.LAYOUT_OPT),
+    LAYOUT,
     /** Everything, including layout optimizations (ONNX Runtime's default). */
-    ALL(OptLevel.ALL_OPT);
-
-    private final OptLevel ortLevel;
-
-    OptimizationLevel(OptLevel ortLevel) {
-        this.ortLevel = ortLevel;
-    }
-
-    /** @return the ONNX Runtime level */
-    OptLevel ortLevel() {
-        return ortLevel;
-    }
+    ALL;
 
     /**
      * Parses the names the bundle config (ONNX Runtime Web's {@code graphOptimizationLevel}: {@code disabled},
