@@ -31,9 +31,7 @@ module dev.flux2.onnx {
             dev.flux2.bench;
     exports dev.flux2.onnx.attention to
             dev.flux2.bench;
-    exports dev.flux2.onnx.config to
-            dev.flux2.bench;
-    exports dev.flux2.onnx.graph to
+    exports dev.flux2.onnx.bundle to
             dev.flux2.bench;
     exports dev.flux2.onnx.memory to
             dev.flux2.bench;

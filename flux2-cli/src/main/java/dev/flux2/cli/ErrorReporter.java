@@ -14,7 +14,7 @@ import picocli.CommandLine.ParseResult;
  * Turns failures into one line on stderr and an {@link ExitCodes exit code}; the stack trace follows only with
  * {@code --verbose}. Used by the {@code flux2} command line and the image service's launcher.
  */
-public final class ErrorReporter implements IExecutionExceptionHandler, IParameterExceptionHandler {
+final class ErrorReporter implements IExecutionExceptionHandler, IParameterExceptionHandler {
     /** Creates a reporter (stateless). */
     public ErrorReporter() {
         // One instance serves both picocli handlers.

@@ -22,7 +22,7 @@ import dev.flux2.onnx.runtime.RuntimeLibraryException;
  * <tr><td>130</td><td>cancelled (Ctrl-C)</td></tr>
  * </table>
  */
-public final class ExitCodes {
+final class ExitCodes {
     /** Success. */
     public static final int OK = 0;
     /** Unexpected failure. */

@@ -17,7 +17,7 @@ import java.nio.file.StandardOpenOption;
  * file in the same folder, then moved over the target, so a failure leaves no partial file. Every failure is an
  * {@link IOException} naming the file and the reason. Stateless and thread-safe.
  */
-public final class ImageFileWriter {
+final class ImageFileWriter {
     private ImageFileWriter() {}
 
     /**

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /** The output formats, chosen by the file's extension. */
-public enum ImageFormat {
+enum ImageFormat {
     /** PNG with the generation parameters as text chunks ({@link dev.flux2.api.PngFiles}). */
     PNG,
     /** Baseline JPEG (no alpha) with the parameters as a JSON comment ({@link JpegMetadataWriter}). */

@@ -20,7 +20,7 @@ import javax.imageio.stream.MemoryCacheImageOutputStream;
  * generation parameters (the JSON of the PNG's {@code parameters} chunk) in a COM segment. Stateless and
  * thread-safe.
  */
-public final class JpegMetadataWriter {
+final class JpegMetadataWriter {
     private static final String FORMAT = "javax_imageio_jpeg_image_1.0";
 
     private JpegMetadataWriter() {}

@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
  * option given replaces its {@link GenerationLimits} default; an option left out keeps the default (which the
  * pipeline may still raise for its model, see {@link GenerationLimits#forModel}).
  */
-public final class LimitOptions {
+final class LimitOptions {
     @Option(
             names = "--max-pixels",
             paramLabel = "N",

@@ -30,7 +30,7 @@ import sun.misc.Signal;
         mixinStandardHelpOptions = true,
         description = "Serve OpenAI's Images API (POST /v1/images/generations, /v1/images/edits, GET /v1/models),"
                 + " the PNG shortcut POST /v1/images, GET /health and GET /metrics on one shared pipeline.")
-public final class ServeCommand implements Callable<Integer> {
+final class ServeCommand implements Callable<Integer> {
     @Option(names = "--model", required = true, paramLabel = "DIR", description = "Bundle folder.")
     Path model;
 

@@ -1,6 +1,7 @@
 package dev.flux2.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,7 +16,10 @@ import dev.flux2.testkit.SyntheticBundleWriter;
 import java.awt.image.BufferedImage;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.io.InputStreamReader;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,6 +28,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,9 +38,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every example runs, as a user runs it, on a synthetic bundle (random weights: the checks are about what each
- * program promises to write, not about the picture): in this JVM through its {@code main}, the server example as
- * its own process that serves one request and stops when its standard input ends.
+ * Every example runs on a synthetic bundle (random weights: the checks are about what each program promises to
+ * write, not about the picture), in this JVM through its {@code main}; the server example through the method its
+ * {@code main} calls, serving one request and stopping when its input ends.
  */
 class ExamplesTest {
     @TempDir
@@ -95,92 +102,82 @@ class ExamplesTest {
         ImageToImageExample.main(
                 new String[] {bundle.directory().toString(), source.toString(), "a red fox", "0.3", low.toString()});
         ImageToImageExample.main(
-                new String[] {bundle.directory().toString(), source.toString(), "a red fox", "0.9", high.toString()});
+                new String[] {bundle.directory().toString(), source.toString(), "a red fox", "0.7", high.toString()});
         BufferedImage lowImage = read(low);
         assertEquals(96, lowImage.getWidth(), "the source's size");
         assertEquals(64, lowImage.getHeight(), "the source's size");
-        assertTrue(!samePixels(lowImage, read(high)), "the strength is passed on: 0.3 and 0.9 differ");
+        assertTrue(!samePixels(lowImage, read(high)), "the strength is passed on: 0.3 and 0.7 differ");
+    }
+
+    private static Path reference(String name, int shift) throws IOException {
+        Path reference = work.resolve(name);
+        BufferedImage ref = new BufferedImage(64, 64, BufferedImage.TYPE_INT_RGB);
+        for (int y = 0; y < 64; y++) {
+            for (int x = 0; x < 64; x++) {
+                ref.setRGB(x, y, ((x * 4) << shift | (y * 4)) & 0xFFFFFF);
+            }
+        }
+        ImageIO.write(ref, "png", reference.toFile());
+        return reference;
+    }
+
+    private static BufferedImage withReference(String name, Path reference) throws IOException {
+        Path out = work.resolve(name);
+        ReferencesExample.main(new String[] {
+            bundle.directory().toString(), "a red fox in the snow", out.toString(), reference.toString()
+        });
+        return read(out);
     }
 
     @Test
     void referencesChangeTheImage() throws IOException {
-        Path plain = minimal("plain.png");
-        Path reference = work.resolve("reference.png");
-        BufferedImage ref = new BufferedImage(64, 64, BufferedImage.TYPE_INT_RGB);
-        for (int y = 0; y < 64; y++) {
-            for (int x = 0; x < 64; x++) {
-                ref.setRGB(x, y, (x * 4) << 16 | (y * 4) << 8);
-            }
-        }
-        ImageIO.write(ref, "png", reference.toFile());
-        Path out = work.resolve("references.png");
-        ReferencesExample.main(new String[] {
-            bundle.directory().toString(), "a red fox in the snow", out.toString(), reference.toString()
-        });
-        BufferedImage image = read(out);
-        assertEquals(512, image.getWidth());
-        assertTrue(
-                !samePixels(image, read(plain)),
-                "same prompt and seed as MinimalExample: the reference made the" + " difference");
+        BufferedImage a = withReference("references-a.png", reference("reference-a.png", 16));
+        BufferedImage b = withReference("references-b.png", reference("reference-b.png", 8));
+        assertEquals(64, a.getWidth(), "the synthetic model's default size");
+        assertEquals(64, a.getHeight(), "the synthetic model's default size");
+        assertTrue(!samePixels(a, b), "same prompt and seed, other reference: the reference is what differs");
     }
 
     @Test
     void serverExampleServesUntilItsInputEnds() throws Exception {
-        Path out = work.resolve("server-out.txt");
-        Path err = work.resolve("server-err.txt");
-        Process p = JavaProcess.start(
-                work,
-                out,
-                err,
-                "-cp",
-                System.getProperty("java.class.path"),
-                ServerExample.class.getName(),
-                bundle.directory().toString(),
-                "0");
+        PipedOutputStream stdin = new PipedOutputStream();
+        PipedInputStream until = new PipedInputStream(stdin);
+        PipedInputStream printed = new PipedInputStream();
+        PrintStream out = new PrintStream(new PipedOutputStream(printed), true, StandardCharsets.UTF_8);
+        ExecutorService runner = Executors.newSingleThreadExecutor();
+        Future<?> serving = runner.submit(() -> {
+            try {
+                ServerExample.serve(bundle.directory().toString(), 0, until, out);
+            } finally {
+                // A failure before the address is printed ends the reader's wait.
+                out.close();
+            }
+            return null;
+        });
         try {
-            String url = awaitLine(out, p);
+            String url = new BufferedReader(new InputStreamReader(printed, StandardCharsets.UTF_8)).readLine();
+            assertNotNull(url, "the address is printed");
             assertTrue(url.startsWith("serving http://127.0.0.1:"), url);
-            URI generations = URI.create(url.substring("serving ".length()));
             HttpClient client = HttpClient.newBuilder()
                     .connectTimeout(Duration.ofSeconds(10))
                     .build();
             HttpResponse<String> r = client.send(
-                    HttpRequest.newBuilder(generations)
+                    HttpRequest.newBuilder(URI.create(url.substring("serving ".length())))
                             .header("Content-Type", "application/json")
-                            .POST(
-                                    HttpRequest.BodyPublishers.ofString(
-                                            "{\"prompt\": \"a red fox\", \"size\": \"64x64\", \"response_format\": \"b64_json\"}"))
+                            .POST(HttpRequest.BodyPublishers.ofString(
+                                    "{\"prompt\": \"a red fox\", \"size\": \"64x64\"}"))
                             .timeout(Duration.ofSeconds(60))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, r.statusCode(), r.body());
             assertTrue(r.body().contains("\"b64_json\""), r.body());
+            assertFalse(serving.isDone(), "still serving while its input is open");
         } finally {
-            try (OutputStream stdin = p.getOutputStream()) {
-                // Closing standard input is how the example is told to stop.
-            }
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-            }
+            // The end of its input is how the example is told to stop.
+            stdin.close();
+            serving.get(60, TimeUnit.SECONDS);
+            runner.shutdown();
         }
-        assertEquals(0, p.exitValue(), Files.readString(err));
-    }
-
-    private static String awaitLine(Path out, Process p) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (System.nanoTime() < deadline) {
-            try (BufferedReader r = Files.newBufferedReader(out, StandardCharsets.UTF_8)) {
-                String line = r.readLine();
-                if (line != null && (line.endsWith("/generations") || !p.isAlive())) {
-                    return line;
-                }
-            }
-            if (!p.isAlive()) {
-                throw new AssertionError("the server example exited " + p.exitValue() + " before serving");
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("the server example printed no address within 120 s");
     }
 
     @Test
@@ -191,6 +188,11 @@ class ExamplesTest {
                 "{\"id\": \"fox\", \"prompt\": \"a red fox\", \"seed\": 1, \"width\": 64, \"height\": 48}\n"
                         + "{\"id\": \"owl\", \"prompt\": \"an owl at night\", \"seed\": 2, \"width\": 48, \"height\": 64}\n");
         Path output = work.resolve("spark-out");
+        // Spark reads spark.* system properties as configuration: loopback only, no web UI, few shuffle partitions.
+        System.setProperty("spark.driver.host", "127.0.0.1");
+        System.setProperty("spark.driver.bindAddress", "127.0.0.1");
+        System.setProperty("spark.ui.enabled", "false");
+        System.setProperty("spark.sql.shuffle.partitions", "1");
         SparkDriverExample.main(new String[] {bundle.directory().toString(), requests.toString(), output.toString()});
         BufferedImage fox = read(output.resolve("images").resolve("fox.png"));
         assertEquals(64, fox.getWidth());

@@ -4,7 +4,7 @@ import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
-import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.bundle.GraphKeys;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.session.SessionSpec;
 import dev.flux2.onnx.stage.AttentionSettings;

@@ -4,7 +4,7 @@ import ai.onnxruntime.OrtEnvironment;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.flux2.onnx.OnnxBundle;
+import dev.flux2.onnx.bundle.OnnxBundle;
 import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.ManagedSession;

@@ -24,8 +24,8 @@ public final class ReferencesExample {
             System.err.println("usage: ReferencesExample MODEL_DIR PROMPT OUTPUT.png REFERENCE.png [REFERENCE.png...]");
             System.exit(2);
         }
-        GenerationRequest.Builder request =
-                GenerationRequest.builder(args[1]).size(512, 512).seed(42);
+        // The model's default size (1024² for FLUX.2 [klein]); references of any size are resized for the model.
+        GenerationRequest.Builder request = GenerationRequest.builder(args[1]).seed(42);
         for (int i = 3; i < args.length; i++) {
             BufferedImage reference = ImageIO.read(new File(args[i]));
             if (reference == null) {

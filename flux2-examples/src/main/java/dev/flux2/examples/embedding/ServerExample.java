@@ -5,6 +5,8 @@ import dev.flux2.api.MemoryPolicy;
 import dev.flux2.server.ImageService;
 import dev.flux2.server.ServiceConfig;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
 
 /**
  * The HTTP image service inside an application: one RESIDENT pipeline shared by the service's workers, the OpenAI
@@ -24,9 +26,21 @@ public final class ServerExample {
             System.err.println("usage: ServerExample MODEL_DIR [PORT]");
             System.exit(2);
         }
-        int port = args.length == 2 ? Integer.parseInt(args[1]) : 8080;
+        serve(args[0], args.length == 2 ? Integer.parseInt(args[1]) : 8080, System.in, System.out);
+    }
+
+    /**
+     * Serves the model until {@code until} ends.
+     *
+     * @param model model folder or repo id[@revision]
+     * @param port the port, 0 for a free one
+     * @param until served until this stream ends
+     * @param out where the address is printed
+     * @throws IOException when {@code until} cannot be read
+     */
+    public static void serve(String model, int port, InputStream until, PrintStream out) throws IOException {
         try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
-                        .model(args[0])
+                        .model(model)
                         .memoryPolicy(MemoryPolicy.RESIDENT)
                         .build();
                 ImageService service = ImageService.start(
@@ -35,10 +49,10 @@ public final class ServerExample {
                                 .port(port)
                                 .modelLabel(pipeline.modelInfo().variant())
                                 .build())) {
-            System.out.println("serving http://127.0.0.1:" + service.port() + "/v1/images/generations");
-            System.out.flush();
-            while (System.in.read() >= 0) {
-                // Serves until standard input ends.
+            out.println("serving http://127.0.0.1:" + service.port() + "/v1/images/generations");
+            out.flush();
+            while (until.read() >= 0) {
+                // Serves until the stream ends.
             }
         }
     }

@@ -2,12 +2,12 @@ package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensorLike;
 import ai.onnxruntime.OrtSession;
-import dev.flux2.onnx.config.GraphKeys;
-import dev.flux2.onnx.graph.Dim;
-import dev.flux2.onnx.graph.FusedConvention;
-import dev.flux2.onnx.graph.FusedIo;
-import dev.flux2.onnx.graph.TensorSignature;
-import dev.flux2.onnx.graph.TransformerInputs;
+import dev.flux2.onnx.bundle.Dim;
+import dev.flux2.onnx.bundle.FusedConvention;
+import dev.flux2.onnx.bundle.FusedIo;
+import dev.flux2.onnx.bundle.GraphKeys;
+import dev.flux2.onnx.bundle.TensorSignature;
+import dev.flux2.onnx.bundle.TransformerInputs;
 import dev.flux2.onnx.session.RunCall;
 import dev.flux2.onnx.session.SessionLease;
 import dev.flux2.onnx.tensor.TensorBuffer;

@@ -15,7 +15,7 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.platform.Fp16Conversions;
 import dev.flux2.onnx.TestStageContext;
-import dev.flux2.onnx.graph.GraphSignature;
+import dev.flux2.onnx.bundle.GraphSignature;
 import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.ManagedSession;
