@@ -10,7 +10,7 @@ import javax.imageio.ImageIO;
 /**
  * Image-to-image: the source image is noised to {@code strength} (0 keeps it, 1 ignores it) and denoised towards the
  * prompt; the output has the source's size unless a size is set. Run:
- * {@code java -cp ... dev.flux2.examples.embedding.ImageToImageExample MODEL_DIR in.png "a prompt" 0.6 out.png}.
+ * {@code java -cp CLASSPATH dev.flux2.examples.embedding.ImageToImageExample MODEL_DIR in.png "a prompt" 0.6 out.png}.
  */
 public final class ImageToImageExample {
     private ImageToImageExample() {}

@@ -10,7 +10,7 @@ import javax.imageio.ImageIO;
 /**
  * Reference images: FLUX.2 attends to each reference while it generates (a subject, a style, a layout to keep),
  * without starting from it as image-to-image does. Run:
- * {@code java -cp ... dev.flux2.examples.embedding.ReferencesExample MODEL_DIR "a prompt" out.png ref1.png [ref2.png…]}.
+ * {@code java -cp CLASSPATH dev.flux2.examples.embedding.ReferencesExample MODEL_DIR "a prompt" out.png ref1.png [ref2.png…]}.
  */
 public final class ReferencesExample {
     private ReferencesExample() {}

@@ -12,7 +12,7 @@ import java.io.PrintStream;
  * The HTTP image service inside an application: one RESIDENT pipeline shared by the service's workers, the OpenAI
  * routes ({@code POST /v1/images/generations}, …) and {@code GET /health} on loopback (docs/server.md). It serves
  * until standard input ends (Ctrl-D) and then closes the service before the pipeline. Run:
- * {@code java -cp ... dev.flux2.examples.embedding.ServerExample MODEL_DIR [PORT]} (port 0 picks a free one).
+ * {@code java -cp CLASSPATH dev.flux2.examples.embedding.ServerExample MODEL_DIR [PORT]} (port 0 picks a free one).
  */
 public final class ServerExample {
     private ServerExample() {}
