@@ -119,9 +119,17 @@ final class GenerateCommand extends BaseCommand {
             names = "--mask",
             paramLabel = "MASK",
             description = "Inpainting mask for --init-image: white repaints, black keeps (binarized at grey 128,"
-                    + " stretched to the working size), as diffusers' Flux2KleinInpaintPipeline; at most one"
-                    + " --reference with it.")
+                    + " stretched to the working size), as diffusers' Flux2KleinInpaintPipeline; --reference"
+                    + " images are its image_reference.")
     Path mask;
+
+    @Option(
+            names = "--mask-crop-padding",
+            paramLabel = "N",
+            description = "Inpaint only the --mask's region grown by N >= 0 pixels (diffusers' padding_mask_crop):"
+                    + " the output keeps the init image's size and pixels outside the mask; the mask must have the"
+                    + " init image's size.")
+    Integer maskCropPadding;
 
     @Option(
             names = "--reference",
@@ -350,6 +358,9 @@ final class GenerateCommand extends BaseCommand {
         }
         if (mask != null) {
             b.mask(mask);
+        }
+        if (maskCropPadding != null) {
+            b.paddingMaskCrop(maskCropPadding);
         }
         references.forEach(b::addReferenceImage);
         return b;

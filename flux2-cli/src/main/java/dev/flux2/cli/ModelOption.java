@@ -3,6 +3,10 @@ package dev.flux2.cli;
 import dev.flux2.api.CancellationToken;
 import dev.flux2.api.Flux2Models;
 import dev.flux2.api.HubOptions;
+import dev.flux2.hub.FileSelection;
+import dev.flux2.hub.ModelHub;
+import dev.flux2.hub.RepoRef;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -32,7 +36,30 @@ final class ModelOption {
      * @throws dev.flux2.api.ModelLoadException naming what is missing or wrong
      */
     Path resolve(boolean progress) {
-        return resolve(progress, null);
+        return resolve(progress, (CancellationToken) null);
+    }
+
+    /**
+     * For the commands that read only part of a model ({@code tokenize}, {@code info}): a repo id fetches only the
+     * selected files into the hub cache, not the gigabytes of weights; a folder is used as it is.
+     *
+     * @param progress whether to draw download progress bars
+     * @param selection the files the command reads
+     * @return the model folder, holding at least the selected files
+     * @throws dev.flux2.api.ModelLoadException naming what is missing or wrong
+     */
+    Path resolve(boolean progress, FileSelection selection) {
+        String ref = model.trim();
+        if (!RepoRef.isValid(ref) || Files.exists(Path.of(ref))) {
+            return resolveNow(progress);
+        }
+        try (DownloadProgressBars bars = new DownloadProgressBars(System.err, progress)) {
+            return ModelHub.builder()
+                    .options(hubOptions(bars))
+                    .build()
+                    .resolve(RepoRef.parse(ref), selection)
+                    .directory();
+        }
     }
 
     /**
@@ -67,11 +94,15 @@ final class ModelOption {
 
     private Path resolveNow(boolean progress) {
         try (DownloadProgressBars bars = new DownloadProgressBars(System.err, progress)) {
-            HubOptions.Builder options = HubOptions.builder().listener(bars);
-            if (offline) {
-                options.offline(true);
-            }
-            return Flux2Models.resolve(model, options.build());
+            return Flux2Models.resolve(model, hubOptions(bars));
         }
+    }
+
+    private HubOptions hubOptions(DownloadProgressBars bars) {
+        HubOptions.Builder options = HubOptions.builder().listener(bars);
+        if (offline) {
+            options.offline(true);
+        }
+        return options.build();
     }
 }

@@ -34,17 +34,30 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--model", required = true, paramLabel = "DIR", description = "Bundle folder.")
     Path model;
 
-    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Interface to bind (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--host",
+            paramLabel = "ADDRESS",
+            defaultValue = "127.0.0.1",
+            description = "Interface to bind (default ${DEFAULT-VALUE}).")
     String host;
 
-    @Option(names = "--port", defaultValue = "8080", description = "Port (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--port",
+            paramLabel = "PORT",
+            defaultValue = "8080",
+            description = "Port (default ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--workers", defaultValue = "1", description = "Concurrent generations (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--workers",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Concurrent generations (default ${DEFAULT-VALUE}).")
     int workers;
 
     @Option(
             names = "--queue",
+            paramLabel = "N",
             defaultValue = "4",
             description = "Waiting requests before 429 (default ${DEFAULT-VALUE}).")
     int queue;
@@ -56,7 +69,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "Per-request timeout; the generation is cancelled (default ${DEFAULT-VALUE}).")
     int timeoutSeconds;
 
-    @Option(names = "--threads", defaultValue = "0", description = "Threads per inference call, 0 = runtime default.")
+    @Option(
+            names = "--threads",
+            paramLabel = "N",
+            defaultValue = "0",
+            description = "Threads per inference call, 0 = runtime default.")
     int threads;
 
     @Option(
@@ -75,6 +92,7 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(
             names = "--max-connections",
+            paramLabel = "N",
             defaultValue = "64",
             description = "Open connections at once (default ${DEFAULT-VALUE}).")
     int maxConnections;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.api.Flux2Models;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelSummary;
+import dev.flux2.hub.FileSelection;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.io.IOException;
@@ -43,7 +44,7 @@ final class TokenizeCommand extends BaseCommand {
 
     @Override
     public Integer call() throws IOException {
-        Path model = modelOption.resolve(true);
+        Path model = modelOption.resolve(true, FileSelection.CONFIG_AND_TOKENIZER);
         ModelSummary summary = Flux2Models.inspect(model);
         String tokenizerDir = detail(summary, TOKENIZER_DIR);
         int textSeqLen;

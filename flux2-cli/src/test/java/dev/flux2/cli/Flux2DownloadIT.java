@@ -143,4 +143,55 @@ class Flux2DownloadIT {
         }
         assertEquals(-1L, Files.mismatch(shard, target.resolve(shardName)), "resumed shard equals the original");
     }
+
+    /**
+     * {@code tokenize --model REPO} reads the configuration and the tokenizer only: it fetches those (counted on
+     * the hub), not the graphs and their gigabytes of external data, and prints the same ids as from the folder.
+     */
+    @Test
+    void tokenizeByRepoIdFetchesOnlyTheConfigurationAndTokenizer() throws Exception {
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), work.resolve("origin"));
+        Path cache = work.resolve("hub-cache");
+        try (FakeHub hub = new FakeHub().publish(REPO, COMMIT, bundle.directory())) {
+            Map<String, String> env = Map.of(
+                    "HF_HUB_CACHE",
+                    cache.toString(),
+                    "HF_ENDPOINT",
+                    hub.endpoint().toString());
+            CliProcess.Result plain = CliProcess.run(
+                    work, env, "tokenize", "--model", bundle.directory().toString(), "--prompt", "a red fox");
+            assertEquals(0, plain.exitCode(), plain.toString());
+            assertEquals(List.of(), hub.requests());
+
+            CliProcess.Result byRepo = CliProcess.run(work, env, "tokenize", "--model", REPO, "--prompt", "a red fox");
+            assertEquals(0, byRepo.exitCode(), byRepo.toString());
+            assertEquals(plain.out(), byRepo.out(), "the same ids as from the folder");
+            String prefix = "/" + REPO + "/resolve/";
+            List<String> fetched = hub.requests().stream()
+                    .filter(r -> r.server().equals("hub") && r.path().startsWith(prefix))
+                    .map(r -> r.path().substring(prefix.length()).replaceFirst("^[^/]+/", ""))
+                    .distinct()
+                    .sorted()
+                    .toList();
+            assertTrue(fetched.contains("flux2-config.json"), fetched.toString());
+            assertTrue(fetched.contains("tokenizer/tokenizer.json"), fetched.toString());
+            assertTrue(
+                    fetched.stream()
+                            .noneMatch(p -> p.endsWith(".onnx") || p.contains(".onnx_data") || p.endsWith(".data")),
+                    "no graph or weights fetched: " + fetched);
+            assertEquals(
+                    1,
+                    hub.requests().stream()
+                            .filter(r -> r.path().startsWith("/api/models/"))
+                            .count(),
+                    hub.requests().toString());
+
+            hub.clearRequests();
+            CliProcess.Result again =
+                    CliProcess.run(work, env, "tokenize", "--model", REPO, "--prompt", "a red fox", "--offline");
+            assertEquals(0, again.exitCode(), again.toString());
+            assertEquals(List.of(), hub.requests(), "the second run makes no request");
+        }
+    }
 }

@@ -1,6 +1,7 @@
 package dev.flux2.api;
 
 import dev.flux2.image.ImagePreprocessor;
+import dev.flux2.image.InpaintMask;
 import dev.flux2.math.Img2ImgNoising;
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
@@ -49,6 +50,7 @@ public final class GenerationRequest {
     private final BufferedImage initImage;
     private final Double strength;
     private final BufferedImage mask;
+    private final Integer paddingMaskCrop;
     private final List<BufferedImage> referenceImages;
     private final int numImages;
     private final ProgressListener progressListener;
@@ -67,6 +69,7 @@ public final class GenerationRequest {
         this.initImage = initImage;
         this.strength = b.strength;
         this.mask = mask;
+        this.paddingMaskCrop = b.paddingMaskCrop;
         this.referenceImages = List.copyOf(references);
         this.numImages = b.numImages;
         this.progressListener = b.progressListener;
@@ -101,6 +104,7 @@ public final class GenerationRequest {
         b.initImage = initImage;
         b.strength = strength;
         b.mask = mask;
+        b.paddingMaskCrop = paddingMaskCrop;
         b.references.addAll(referenceImages);
         b.numImages = numImages;
         b.progressListener = progressListener;
@@ -171,7 +175,15 @@ public final class GenerationRequest {
         return Optional.ofNullable(mask);
     }
 
-    /** @return the reference images, in order (reference i gets time offset 10(i+1)) */
+    /**
+     * @return diffusers' {@code padding_mask_crop}, if set: inpaint only the mask's region grown by this many pixels
+     *     (docs/pipeline-reference.md §15)
+     */
+    public OptionalInt paddingMaskCrop() {
+        return paddingMaskCrop == null ? OptionalInt.empty() : OptionalInt.of(paddingMaskCrop);
+    }
+
+    /** @return the reference images, in order (reference i gets time offset 10(i+1); with a mask 10(i+2)) */
     public List<BufferedImage> referenceImages() {
         return referenceImages;
     }
@@ -211,6 +223,7 @@ public final class GenerationRequest {
         private Double strength;
         private BufferedImage mask;
         private Path maskPath;
+        private Integer paddingMaskCrop;
         private final List<Object> references = new ArrayList<>();
         private int numImages = 1;
         private ProgressListener progressListener = ProgressListener.NONE;
@@ -335,7 +348,7 @@ public final class GenerationRequest {
          * Inpainting, as diffusers' {@code Flux2KleinInpaintPipeline}: repaints the init image where the mask is
          * white and keeps it where it is black. The mask is resized to the working size with Lanczos, converted to
          * grey and binarized at one half (grey is not partial); the init image also conditions the transformer as
-         * a reference, and at most one reference image may be added. Needs an init image.
+         * a reference (time offset 10) before the reference images (20, 30, …). Needs an init image.
          *
          * @param image the mask, any size (stretched to the working size) and any colour model; kept by reference
          * @return this
@@ -350,6 +363,20 @@ public final class GenerationRequest {
         public Builder mask(Path path) {
             this.maskPath = path;
             this.mask = null;
+            return this;
+        }
+
+        /**
+         * diffusers' {@code padding_mask_crop}: generate only on the mask's bounding box grown by {@code pixels} on
+         * every side and widened to the working aspect ratio, "fill"-resized to the working size, then paste the
+         * result back into the init image through the mask, so the output has the init image's size (after the
+         * 1024² area cap) and is the init image exactly where the mask is black. The mask must have that size.
+         *
+         * @param pixels the padding, ≥ 0; needs a mask
+         * @return this
+         */
+        public Builder paddingMaskCrop(int pixels) {
+            this.paddingMaskCrop = pixels;
             return this;
         }
 
@@ -483,9 +510,15 @@ public final class GenerationRequest {
                 throw new InvalidRequestException("a mask was given without an init image: inpainting repaints the"
                         + " init image where the mask is white, so set initImage too");
             }
-            if (maskImage != null && references.size() > 1) {
-                throw new InvalidRequestException("inpainting takes at most 1 reference image (diffusers'"
-                        + " image_reference), got " + references.size());
+            if (paddingMaskCrop != null && paddingMaskCrop < 0) {
+                throw new InvalidRequestException("paddingMaskCrop must be >= 0 pixels, got " + paddingMaskCrop);
+            }
+            if (paddingMaskCrop != null && maskImage == null) {
+                throw new InvalidRequestException("paddingMaskCrop " + paddingMaskCrop + " was given without a"
+                        + " mask: it pads the mask's region, so set mask (and initImage) too");
+            }
+            if (paddingMaskCrop != null) {
+                InpaintMask.checkCropSize(maskImage, init);
             }
             List<BufferedImage> refs = new ArrayList<>(references.size());
             for (int i = 0; i < references.size(); i++) {

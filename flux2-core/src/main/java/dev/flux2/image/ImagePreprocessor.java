@@ -3,6 +3,8 @@ package dev.flux2.image;
 import dev.flux2.api.InvalidImageException;
 import dev.flux2.api.InvalidRequestException;
 import java.awt.image.BufferedImage;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
 
@@ -78,6 +80,74 @@ public final class ImagePreprocessor {
         Size floored = floorTo16(capped, image, "init image");
         rgb = LanczosResampler.resize(rgb, capped.width(), capped.height(), floored.width(), floored.height());
         return PackedRgb.toImage(rgb, floored.width(), floored.height());
+    }
+
+    /**
+     * The init image as {@code padding_mask_crop} keeps it for the overlay ({@code original_image}): only the 1024²
+     * area cap of {@link #prepareInit} (Lanczos to {@code (int(w·s), int(h·s))}), not floored.
+     *
+     * @param image the init image; not modified
+     * @return a new {@code TYPE_INT_RGB} image, capped
+     */
+    public static BufferedImage capArea(BufferedImage image) {
+        Objects.requireNonNull(image, "image");
+        Size capped = capArea(image.getWidth(), image.getHeight());
+        int[] rgb = PackedRgb.read(image);
+        if (capped.width() != image.getWidth() || capped.height() != image.getHeight()) {
+            rgb = LanczosResampler.resize(rgb, image.getWidth(), image.getHeight(), capped.width(), capped.height());
+        }
+        return PackedRgb.toImage(rgb, capped.width(), capped.height());
+    }
+
+    /**
+     * The init image with {@code padding_mask_crop} ({@code preprocess(image, H, W, crops_coords,
+     * resize_mode="fill")}): cropped to the region, then the "fill" resize to the working size.
+     *
+     * @param capped the init image after {@link #capArea(BufferedImage)}; not modified
+     * @param crop the crop region, inside the image
+     * @param width the working width, a multiple of 16
+     * @param height the working height, a multiple of 16
+     * @return a new {@code width×height} {@code TYPE_INT_RGB} image
+     */
+    public static BufferedImage prepareInitCrop(BufferedImage capped, CropRegion crop, int width, int height) {
+        int[] rgb = PackedRgb.crop(
+                PackedRgb.read(capped), capped.getWidth(), crop.x1(), crop.y1(), crop.width(), crop.height());
+        return PackedRgb.toImage(FillResize.fill(rgb, crop.width(), crop.height(), width, height), width, height);
+    }
+
+    /**
+     * Several {@code image_reference} images of the inpaint pipeline, which diffusers preprocesses as one list: the
+     * size is the first image's, floored to multiples of 16, with no area cap ({@code image_processor.resize}
+     * returns a list unchanged), and every image is centre-cropped to it without resizing
+     * ({@code Flux2ImageProcessor._resize_and_crop}); where an image is smaller, PIL's crop fills with black.
+     *
+     * @param images two or more reference images; not modified
+     * @return the prepared images, all of the first one's floored size
+     * @throws InvalidImageException if the first image has a side below 16 pixels
+     */
+    public static List<BufferedImage> prepareReferenceList(List<BufferedImage> images) {
+        BufferedImage first = images.get(0);
+        Size size = floorTo16(new Size(first.getWidth(), first.getHeight()), first, "reference image 0");
+        List<BufferedImage> out = new ArrayList<>(images.size());
+        for (BufferedImage image : images) {
+            int w = image.getWidth();
+            int h = image.getHeight();
+            int left = Math.floorDiv(w - size.width(), 2);
+            int top = Math.floorDiv(h - size.height(), 2);
+            int[] rgb = PackedRgb.read(image);
+            int[] cropped = new int[size.width() * size.height()];
+            for (int y = 0; y < size.height(); y++) {
+                for (int x = 0; x < size.width(); x++) {
+                    int sx = left + x;
+                    int sy = top + y;
+                    if (sx >= 0 && sx < w && sy >= 0 && sy < h) {
+                        cropped[y * size.width() + x] = rgb[sy * w + sx];
+                    }
+                }
+            }
+            out.add(PackedRgb.toImage(cropped, size.width(), size.height()));
+        }
+        return out;
     }
 
     /**

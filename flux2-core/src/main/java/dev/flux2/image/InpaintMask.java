@@ -29,6 +29,53 @@ public final class InpaintMask {
         if (mask.getWidth() != width || mask.getHeight() != height) {
             rgb = LanczosResampler.resize(rgb, mask.getWidth(), mask.getHeight(), width, height);
         }
+        return binarize(rgb, mask, width, height, "");
+    }
+
+    /**
+     * The check of {@code padding_mask_crop} that needs no resizing, made when the request is built (before any
+     * model loads): the mask must have the size of the init image after the 1024² area cap, since diffusers crops
+     * both with the same box and pastes the init image through the mask.
+     *
+     * @param mask the mask
+     * @param init the init image, before the cap
+     * @throws InvalidRequestException naming both sizes
+     */
+    public static void checkCropSize(BufferedImage mask, BufferedImage init) {
+        ImagePreprocessor.Size capped = ImagePreprocessor.capArea(init.getWidth(), init.getHeight());
+        checkCropSize(mask, capped.width(), capped.height(), init);
+    }
+
+    private static void checkCropSize(BufferedImage mask, int w, int h, BufferedImage init) {
+        if (mask.getWidth() != w || mask.getHeight() != h) {
+            String capped = init.getWidth() == w && init.getHeight() == h
+                    ? ""
+                    : " (the init image of " + init.getWidth() + "x" + init.getHeight() + " after the 1024² area cap)";
+            throw new InvalidRequestException("with a mask crop padding the mask must have the init image's size " + w
+                    + "x" + h + capped + ", got a mask of " + mask.getWidth() + "x" + mask.getHeight());
+        }
+    }
+
+    /**
+     * The same with {@code padding_mask_crop}: the mask is cropped to the region and brought to the working size
+     * with the "fill" resize ({@link FillResize}) before {@code convert("L")} and {@code binarize}.
+     *
+     * @param mask the raw mask (converted to RGB as PIL's {@code convert("RGB")} would); not modified
+     * @param crop the crop region, inside the mask
+     * @param width the working width in pixels
+     * @param height the working height in pixels
+     * @return {@code width·height} values, each 0 (keep) or 1 (repaint), row-major
+     * @throws InvalidRequestException if nothing is left to repaint (every value 0)
+     */
+    public static float[] binarized(BufferedImage mask, CropRegion crop, int width, int height) {
+        Objects.requireNonNull(mask, "mask");
+        int[] rgb = PackedRgb.crop(
+                PackedRgb.read(mask), mask.getWidth(), crop.x1(), crop.y1(), crop.width(), crop.height());
+        rgb = FillResize.fill(rgb, crop.width(), crop.height(), width, height);
+        return binarize(rgb, mask, width, height, " in the crop region " + crop);
+    }
+
+    private static float[] binarize(int[] rgb, BufferedImage mask, int width, int height, String where) {
         float[] out = new float[rgb.length];
         boolean any = false;
         for (int i = 0; i < rgb.length; i++) {
@@ -39,7 +86,7 @@ public final class InpaintMask {
         }
         if (!any) {
             throw new InvalidRequestException("the mask of " + mask.getWidth() + "x" + mask.getHeight()
-                    + " is all black at the working size " + width + "x" + height
+                    + " is all black at the working size " + width + "x" + height + where
                     + " (no pixel at or above grey level 128 after resizing): nothing to repaint");
         }
         return out;

@@ -13,10 +13,11 @@ import java.util.Objects;
  * <p>The coefficients use {@link StrictMath#sin}, which may differ from the C library's {@code sin} in the last bit
  * of a double; that can move a fixed-point coefficient by one unit at most, i.e. results agree with PIL to within
  * one level and almost always exactly.
+ *
+ * <p>The same passes with Pillow's bicubic weights ({@link PillowFilter}) serve the few places where the
+ * reference resizes without Lanczos (the "fill" bands of {@link FillResize}).
  */
 public final class LanczosResampler {
-    /** Lanczos-3. */
-    private static final double SUPPORT = 3.0;
     /** Pillow's {@code PRECISION_BITS = 32 − 8 − 2}. */
     private static final int PRECISION_BITS = 22;
 
@@ -46,26 +47,68 @@ public final class LanczosResampler {
      * @return {@code width·height} pixels (a copy of {@code rgb} when the size is unchanged)
      */
     static int[] resize(int[] rgb, int inWidth, int inHeight, int width, int height) {
+        return resize(PillowFilter.LANCZOS, rgb, inWidth, inHeight, 0, 0, inWidth, inHeight, width, height);
+    }
+
+    /**
+     * PIL's {@code Image.resize(size, filter, box=(x0, y0, x1, y1))} on packed pixels, with the same fixed-point
+     * passes for every filter: the source region is the box, which may be empty along an axis ({@code x0 == x1}):
+     * every output column (row) then reads the source columns (rows) next to the box edge with the weights
+     * filter(0.5), (1.5), …, as diffusers' "fill" resize relies on. A box of exactly the target size is a plain
+     * crop, as in Pillow.
+     *
+     * @param filter the resampling filter
+     * @param rgb {@code inWidth·inHeight} pixels, row-major; not modified
+     * @param inWidth source width
+     * @param inHeight source height
+     * @param x0 box left, 0 ≤ x0 ≤ x1
+     * @param y0 box top, 0 ≤ y0 ≤ y1
+     * @param x1 box right, at most {@code inWidth}
+     * @param y1 box bottom, at most {@code inHeight}
+     * @param width target width, at least 1
+     * @param height target height, at least 1
+     * @return {@code width·height} pixels (a new array)
+     */
+    static int[] resize(
+            PillowFilter filter,
+            int[] rgb,
+            int inWidth,
+            int inHeight,
+            int x0,
+            int y0,
+            int x1,
+            int y1,
+            int width,
+            int height) {
         if (width < 1 || height < 1) {
             throw new IllegalArgumentException("target size must be at least 1x1, got " + width + "x" + height);
         }
         if (rgb.length != inWidth * inHeight) {
             throw new IllegalArgumentException("expected " + inWidth + "x" + inHeight + " pixels, got " + rgb.length);
         }
-        boolean horizontal = width != inWidth;
-        boolean vertical = height != inHeight;
-        Coefficients vert = Coefficients.compute(inHeight, height);
+        if (x0 < 0 || y0 < 0 || x1 > inWidth || y1 > inHeight || x1 < x0 || y1 < y0) {
+            throw new IllegalArgumentException("box (" + x0 + ", " + y0 + ", " + x1 + ", " + y1
+                    + ") must lie inside the " + inWidth + "x" + inHeight + " source and not be negative");
+        }
+        if (x1 - x0 == width && y1 - y0 == height) {
+            // Pillow's _resize: an integer box of the target size is ImagingCrop
+            return PackedRgb.crop(rgb, inWidth, x0, y0, width, height);
+        }
+        // ImagingResample's tests, box included
+        boolean horizontal = width != inWidth || x0 != 0 || x1 != width;
+        boolean vertical = height != inHeight || y0 != 0 || y1 != height;
+        Coefficients vert = Coefficients.compute(filter, inHeight, y0, y1, height);
         int[] current = rgb;
         int currentWidth = inWidth;
         int rowOffset = 0;
-        int rows = inHeight;
         if (horizontal) {
             // only the source rows that some output row reads
             int first = vert.start[0];
             int last = vert.start[height - 1] + vert.count[height - 1];
-            rowOffset = vertical ? first : 0;
-            rows = vertical ? last - first : inHeight;
-            current = horizontalPass(rgb, inWidth, rowOffset, rows, Coefficients.compute(inWidth, width));
+            rowOffset = vertical ? first : y0;
+            int rows = vertical ? last - first : height;
+            current =
+                    horizontalPass(rgb, inWidth, rowOffset, rows, Coefficients.compute(filter, inWidth, x0, x1, width));
             currentWidth = width;
         }
         if (vertical) {
@@ -137,22 +180,7 @@ public final class LanczosResampler {
         return v < 0 ? 0 : Math.min(v, 255);
     }
 
-    private static double lanczos(double x) {
-        if (-SUPPORT <= x && x < SUPPORT) {
-            return sinc(x) * sinc(x / 3);
-        }
-        return 0.0;
-    }
-
-    private static double sinc(double x) {
-        if (x == 0.0) {
-            return 1.0;
-        }
-        double px = x * Math.PI;
-        return StrictMath.sin(px) / px;
-    }
-
-    /** Pillow {@code precompute_coeffs} followed by {@code normalize_coeffs_8bpc}, for box (0, inSize). */
+    /** Pillow {@code precompute_coeffs} followed by {@code normalize_coeffs_8bpc}, for the box (in0, in1). */
     private static final class Coefficients {
         final int outSize;
         final int ksize;
@@ -168,22 +196,22 @@ public final class LanczosResampler {
             this.fixed = new int[outSize * ksize];
         }
 
-        static Coefficients compute(int inSize, int outSize) {
-            // Pillow passes the box as floats: (double) (in1 − in0) / outSize with in0 = 0, in1 = inSize
-            double scale = (double) (float) inSize / outSize;
+        static Coefficients compute(PillowFilter filter, int inSize, int in0, int in1, int outSize) {
+            // Pillow passes the box as floats: (double) (in1 − in0) / outSize, the difference taken in float
+            double scale = (double) ((float) in1 - (float) in0) / outSize;
             double filterScale = Math.max(scale, 1.0);
-            double support = SUPPORT * filterScale;
+            double support = filter.support() * filterScale;
             int ksize = (int) Math.ceil(support) * 2 + 1;
             Coefficients c = new Coefficients(outSize, ksize);
             double[] k = new double[ksize];
             double ss = 1.0 / filterScale;
             for (int xx = 0; xx < outSize; xx++) {
-                double center = (xx + 0.5) * scale;
+                double center = (float) in0 + (xx + 0.5) * scale;
                 int xmin = Math.max((int) (center - support + 0.5), 0);
                 int xmax = Math.min((int) (center + support + 0.5), inSize) - xmin;
                 double ww = 0.0;
                 for (int x = 0; x < xmax; x++) {
-                    double w = lanczos((x + xmin - center + 0.5) * ss);
+                    double w = filter.weight((x + xmin - center + 0.5) * ss);
                     k[x] = w;
                     ww += w;
                 }

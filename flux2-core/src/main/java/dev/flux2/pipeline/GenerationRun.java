@@ -9,6 +9,7 @@ import dev.flux2.api.InferenceException;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.Stage;
 import dev.flux2.image.ImageConversion;
+import dev.flux2.image.MaskOverlay;
 import dev.flux2.math.Img2ImgNoising;
 import dev.flux2.math.LatentLayout;
 import dev.flux2.math.PositionIds;
@@ -183,10 +184,29 @@ final class GenerationRun {
                         + pixels.width() + "x" + pixels.height());
             }
             FiniteCheck.require(pixels.data(), pixels.data().length, "the decoded image of " + where);
-            images.add(ImageConversion.toImage(pixels));
+            BufferedImage image = ImageConversion.toImage(pixels);
+            MaskCropOverlay overlay = resolved.images().cropOverlay();
+            if (overlay != null) {
+                // padding_mask_crop: the output is the init image with the generated crop pasted through the mask
+                image = MaskOverlay.apply(overlay.mask(), overlay.original(), image, overlay.region());
+            }
+            images.add(image);
             span.finish();
         }
         return images;
+    }
+
+    /** The working width, or with {@code padding_mask_crop} the init image's, which the overlay returns. */
+    private static int outputWidth(ResolvedRequest resolved) {
+        MaskCropOverlay overlay = resolved.images().cropOverlay();
+        return overlay != null ? overlay.original().getWidth() : resolved.size().width();
+    }
+
+    private static int outputHeight(ResolvedRequest resolved) {
+        MaskCropOverlay overlay = resolved.images().cropOverlay();
+        return overlay != null
+                ? overlay.original().getHeight()
+                : resolved.size().height();
     }
 
     private GenerationMetadata metadata(ResolvedRequest resolved, Denoised denoised, int image) {
@@ -195,8 +215,8 @@ final class GenerationRun {
                 resolved.noise().seedOf(image),
                 resolved.steps(),
                 resolved.stepsRun(),
-                resolved.size().width(),
-                resolved.size().height(),
+                outputWidth(resolved),
+                outputHeight(resolved),
                 resolved.guidance().scale(),
                 resolved.strength(),
                 resolved.images().references().size(),

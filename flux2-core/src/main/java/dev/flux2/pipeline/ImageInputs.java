@@ -6,6 +6,7 @@ import dev.flux2.api.InferenceException;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.Stage;
+import dev.flux2.image.CropRegion;
 import dev.flux2.image.ImageConversion;
 import dev.flux2.image.ImagePreprocessor;
 import dev.flux2.image.InpaintMask;
@@ -48,22 +49,45 @@ final class ImageInputs {
             throw new InvalidRequestException(given + " given, but the model bundle '" + model.variant()
                     + "' has no VAE encoder, so it cannot take image input (text-to-image only). " + VAE_ENCODER_FIX);
         }
-        BufferedImage init = request.initImage()
-                .map(image -> prepareInit(image, request.width(), request.height()))
-                .orElse(null);
-        List<BufferedImage> prepared = new ArrayList<>(references.size());
-        for (BufferedImage reference : references) {
-            prepared.add(ImagePreprocessor.prepareReference(reference));
-        }
+        BufferedImage init = null;
         float[] tokenMask = null;
-        if (request.mask().isPresent()) {
-            int w = init.getWidth();
-            int h = init.getHeight();
-            float[] pixels = InpaintMask.binarized(request.mask().get(), w, h);
-            tokenMask = MaskBlending.tokenMask(
-                    pixels, w, h, w / WorkingSize.PIXELS_PER_TOKEN, h / WorkingSize.PIXELS_PER_TOKEN);
+        MaskCropOverlay cropOverlay = null;
+        if (request.mask().isPresent() && request.paddingMaskCrop().isPresent()) {
+            // padding_mask_crop: generate on the mask's crop region, fill-resized to the working size
+            BufferedImage original =
+                    ImagePreprocessor.capArea(request.initImage().get());
+            int multiple = WorkingSize.PIXELS_PER_TOKEN;
+            int w = request.width().orElse(original.getWidth() / multiple * multiple);
+            int h = request.height().orElse(original.getHeight() / multiple * multiple);
+            BufferedImage mask = request.mask().get();
+            InpaintMask.checkCropSize(mask, request.initImage().get());
+            CropRegion region =
+                    CropRegion.around(mask, w, h, request.paddingMaskCrop().getAsInt());
+            init = ImagePreprocessor.prepareInitCrop(original, region, w, h);
+            tokenMask = tokenMask(InpaintMask.binarized(mask, region, w, h), w, h);
+            cropOverlay = new MaskCropOverlay(original, mask, region);
+        } else if (hasInit) {
+            init = prepareInit(request.initImage().get(), request.width(), request.height());
+            if (request.mask().isPresent()) {
+                int w = init.getWidth();
+                int h = init.getHeight();
+                tokenMask = tokenMask(InpaintMask.binarized(request.mask().get(), w, h), w, h);
+            }
         }
-        return new PreparedImages(init, prepared, tokenMask);
+        List<BufferedImage> prepared = new ArrayList<>(references.size());
+        if (request.mask().isPresent() && references.size() > 1) {
+            // INPAINT preprocesses a list of image_reference as one batch at the first one's size
+            prepared.addAll(ImagePreprocessor.prepareReferenceList(references));
+        } else {
+            for (BufferedImage reference : references) {
+                prepared.add(ImagePreprocessor.prepareReference(reference));
+            }
+        }
+        return new PreparedImages(init, prepared, tokenMask, cropOverlay);
+    }
+
+    private static float[] tokenMask(float[] pixels, int w, int h) {
+        return MaskBlending.tokenMask(pixels, w, h, w / WorkingSize.PIXELS_PER_TOKEN, h / WorkingSize.PIXELS_PER_TOKEN);
     }
 
     /**

@@ -10,8 +10,10 @@ import java.util.List;
  * @param init the prepared init image for img2img, or null
  * @param references the prepared reference images, in order
  * @param tokenMask for inpainting, the mask on the init image's token grid (one value per token), else null
+ * @param cropOverlay with {@code padding_mask_crop}, how to fit the result back into the init image, else null
  */
-record PreparedImages(BufferedImage init, List<BufferedImage> references, float[] tokenMask) {
+record PreparedImages(
+        BufferedImage init, List<BufferedImage> references, float[] tokenMask, MaskCropOverlay cropOverlay) {
     PreparedImages {
         references = List.copyOf(references);
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.image.LanczosResampler;
 import java.awt.image.BufferedImage;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -100,27 +101,165 @@ class InpaintingTest {
                 InvalidRequestException.class,
                 () -> GenerationRequest.builder(PROMPT).mask(leftHalfMask()).build());
         assertTrue(e.getMessage().contains("without an init image"), e.getMessage());
-        BufferedImage ref = ReferenceMath.testImage(64, 64, 1);
+        // every pixel black, or grey 100 everywhere (not black, but 0 once binarized): refused before model work
+        BufferedImage grey = new BufferedImage(64, 48, BufferedImage.TYPE_BYTE_GRAY);
+        for (int y = 0; y < 48; y++) {
+            for (int x = 0; x < 64; x++) {
+                grey.getRaster().setSample(x, y, 0, 100);
+            }
+        }
+        BufferedImage black = new BufferedImage(64, 48, BufferedImage.TYPE_BYTE_GRAY);
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        try (GenerationEngine engine = new GenerationEngine(backend)) {
+            for (BufferedImage mask : List.of(black, grey)) {
+                for (boolean crop : new boolean[] {false, true}) {
+                    GenerationRequest.Builder b = GenerationRequest.builder(PROMPT)
+                            .initImage(ReferenceMath.testImage(64, 48, 5))
+                            .mask(mask);
+                    GenerationRequest request = (crop ? b.paddingMaskCrop(4) : b).build();
+                    e = assertThrows(InvalidRequestException.class, () -> engine.generate(request));
+                    assertTrue(e.getMessage().contains("nothing to repaint"), e.getMessage());
+                }
+            }
+        }
+        assertTrue(backend.velocityCalls.isEmpty() && backend.encodedPixels.isEmpty(), backend.calls.toString());
+    }
+
+    @Test
+    void badMaskCropPaddingIsRefusedWhenTheRequestIsBuilt() {
+        BufferedImage init = ReferenceMath.testImage(64, 48, 5);
+        InvalidRequestException e = assertThrows(
+                InvalidRequestException.class,
+                () -> GenerationRequest.builder(PROMPT)
+                        .initImage(init)
+                        .mask(leftHalfMask())
+                        .paddingMaskCrop(-1)
+                        .build());
+        assertTrue(e.getMessage().contains("paddingMaskCrop must be >= 0 pixels, got -1"), e.getMessage());
         e = assertThrows(
                 InvalidRequestException.class,
                 () -> GenerationRequest.builder(PROMPT)
-                        .initImage(ReferenceMath.testImage(64, 48, 5))
-                        .mask(leftHalfMask())
-                        .addReferenceImage(ref)
-                        .addReferenceImage(ref)
+                        .initImage(init)
+                        .paddingMaskCrop(8)
                         .build());
-        assertTrue(e.getMessage().contains("at most 1 reference"), e.getMessage());
+        assertTrue(e.getMessage().contains("without a mask"), e.getMessage());
+        e = assertThrows(
+                InvalidRequestException.class,
+                () -> GenerationRequest.builder(PROMPT)
+                        .initImage(init)
+                        .mask(new BufferedImage(32, 24, BufferedImage.TYPE_BYTE_GRAY) {
+                            {
+                                getRaster().setSample(3, 3, 0, 255);
+                            }
+                        })
+                        .paddingMaskCrop(8)
+                        .build());
+        assertTrue(e.getMessage().contains("init image's size 64x48, got a mask of 32x24"), e.getMessage());
+        // above 1024² the mask must match the capped init image: s = sqrt(1024²/1.1e6), (int(1100·s), int(1000·s))
+        BufferedImage big = new BufferedImage(1100, 1000, BufferedImage.TYPE_INT_RGB);
+        BufferedImage bigMask = new BufferedImage(1100, 1000, BufferedImage.TYPE_BYTE_GRAY);
+        bigMask.getRaster().setSample(10, 10, 0, 255);
+        e = assertThrows(
+                InvalidRequestException.class,
+                () -> GenerationRequest.builder(PROMPT)
+                        .initImage(big)
+                        .mask(bigMask)
+                        .paddingMaskCrop(0)
+                        .build());
+        assertTrue(
+                e.getMessage()
+                        .contains("1073x976 (the init image of 1100x1000 after the 1024² area cap), got a mask"
+                                + " of 1100x1000"),
+                e.getMessage());
+    }
 
-        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
-        try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationRequest black = GenerationRequest.builder(PROMPT)
-                    .initImage(ReferenceMath.testImage(64, 48, 5))
-                    .mask(new BufferedImage(64, 48, BufferedImage.TYPE_BYTE_GRAY))
-                    .build();
-            e = assertThrows(InvalidRequestException.class, () -> engine.generate(black));
-            assertTrue(e.getMessage().contains("nothing to repaint"), e.getMessage());
+    /** White on x in [8, 16), y in [8, 24) of 64×48, black elsewhere. */
+    private static BufferedImage boxMask() {
+        BufferedImage mask = new BufferedImage(64, 48, BufferedImage.TYPE_BYTE_GRAY);
+        for (int y = 8; y < 24; y++) {
+            for (int x = 8; x < 16; x++) {
+                mask.getRaster().setSample(x, y, 0, 255);
+            }
         }
-        assertTrue(backend.velocityCalls.isEmpty() && backend.encodedPixels.isEmpty(), backend.calls.toString());
+        return mask;
+    }
+
+    @Test
+    void maskCropGeneratesOnTheRegionAndPastesItBackIntoTheInitImage() {
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        BufferedImage init = ReferenceMath.testImage(64, 48, 5);
+        GenerationResult result;
+        try (GenerationEngine engine = new GenerationEngine(backend)) {
+            result = engine.generate(GenerationRequest.builder(PROMPT)
+                    .initImage(init)
+                    .mask(boxMask())
+                    .paddingMaskCrop(4)
+                    .strength(1.0)
+                    .seed(7)
+                    .build());
+        }
+        // get_crop_region: bbox (8, 8, 16, 24) padded by 4 → (4, 4, 20, 28), 16×24; working ratio 64/48: desired
+        // width 32.0, diff 16 → (−4, 4, 28, 28) → shifted right → (0, 4, 32, 28), 32×24, already 4:3, so the fill
+        // resize is a plain Lanczos resize of the crop to 64×48
+        BufferedImage crop = init.getSubimage(0, 4, 32, 24);
+        assertArrayEquals(
+                ReferenceMath.pixels(LanczosResampler.resize(crop, 64, 48)),
+                backend.encodedPixels.get(0).data(),
+                "the VAE encodes the fill-resized crop");
+        BufferedImage out = result.first().image();
+        assertEquals(64, out.getWidth(), "the output has the init image's size");
+        assertEquals(48, out.getHeight());
+        assertEquals(64, result.first().metadata().width());
+        int[] generated = ReferenceMath.rgb(
+                FakeModel.decode(backend.decodedLatents.get(0)).data(), 64, 48);
+        // apply_overlay: the 64×48 result centre-cropped (no resize) to 32×24 at (16, 12), pasted at (0, 4)
+        for (int y = 0; y < 48; y++) {
+            for (int x = 0; x < 64; x++) {
+                boolean repaint = x >= 8 && x < 16 && y >= 8 && y < 24;
+                int want = repaint ? generated[(12 + y - 4) * 64 + 16 + x] : init.getRGB(x, y) & 0xFFFFFF;
+                assertEquals(want, out.getRGB(x, y) & 0xFFFFFF, "pixel " + x + "," + y);
+            }
+        }
+    }
+
+    @Test
+    void severalReferencesFollowTheInitLatentAtTheFirstOnesSize() {
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
+        BufferedImage first = ReferenceMath.testImage(80, 64, 1);
+        BufferedImage second = ReferenceMath.testImage(64, 96, 2);
+        try (GenerationEngine engine = new GenerationEngine(backend)) {
+            engine.generate(GenerationRequest.builder(PROMPT)
+                    .initImage(ReferenceMath.testImage(64, 48, 5))
+                    .mask(leftHalfMask())
+                    .addReferenceImage(first)
+                    .addReferenceImage(second)
+                    .seed(1)
+                    .build());
+        }
+        // diffusers preprocesses the list at the first one's size (80×64); the second is centre-cropped to it,
+        // left (64 − 80) // 2 = −8, top (96 − 64) // 2 = 16: black in columns 0–7 and 72–79
+        assertEquals(3, backend.encodedPixels.size());
+        assertArrayEquals(
+                ReferenceMath.pixels(first), backend.encodedPixels.get(1).data());
+        BufferedImage expected = new BufferedImage(80, 64, BufferedImage.TYPE_INT_RGB);
+        for (int y = 0; y < 64; y++) {
+            for (int x = 8; x < 72; x++) {
+                expected.setRGB(x, y, second.getRGB(x - 8, y + 16));
+            }
+        }
+        assertArrayEquals(
+                ReferenceMath.pixels(expected), backend.encodedPixels.get(2).data());
+        var setup = backend.sessions.get(0).setup;
+        float[] ids = concat(
+                concat(ReferenceMath.imageIds(3, 4), ReferenceMath.referenceIds(0, 3, 4)),
+                concat(ReferenceMath.referenceIds(1, 4, 5), ReferenceMath.referenceIds(2, 4, 5)));
+        assertArrayEquals(ids, setup.positionIds(), "init t = 10, then the references at t = 20 and 30");
+        float[] tokens = concat(
+                ReferenceMath.pack(backend.encodedLatents.get(0).data(), 128, 3, 4),
+                concat(
+                        ReferenceMath.pack(backend.encodedLatents.get(1).data(), 128, 4, 5),
+                        ReferenceMath.pack(backend.encodedLatents.get(2).data(), 128, 4, 5)));
+        assertArrayEquals(tokens, setup.referenceTokens());
     }
 
     private static float[] concat(float[] a, float[] b) {

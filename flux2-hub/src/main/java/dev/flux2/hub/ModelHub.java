@@ -73,6 +73,25 @@ public final class ModelHub {
     }
 
     /**
+     * Finds some of the model's files in the hub cache, fetching and verifying those that are missing: a command
+     * that reads only the configuration or the tokenizer does not fetch gigabytes of weights. Without a request
+     * when flux2-java recorded the commit's file list and every selected file is in place; otherwise the file list
+     * is asked for (and recorded, when it describes every file) and only the missing selected files are fetched.
+     * The folder is the same snapshot folder a complete resolution fills; the files not selected may be missing
+     * from it, so the backend's check of the whole folder does not apply.
+     *
+     * @param ref the repository and revision
+     * @param selection the files wanted, e.g. {@link FileSelection#CONFIG_AND_TOKENIZER}
+     * @return the snapshot folder and what was done ({@link ResolvedModel#fileCount()} counts the selected files)
+     * @throws HubException naming the file and the expected and actual values, what an offline cache lacks, or
+     *     that the revision has none of the selected files
+     */
+    public ResolvedModel resolve(RepoRef ref, FileSelection selection) {
+        return new Resolver(settings)
+                .resolveCached(Objects.requireNonNull(ref, "ref"), Objects.requireNonNull(selection, "selection"));
+    }
+
+    /**
      * Downloads the model into a plain folder (no links, no cache), resumably and with the same verification;
      * files already there and matching are kept.
      *

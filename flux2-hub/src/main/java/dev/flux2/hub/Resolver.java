@@ -43,8 +43,22 @@ final class Resolver {
     }
 
     ResolvedModel resolveCached(RepoRef ref) {
+        return resolveCached(ref, FileSelection.ALL);
+    }
+
+    /**
+     * @param selection the files wanted; {@link FileSelection#ALL} for the whole model, which the backend's check
+     *     must then accept
+     */
+    ResolvedModel resolveCached(RepoRef ref, FileSelection selection) {
         CacheRepo repo = new CacheRepo(settings.cacheDir(), ref.repo());
-        LocalState local = local(repo, ref);
+        if (selection != FileSelection.ALL) {
+            Optional<ResolvedModel> present = cachedSelection(repo, ref, selection);
+            if (present.isPresent()) {
+                return present.get();
+            }
+        }
+        LocalState local = selection == FileSelection.ALL ? local(repo, ref) : local(repo, ref, selection);
         if (local.complete()) {
             Path folder = repo.snapshot(local.commit());
             LOG.debug("{} is complete in the cache at {}; no request made", ref, folder);
@@ -62,7 +76,49 @@ final class Resolver {
         } catch (IOException e) {
             throw new HubException("cannot write " + repo.repoDir().resolve("refs") + ": " + e.getMessage(), e);
         }
-        return fetchAll(ref, listing, new CacheStore(repo, listing.commit()));
+        return fetchAll(ref, listing, new CacheStore(repo, listing.commit()), selection);
+    }
+
+    /**
+     * The selected files of a snapshot whose complete file list flux2-java recorded, when every one is in place
+     * and verified: found without a request.
+     */
+    private Optional<ResolvedModel> cachedSelection(CacheRepo repo, RepoRef ref, FileSelection selection) {
+        LocalState local = local(repo, ref, selection);
+        if (!local.complete() || local.files().isEmpty()) {
+            return Optional.empty();
+        }
+        Path folder = repo.snapshot(local.commit());
+        LOG.debug("the selected files of {} are in the cache at {}; no request made", ref, folder);
+        long bytes = local.files().stream().mapToLong(RemoteFile::size).sum();
+        return Optional.of(
+                new ResolvedModel(folder, ref, local.commit(), local.files().size(), bytes, 0, 0, false));
+    }
+
+    /** As {@link #local(CacheRepo, RepoRef)} for the selected files of a recorded snapshot; no backend check. */
+    private LocalState local(CacheRepo repo, RepoRef ref, FileSelection selection) {
+        Optional<String> commit = ref.isCommit() ? Optional.of(ref.revision()) : repo.readRef(ref.revision());
+        Optional<List<RemoteFile>> record = commit.flatMap(repo::readSnapshotRecord);
+        if (record.isEmpty()) {
+            return new LocalState(
+                    commit.orElse(null),
+                    List.of(),
+                    List.of("no complete file list of " + ref + " is recorded in the cache " + repo.repoDir()));
+        }
+        CacheStore store = new CacheStore(repo, commit.get());
+        Optional<KnownBundle> pinned = settings.knownBundles().find(ref.repo(), commit.get());
+        List<RemoteFile> files =
+                record.get().stream().filter(f -> selection.test(f.path())).toList();
+        List<String> problems = new ArrayList<>();
+        try {
+            for (RemoteFile f : files) {
+                KnownFile pin = pinned.map(k -> k.files().get(f.path())).orElse(null);
+                store.problem(f, pin).ifPresent(p -> problems.add(f.path() + ": " + p));
+            }
+        } catch (IOException e) {
+            problems.add("cannot read the cache: " + e.getMessage());
+        }
+        return new LocalState(commit.get(), files, problems);
     }
 
     ResolvedModel download(RepoRef ref, Path dir) {
@@ -71,7 +127,7 @@ final class Resolver {
                     + " into " + dir.toAbsolutePath());
         }
         RepoListing listing = api().listing(ref);
-        return fetchAll(ref, listing, new FolderStore(dir, listing.commit()));
+        return fetchAll(ref, listing, new FolderStore(dir, listing.commit()), FileSelection.ALL);
     }
 
     /** Without any request: the commit (a commit id, or refs/), and every file of the snapshot verified. */
@@ -148,16 +204,23 @@ final class Resolver {
         return files;
     }
 
-    private ResolvedModel fetchAll(RepoRef ref, RepoListing listing, Store store) {
+    private ResolvedModel fetchAll(RepoRef ref, RepoListing listing, Store store, FileSelection selection) {
         String commit = listing.commit();
-        List<RemoteFile> listed = listing.bundleFiles();
-        if (listed.isEmpty()) {
+        List<RemoteFile> bundle = listing.bundleFiles();
+        if (bundle.isEmpty()) {
             throw new HubException(ref + " (commit " + commit + ") has no model file (ONNX graphs, external data,"
                     + " JSON configs, tokenizer files); it lists: "
                     + listing.files().stream().map(RemoteFile::path).collect(Collectors.joining(", ")));
         }
         Optional<KnownBundle> pinned = settings.knownBundles().find(ref.repo(), commit);
-        pinned.ifPresent(k -> checkAgainstPinned(ref, commit, listed, k));
+        pinned.ifPresent(k -> checkAgainstPinned(ref, commit, bundle, k));
+        List<RemoteFile> listed =
+                bundle.stream().filter(f -> selection.test(f.path())).toList();
+        if (listed.isEmpty()) {
+            throw new HubException(
+                    ref + " (commit " + commit + ") has none of the files " + selection + "; its model files: "
+                            + summary(bundle.stream().map(RemoteFile::path).toList()));
+        }
         HubApi api = api();
         List<RemoteFile> files = new ArrayList<>();
         for (RemoteFile f : listed) {
@@ -165,7 +228,13 @@ final class Resolver {
         }
         try {
             // Recorded before any transfer: a run killed half-way leaves a snapshot that is known to be partial.
-            store.expect(commit, files);
+            // A selection records the whole model's list only when the listing describes every file (no request
+            // is made for the others): the record is what a later resolution checks the snapshot against.
+            if (selection == FileSelection.ALL) {
+                store.expect(commit, files);
+            } else if (bundle.stream().allMatch(RemoteFile::described)) {
+                store.expect(commit, bundle);
+            }
         } catch (IOException e) {
             throw new HubException("cannot record the file list in " + store.folder() + ": " + e.getMessage(), e);
         }
@@ -227,7 +296,8 @@ final class Resolver {
                 scheduler.shutdownNow();
             }
         }
-        List<String> problems = settings.folderCheck().apply(store.folder());
+        List<String> problems =
+                selection == FileSelection.ALL ? settings.folderCheck().apply(store.folder()) : List.of();
         if (!problems.isEmpty()) {
             throw new HubException(ref + " (commit " + commit + ") was fetched and every file matches the hub, but "
                     + "the model folder " + store.folder() + " is not usable: " + summary(problems));

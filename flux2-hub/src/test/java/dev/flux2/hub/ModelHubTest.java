@@ -158,6 +158,83 @@ class ModelHubTest {
         assertEquals(List.of(), hub.requests(), "a commit id needs no ref");
     }
 
+    /** The repository paths fetched from the hub (HEAD or GET on a resolve URL), in request order. */
+    private List<String> resolvedPaths() {
+        String prefix = "/" + TinyRepo.REPO + "/resolve/";
+        return hub.requests().stream()
+                .filter(r -> r.server().equals("hub") && r.path().startsWith(prefix))
+                .map(r -> r.path().substring(prefix.length()).replaceFirst("^[^/]+/", ""))
+                .toList();
+    }
+
+    private long listings() {
+        return hub.requests().stream()
+                .filter(r -> r.path().startsWith("/api/models/"))
+                .count();
+    }
+
+    @Test
+    void aSelectionFetchesOnlyItsFilesAndASecondRunMakesNoRequest() throws IOException {
+        List<String> config =
+                List.of("flux2-config.json", "te-manifest.json", TinyRepo.TOKENIZER, "tokenizer/tokenizer_config.json");
+        ModelHub h = hub();
+
+        ResolvedModel first = h.resolve(main(), FileSelection.CONFIG_AND_TOKENIZER);
+
+        Path snapshot = repoDir().resolve("snapshots").resolve(TinyRepo.COMMIT);
+        assertEquals(snapshot, first.directory());
+        assertEquals(1, listings(), hub.requests().toString());
+        assertEquals(
+                config,
+                resolvedPaths().stream().distinct().sorted().toList(),
+                hub.requests().toString());
+        assertEquals(
+                0, hub.requests().stream().filter(r -> r.server().equals("cdn")).count(), "no LFS file");
+        assertEquals(4, first.fileCount());
+        assertEquals(4, first.downloadedFiles());
+        try (Stream<Path> files = Files.walk(snapshot)) {
+            assertEquals(
+                    config,
+                    files.filter(p -> !Files.isDirectory(p))
+                            .map(p -> snapshot.relativize(p).toString().replace('\\', '/'))
+                            .sorted()
+                            .toList());
+        }
+        for (String f : config) {
+            assertArrayEquals(Files.readAllBytes(origin.resolve(f)), Files.readAllBytes(snapshot.resolve(f)), f);
+        }
+
+        hub.clearRequests();
+        ResolvedModel again = h.resolve(main(), FileSelection.CONFIG_AND_TOKENIZER);
+        assertEquals(List.of(), hub.requests(), "the selected files are in the cache: no request");
+        assertFalse(again.requests());
+
+        // The partial snapshot is not mistaken for the whole model: a full resolution fetches the rest only.
+        hub.clearRequests();
+        ResolvedModel whole = h.resolve(main());
+        assertEquals(2, whole.downloadedFiles());
+        assertEquals(
+                List.of("te-00001.onnx_data", "te.onnx"),
+                resolvedPaths().stream().distinct().sorted().toList());
+        assertSameFiles(snapshot);
+    }
+
+    @Test
+    void aSelectionOfNothingTheRepoHasAndAnOfflineSelectionAreNamed() {
+        HubException none = assertThrows(
+                HubException.class,
+                () -> hub().resolve(main(), FileSelection.of("of the VAE encoder", p -> p.contains("vae-encoder"))));
+        assertTrue(
+                none.getMessage()
+                        .startsWith(TinyRepo.REPO + "@main (commit " + TinyRepo.COMMIT + ") has none of the"
+                                + " files of the VAE encoder; its model files: flux2-config.json"),
+                none.getMessage());
+        HubException offline = assertThrows(
+                HubException.class,
+                () -> builder(options().offline(true)).build().resolve(main(), FileSelection.CONFIG_AND_TOKENIZER));
+        assertTrue(offline.getMessage().startsWith("offline mode"), offline.getMessage());
+    }
+
     @Test
     void aCacheLaidOutByHuggingfaceHubIsUsedWithZeroRequests() throws IOException {
         // What huggingface_hub writes: blobs/{etag}, relative links in snapshots/{commit}/, refs/main.

@@ -20,6 +20,7 @@ import dev.flux2.onnx.memory.SessionFootprint;
 import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.options.ProviderFallback;
 import dev.flux2.onnx.options.ProviderNames;
+import dev.flux2.onnx.runtime.GlobalThreadPool;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import dev.flux2.onnx.runtime.RuntimeLibraryException;
 import dev.flux2.onnx.runtime.WebGpuRuntime;
@@ -178,7 +179,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             LOG.warn("{}; continuing on the default ONNX Runtime library", e.getMessage());
             choice = OrtNativeLibrary.Choice.ANY;
         }
-        return OrtNativeLibrary.environment(choice);
+        return OrtNativeLibrary.environment(choice, new GlobalThreadPool(options.threads(), options.allowSpinning()));
     }
 
     /**

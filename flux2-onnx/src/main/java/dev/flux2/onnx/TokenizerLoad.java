@@ -30,18 +30,15 @@ final class TokenizerLoad implements AutoCloseable {
      */
     static TokenizerLoad start(Path directory, int sequenceLength) {
         CompletableFuture<Qwen3PromptTokenizer> f = new CompletableFuture<>();
-        Thread t = new Thread(
-                () -> {
-                    try {
-                        f.complete(Qwen3PromptTokenizer.load(directory, sequenceLength));
-                    } catch (Throwable e) {
-                        f.completeExceptionally(e);
-                    }
-                },
-                "flux2-tokenizer-load");
-        t.setDaemon(true);
         try {
-            t.start();
+            // On a reused thread: the tokenizer's native memory lands in the same malloc arena each time.
+            dev.flux2.onnx.session.LoaderThreads.run("flux2-tokenizer-load", () -> {
+                try {
+                    f.complete(Qwen3PromptTokenizer.load(directory, sequenceLength));
+                } catch (Throwable e) {
+                    f.completeExceptionally(e);
+                }
+            });
         } catch (OutOfMemoryError e) {
             throw dev.flux2.onnx.session.ThreadStartFailure.of("loading the tokenizer", e);
         }

@@ -1,5 +1,7 @@
 package dev.flux2.spark;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.InvalidRequestException;
 import java.io.Serializable;
 import java.math.BigDecimal;
@@ -48,6 +50,8 @@ final class RequestLayout implements Serializable {
             RequestColumns.STEPS,
             RequestColumns.GUIDANCE,
             RequestColumns.STRENGTH);
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final List<String> columns;
     private final Kind[] kinds;
@@ -283,12 +287,45 @@ final class RequestLayout implements Serializable {
                 }
                 out.add(element.toString().strip());
             }
+        } else if (v.toString().strip().startsWith("[")) {
+            out.addAll(jsonArray(v.toString().strip()));
         } else {
             for (String part : v.toString().split(",")) {
                 if (!part.isBlank()) {
                     out.add(part.strip());
                 }
             }
+        }
+        return out;
+    }
+
+    /**
+     * Spark's JSON schema inference merges an array in one row and a string in another into a string column and
+     * keeps the array's JSON text ({@code ["a.png","b.png"]}); split at commas it would become the paths
+     * {@code ["a.png"} and {@code "b.png"]}. A string column's value that starts with {@code [} is therefore read
+     * as a JSON array of paths (the same in CSV, where it is written so), and refused when it is not one.
+     */
+    private static List<String> jsonArray(String text) {
+        JsonNode node;
+        try {
+            node = JSON.readTree(text);
+        } catch (java.io.IOException e) {
+            node = null;
+        }
+        if (node == null || !node.isArray()) {
+            throw new InvalidRequestException("column " + RequestColumns.REFERENCE_IMAGES
+                    + " starts with '[' but is not a JSON array of paths: " + Values.quote(text)
+                    + " (write an array of strings, or comma-separated paths)");
+        }
+        List<String> out = new ArrayList<>();
+        for (JsonNode element : node) {
+            if (!element.isTextual() || element.asText().isBlank()) {
+                throw new InvalidRequestException("column " + RequestColumns.REFERENCE_IMAGES
+                        + " must hold paths, found "
+                        + (element.isTextual() ? "an empty element" : "the element " + Values.quote(element.toString()))
+                        + " in " + Values.quote(text));
+            }
+            out.add(element.asText().strip());
         }
         return out;
     }

@@ -266,6 +266,36 @@ class Flux2BatchJobTest {
         }
     }
 
+    /**
+     * Spark's JSON inference turns a column that is an array in one row and a string in another into strings,
+     * keeping the array's JSON text; both forms must give the same paths, in JSONL and in CSV.
+     */
+    @Test
+    void referenceImagesAsAnArrayInOneRowAndAStringInAnotherAreBothRead() throws IOException {
+        Path jsonl = Files.writeString(work.resolve("mixed.jsonl"), """
+                {"id": "m1", "prompt": "p", "reference_images": ["a.png", "dir/b, c.png"]}
+                {"id": "m2", "prompt": "p", "reference_images": "a.png, d.png"}
+                {"id": "m3", "prompt": "p"}
+                """);
+        Path csv = Files.writeString(work.resolve("mixed.csv"), """
+                id,prompt,reference_images
+                m1,p,"[""a.png"", ""dir/b, c.png""]"
+                m2,p,"a.png, d.png"
+                m3,p,
+                """);
+        for (Path input : List.of(jsonl, csv)) {
+            org.apache.spark.sql.Dataset<Row> requests = InputFormat.read(spark, input.toString());
+            RequestLayout layout = RequestLayout.of(requests.schema());
+            List<Row> rows = requests.selectExpr(layout.columns().toArray(String[]::new))
+                    .orderBy("id")
+                    .collectAsList();
+            assertEquals(
+                    List.of("a.png", "dir/b, c.png"), layout.read(rows.get(0)).referenceImages(), input + " m1");
+            assertEquals(List.of("a.png", "d.png"), layout.read(rows.get(1)).referenceImages(), input + " m2");
+            assertEquals(List.of(), layout.read(rows.get(2)).referenceImages(), input + " m3");
+        }
+    }
+
     @Test
     void aMissingModelExitsWith3() throws IOException {
         Path input = Files.writeString(work.resolve("one.jsonl"), "{\"id\": \"m1\", \"prompt\": \"p\"}\n");

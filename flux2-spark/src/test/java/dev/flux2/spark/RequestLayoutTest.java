@@ -155,6 +155,36 @@ class RequestLayoutTest {
     }
 
     @Test
+    void aJsonArrayInAStringColumnIsReadAsPathsAndAMalformedOneIsRefused() {
+        // What Spark's JSON inference leaves of an array when another row holds a string there.
+        StructType s = schema(
+                "id", DataTypes.StringType, "prompt", DataTypes.StringType, "reference_images", DataTypes.StringType);
+        RequestLayout layout = RequestLayout.of(s);
+        assertEquals(
+                List.of("a.png", "b, c.png"),
+                layout.read(row(layout, s, "j1", "p", " [\"a.png\", \" b, c.png \"]"))
+                        .referenceImages());
+        assertEquals(List.of(), layout.read(row(layout, s, "j2", "p", "[]")).referenceImages());
+        assertEquals(
+                "column reference_images starts with '[' but is not a JSON array of paths: \"[a.png, b.png\""
+                        + " (write an array of strings, or comma-separated paths)",
+                assertThrows(
+                                InvalidRequestException.class,
+                                () -> layout.read(row(layout, s, "j3", "p", "[a.png, b.png")))
+                        .getMessage());
+        assertEquals(
+                "column reference_images must hold paths, found the element \"3\" in \"[\\\"a.png\\\", 3]\"",
+                assertThrows(
+                                InvalidRequestException.class,
+                                () -> layout.read(row(layout, s, "j4", "p", "[\"a.png\", 3]")))
+                        .getMessage());
+        assertEquals(
+                "column reference_images must hold paths, found an empty element in \"[\\\" \\\"]\"",
+                assertThrows(InvalidRequestException.class, () -> layout.read(row(layout, s, "j5", "p", "[\" \"]")))
+                        .getMessage());
+    }
+
+    @Test
     void badValuesNameTheColumnAndTheValue() {
         StructType s = schema(
                 "id", DataTypes.StringType,

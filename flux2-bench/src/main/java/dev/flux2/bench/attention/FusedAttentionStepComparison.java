@@ -41,7 +41,13 @@ import java.util.stream.Stream;
  *
  * <pre>java -Xmx8g -cp flux2-bench/target/benchmarks.jar dev.flux2.bench.attention.FusedAttentionStepComparison \
  *     [--size 512[,1024]] [--blocks 5+20] [--provider cpu|webgpu] [--pairs 3] [--threads 0] [--text 512] \
- *     [--width klein|tiny] [--profile] [--dir DIR]</pre>
+ *     [--width klein|tiny] [--layouts batch_heads,bsnh] [--block 16] [--profile] [--dir DIR]</pre>
+ *
+ * <p>{@code --block} writes the weights with another MatMulNBits block size (the seed's export uses 16), to measure
+ * what the weight products cost at other block sizes.
+ *
+ * <p>{@code --layouts} names the fused layouts compared with the graph ({@link AttentionFuser.Layout}); each pair
+ * line then has one time per layout, the ratio being graph over the first layout.
  *
  * <p>{@code --dir} keeps the written graphs there and reuses them in a later run (writing the klein-width weights
  * takes a while); without it they go to a temporary folder deleted at the end. With {@code --profile} the sessions
@@ -67,6 +73,8 @@ public final class FusedAttentionStepComparison {
         int text = 512;
         String width = "klein";
         boolean profile = false;
+        String layouts = "bsnh";
+        int block = 16;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> sizes = args[++i];
@@ -78,6 +86,8 @@ public final class FusedAttentionStepComparison {
                 case "--text" -> text = Integer.parseInt(args[++i]);
                 case "--width" -> width = args[++i];
                 case "--profile" -> profile = true;
+                case "--layouts" -> layouts = args[++i];
+                case "--block" -> block = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -87,6 +97,7 @@ public final class FusedAttentionStepComparison {
         if (width.equals("tiny")) {
             sb.heads(2).contextDim(64);
         }
+        sb.blockSize(block);
         TimingTransformerSpec spec = sb.build();
         Path dir = keep != null ? Files.createDirectories(keep) : Files.createTempDirectory("flux2-attn-step");
         try {
@@ -95,27 +106,53 @@ public final class FusedAttentionStepComparison {
             if (graphFile == null) {
                 graphFile = TimingTransformerWriter.write(spec, dir).graphFile();
             }
-            Path fusedFile = graphFile.resolveSibling("fused.onnx");
-            AttentionFuser.Result fusion = fuse(graphFile, fusedFile);
+            List<AttentionFuser.Layout> chosen = new ArrayList<>();
+            List<Path> fusedFiles = new ArrayList<>();
+            StringBuilder described = new StringBuilder();
+            for (String l : layouts.split(",")) {
+                AttentionFuser.Layout layout =
+                        AttentionFuser.Layout.valueOf(l.trim().toUpperCase(Locale.ROOT));
+                Path fusedFile =
+                        graphFile.resolveSibling("fused-" + layout.name().toLowerCase(Locale.ROOT) + ".onnx");
+                AttentionFuser.Result fusion = fuse(graphFile, fusedFile, layout);
+                chosen.add(layout);
+                fusedFiles.add(fusedFile);
+                described
+                        .append(" ")
+                        .append(layout)
+                        .append(": ")
+                        .append(fusion.describe())
+                        .append(';');
+            }
             System.out.printf(
                     Locale.ROOT,
-                    "timing transformer %s, provider %s, threads %d; written (or found) and fused in %.1f s: %s%n",
+                    "timing transformer %s, provider %s, threads %d; written (or found) and fused in %.1f s:%s%n",
                     spec,
                     provider,
                     threads,
                     (System.nanoTime() - t0) / 1e9,
-                    fusion.describe());
+                    described);
             OrtEnvironment env = OrtEnvironment.getEnvironment();
-            try (Step graph = new Step(env, graphFile, provider, threads, profile ? dir.resolve("graph") : null);
-                    Step fused = new Step(env, fusedFile, provider, threads, profile ? dir.resolve("fused") : null)) {
+            List<Step> fused = new ArrayList<>();
+            try (Step graph = new Step(env, graphFile, provider, threads, profile ? dir.resolve("graph") : null)) {
+                for (int i = 0; i < fusedFiles.size(); i++) {
+                    String name = chosen.get(i).name().toLowerCase(Locale.ROOT);
+                    fused.add(new Step(env, fusedFiles.get(i), provider, threads, profile ? dir.resolve(name) : null));
+                }
                 for (String sz : sizes.split(",")) {
-                    compare(env, graph, fused, Integer.parseInt(sz.trim()), text, spec.contextDim(), pairs);
+                    compare(env, graph, fused, chosen, Integer.parseInt(sz.trim()), text, spec.contextDim(), pairs);
                 }
                 if (profile) {
                     System.out.println("graph profile (last step):");
                     printProfile(graph.endProfiling());
-                    System.out.println("fused profile (last step):");
-                    printProfile(fused.endProfiling());
+                    for (int i = 0; i < fused.size(); i++) {
+                        System.out.println("fused " + chosen.get(i) + " profile (last step):");
+                        printProfile(fused.get(i).endProfiling());
+                    }
+                }
+            } finally {
+                for (Step st : fused) {
+                    st.close();
                 }
             }
         } finally {
@@ -128,7 +165,14 @@ public final class FusedAttentionStepComparison {
     }
 
     private static void compare(
-            OrtEnvironment env, Step graph, Step fused, int size, int text, int contextDim, int pairs)
+            OrtEnvironment env,
+            Step graph,
+            List<Step> fused,
+            List<AttentionFuser.Layout> layouts,
+            int size,
+            int text,
+            int contextDim,
+            int pairs)
             throws OrtException {
         int imageTokens = (size / 16) * (size / 16);
         Map<String, OnnxTensor> inputs = inputs(env, imageTokens, text, contextDim);
@@ -136,62 +180,75 @@ public final class FusedAttentionStepComparison {
             long w = System.nanoTime();
             float[] a = graph.run(inputs);
             double graphFirst = (System.nanoTime() - w) / 1e6;
-            w = System.nanoTime();
-            float[] b = fused.run(inputs);
-            double fusedFirst = (System.nanoTime() - w) / 1e6;
-            System.out.printf(
-                    Locale.ROOT,
-                    "%dx%d (%d image + %d text tokens): first step graph %.0f ms, fused %.0f ms; fused vs graph"
-                            + " prediction: relative RMS %.3g (graph's RMS %.3g, non-finite %d)%n",
-                    size,
-                    size,
-                    imageTokens,
-                    text,
-                    graphFirst,
-                    fusedFirst,
-                    relativeRms(a, b),
-                    Math.sqrt(java.util.stream.IntStream.range(0, a.length)
-                                    .mapToDouble(i -> a[i] * (double) a[i])
-                                    .sum()
-                            / a.length),
-                    java.util.stream.IntStream.range(0, a.length)
-                            .filter(i -> !Float.isFinite(a[i]) || !Float.isFinite(b[i]))
-                            .count());
-            System.out.println("size\tpair\tgraph_ms\tfused_ms\tratio\tload1");
-            List<Double> ratios = new ArrayList<>();
-            List<Double> fusedMs = new ArrayList<>();
-            List<Double> graphMs = new ArrayList<>();
-            for (int p = 1; p <= pairs; p++) {
-                double g;
-                double f;
-                if (p % 2 == 1) {
-                    g = graph.time(inputs);
-                    f = fused.time(inputs);
-                } else {
-                    f = fused.time(inputs);
-                    g = graph.time(inputs);
-                }
-                ratios.add(g / f);
-                graphMs.add(g);
-                fusedMs.add(f);
+            for (int i = 0; i < fused.size(); i++) {
+                w = System.nanoTime();
+                float[] b = fused.get(i).run(inputs);
+                double fusedFirst = (System.nanoTime() - w) / 1e6;
                 System.out.printf(
                         Locale.ROOT,
-                        "%d\t%d\t%.0f\t%.0f\t%.3f\t%.2f%n",
+                        "%dx%d (%d image + %d text tokens): first step graph %.0f ms, fused %s %.0f ms; fused vs"
+                                + " graph prediction: relative RMS %.3g (graph's RMS %.3g, non-finite %d)%n",
                         size,
-                        p,
-                        g,
-                        f,
-                        g / f,
-                        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+                        size,
+                        imageTokens,
+                        text,
+                        graphFirst,
+                        layouts.get(i),
+                        fusedFirst,
+                        relativeRms(a, b),
+                        Math.sqrt(java.util.stream.IntStream.range(0, a.length)
+                                        .mapToDouble(j -> a[j] * (double) a[j])
+                                        .sum()
+                                / a.length),
+                        java.util.stream.IntStream.range(0, a.length)
+                                .filter(j -> !Float.isFinite(a[j]) || !Float.isFinite(b[j]))
+                                .count());
             }
-            System.out.printf(
-                    Locale.ROOT,
-                    "%dx%d median: graph %.0f ms, fused %.0f ms, ratio graph/fused %.3f%n",
-                    size,
-                    size,
-                    median(graphMs),
-                    median(fusedMs),
-                    median(ratios));
+            StringBuilder header = new StringBuilder("size\tpair\tgraph_ms");
+            layouts.forEach(l -> header.append("\t")
+                    .append(l.name().toLowerCase(Locale.ROOT))
+                    .append("_ms"));
+            System.out.println(header + "\tratio\tload1");
+            List<Double> graphMs = new ArrayList<>();
+            List<List<Double>> fusedMs = new ArrayList<>();
+            fused.forEach(f -> fusedMs.add(new ArrayList<>()));
+            for (int p = 1; p <= pairs; p++) {
+                double g = 0;
+                double[] f = new double[fused.size()];
+                if (p % 2 == 1) {
+                    g = graph.time(inputs);
+                }
+                for (int i = 0; i < fused.size(); i++) {
+                    int j = p % 2 == 1 ? i : fused.size() - 1 - i;
+                    f[j] = fused.get(j).time(inputs);
+                }
+                if (p % 2 == 0) {
+                    g = graph.time(inputs);
+                }
+                graphMs.add(g);
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%d\t%d\t%.0f", size, p, g));
+                for (int i = 0; i < f.length; i++) {
+                    fusedMs.get(i).add(f[i]);
+                    line.append(String.format(Locale.ROOT, "\t%.0f", f[i]));
+                }
+                line.append(String.format(
+                        Locale.ROOT,
+                        "\t%.3f\t%.2f",
+                        g / f[0],
+                        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
+                System.out.println(line);
+            }
+            for (int i = 0; i < fused.size(); i++) {
+                System.out.printf(
+                        Locale.ROOT,
+                        "%dx%d median: graph %.0f ms, fused %s %.0f ms, ratio graph/fused %.3f%n",
+                        size,
+                        size,
+                        median(graphMs),
+                        layouts.get(i),
+                        median(fusedMs.get(i)),
+                        median(graphMs) / median(fusedMs.get(i)));
+            }
         } finally {
             inputs.values().forEach(OnnxTensor::close);
         }
@@ -201,20 +258,21 @@ public final class FusedAttentionStepComparison {
     private static Path existingGraph(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.filter(p -> p.toString().endsWith(".onnx")
-                            && !p.getFileName().toString().equals("fused.onnx"))
+                            && !p.getFileName().toString().startsWith("fused"))
                     .findFirst()
                     .orElse(null);
         }
     }
 
-    private static AttentionFuser.Result fuse(Path source, Path target) throws IOException {
+    private static AttentionFuser.Result fuse(Path source, Path target, AttentionFuser.Layout layout)
+            throws IOException {
         ModelProto model;
         try (InputStream in = Files.newInputStream(source)) {
             CodedInputStream coded = CodedInputStream.newInstance(in);
             coded.setSizeLimit(Integer.MAX_VALUE);
             model = ModelProto.parseFrom(coded);
         }
-        AttentionFuser.Fusion f = AttentionFuser.fuse(model);
+        AttentionFuser.Fusion f = AttentionFuser.fuse(model, layout);
         try (OutputStream out = Files.newOutputStream(target)) {
             f.model().writeTo(out);
         }
@@ -268,37 +326,62 @@ public final class FusedAttentionStepComparison {
         return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     }
 
-    /** Milliseconds per operator type in an ONNX Runtime profile, largest first, with shares. */
+    /**
+     * Milliseconds per operator type in an ONNX Runtime profile, largest first, with shares: GPU time from the WebGPU
+     * provider's timestamp events (category {@code Api}, one per shader program, named {@code node&op&program}) where
+     * the profile has them, else the {@code Node} events' kernel times, which on WebGPU are the CPU side's dispatch
+     * and waits, not the GPU's work.
+     */
     private static void printProfile(Path json) throws IOException {
         JsonNode events = new ObjectMapper().readTree(json.toFile());
         long lastRun = 0;
+        int runs = 0;
+        List<JsonNode> gpu = new ArrayList<>();
         for (JsonNode e : events) {
             if ("model_run".equals(e.path("name").asText())) {
                 lastRun = Math.max(lastRun, e.path("ts").asLong());
+                runs++;
+            }
+            if ("Api".equals(e.path("cat").asText())) {
+                gpu.add(e);
             }
         }
         Map<String, Long> byOp = new TreeMap<>();
         long total = 0;
-        for (JsonNode e : events) {
-            if ("Node".equals(e.path("cat").asText())
-                    && e.path("name").asText().endsWith("_kernel_time")
-                    && e.path("ts").asLong() >= lastRun) {
+        if (!gpu.isEmpty()) {
+            // One timestamp event per program per run, in order: the last run's are the last 1/runs of them.
+            for (JsonNode e : gpu.subList(gpu.size() - gpu.size() / Math.max(runs, 1), gpu.size())) {
+                String[] parts = e.path("name").asText().split("&");
+                String key = parts.length > 2
+                        ? parts[1] + "/" + parts[2]
+                        : e.path("name").asText();
                 long dur = e.path("dur").asLong();
-                byOp.merge(e.path("args").path("op_name").asText("?"), dur, Long::sum);
+                byOp.merge(key, dur, Long::sum);
                 total += dur;
+            }
+            System.out.println("  (GPU time per operator/program, WebGPU timestamps)");
+        } else {
+            for (JsonNode e : events) {
+                if ("Node".equals(e.path("cat").asText())
+                        && e.path("name").asText().endsWith("_kernel_time")
+                        && e.path("ts").asLong() >= lastRun) {
+                    long dur = e.path("dur").asLong();
+                    byOp.merge(e.path("args").path("op_name").asText("?"), dur, Long::sum);
+                    total += dur;
+                }
             }
         }
         long all = Math.max(total, 1);
         byOp.entrySet().stream()
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                .limit(10)
+                .limit(12)
                 .forEach(e -> System.out.printf(
                         Locale.ROOT,
-                        "  %-22s %9.1f ms %5.1f %%%n",
+                        "  %-36s %9.1f ms %5.1f %%%n",
                         e.getKey(),
                         e.getValue() / 1e3,
                         100.0 * e.getValue() / all));
-        System.out.printf(Locale.ROOT, "  %-22s %9.1f ms%n", "total (kernels)", total / 1e3);
+        System.out.printf(Locale.ROOT, "  %-36s %9.1f ms%n", "total", total / 1e3);
     }
 
     /** One session over one graph, its inputs bound by name. */

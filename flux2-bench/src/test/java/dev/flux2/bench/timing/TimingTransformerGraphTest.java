@@ -3,6 +3,7 @@ package dev.flux2.bench.timing;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnx.proto.OnnxMl.ModelProto;
@@ -26,6 +27,7 @@ import java.nio.ShortBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.UnaryOperator;
@@ -84,6 +86,39 @@ class TimingTransformerGraphTest {
         // Alignment adds at most 63 bytes per initializer (3 per layer).
         long slack = files.totalShardBytes() - files.weightBytes();
         assertTrue(slack >= 0 && slack < 3 * 64 * nbits, "slack " + slack);
+    }
+
+    @Test
+    void anotherBlockSizeReachesEveryMatMulNBitsNodeAndTheWeightSizes() throws Exception {
+        TimingTransformerSpec spec16 =
+                TimingTransformerSpec.builder().heads(2).contextDim(64).build();
+        TimingTransformerSpec spec32 = TimingTransformerSpec.builder()
+                .heads(2)
+                .contextDim(64)
+                .blockSize(32)
+                .build();
+        TimingTransformerFiles f32 = TimingTransformerWriter.write(spec32, Files.createDirectories(dir.resolve("b32")));
+        ModelProto model;
+        try (InputStream in = Files.newInputStream(f32.graphFile())) {
+            model = ModelProto.parseFrom(in);
+        }
+        List<Long> blockSizes = model.getGraph().getNodeList().stream()
+                .filter(n -> n.getOpType().equals("MatMulNBits"))
+                .map(n -> n.getAttributeList().stream()
+                        .filter(a -> a.getName().equals("block_size"))
+                        .findFirst()
+                        .orElseThrow()
+                        .getI())
+                .toList();
+        assertEquals(f32.matMulNBitsNodes(), blockSizes.size());
+        assertTrue(blockSizes.stream().allMatch(b -> b == 32), blockSizes.toString());
+        assertEquals(spec32.weightBytes(), f32.weightBytes());
+        // Same codes, half the scales and zero points.
+        assertTrue(spec32.weightBytes() < spec16.weightBytes());
+        assertEquals(16, spec16.blockSize());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TimingTransformerSpec.builder().blockSize(24).build());
     }
 
     @Test

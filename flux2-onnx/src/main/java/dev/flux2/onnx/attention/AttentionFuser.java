@@ -39,6 +39,12 @@ import java.util.Set;
  * because the graphs compute scores and softmax in fp32 for accuracy (docs/fused-attention.md). The leading axes of
  * q, k and v are taken to be equal (no broadcasting), as in every export flux2-java reads.
  *
+ * <p>{@link Layout#BSNH} feeds the fused node the layout of ONNX Runtime's WebGPU flash-attention shader instead:
+ * q, k, v as [batch, S, heads·H] with the real head count, which is derived from the graph's structure (the constant
+ * shapes and slices that form the heads, see {@link Layout#BSNH}), and the {@code present_key}/{@code present_value}
+ * outputs that the flash path of older ONNX Runtime versions asks for. Where the head count cannot be derived the
+ * block keeps the [batch·heads, S, H] form and the result says why.
+ *
  * <p>Stateless; {@link #fuse} returns a new model.
  */
 public final class AttentionFuser {
@@ -48,8 +54,31 @@ public final class AttentionFuser {
     private static final int INT64 = TensorProto.DataType.INT64_VALUE;
     private static final String MS = "com.microsoft";
     private static final String PREFIX = "flux2_mha";
+    /** Swaps axes 1 and 2 of a 4-D tensor: [B, N, S, H] ↔ [B, S, N, H]. */
+    private static final long[] BNSH_BSNH = {0, 2, 1, 3};
 
     private AttentionFuser() {}
+
+    /**
+     * How q, k and v are laid out for the fused node. The backend uses {@link #BATCH_HEADS} on every provider: on the
+     * WebGPU of ONNX Runtime 1.26 both layouts run the same flash-attention shader, measured alike
+     * (docs/fused-attention.md §5.2).
+     */
+    public enum Layout {
+        /**
+         * 3-D [batch·heads, S, H] with {@code num_heads = 1}: needs no head count. ONNX Runtime's CPU kernel runs
+         * MLAS's flash attention on it; its WebGPU kernel (1.26) its flash-attention shader.
+         */
+        BATCH_HEADS,
+        /**
+         * 3-D [batch, S, heads·H] with the real {@code num_heads} and the {@code present_key}/{@code present_value}
+         * outputs: the form the flash path of older ONNX Runtime WebGPU kernels requires (batch 1, present outputs
+         * requested). The head count is derived statically from q's graph (the constant {@code Slice} of a head
+         * group, the constant {@code Reshape} shape that splits the heads, seen through {@code Transpose},
+         * element-wise nodes and {@code Concat}) or from declared shapes; a 4-D q is required.
+         */
+        BSNH
+    }
 
     /**
      * What the fusion did.
@@ -57,11 +86,25 @@ public final class AttentionFuser {
      * @param candidates Softmax nodes looked at
      * @param fused attention blocks replaced
      * @param notFused one reason per Softmax left as it is
+     * @param keptBatchHeads with {@link Layout#BSNH}: one reason per fused block that kept the [batch·heads, S, H]
+     *     form because its head count could not be derived
      */
-    public record Result(int candidates, int fused, List<String> notFused) {
-        /** Copies the list. */
+    public record Result(int candidates, int fused, List<String> notFused, List<String> keptBatchHeads) {
+        /** Copies the lists. */
         public Result {
             notFused = List.copyOf(notFused);
+            keptBatchHeads = List.copyOf(keptBatchHeads);
+        }
+
+        /**
+         * A result in which no block was asked for another layout.
+         *
+         * @param candidates Softmax nodes looked at
+         * @param fused attention blocks replaced
+         * @param notFused one reason per Softmax left as it is
+         */
+        public Result(int candidates, int fused, List<String> notFused) {
+            this(candidates, fused, notFused, List.of());
         }
 
         /** @return e.g. {@code 25 of 25 attention blocks fused} or with the reasons of the others */
@@ -71,6 +114,10 @@ public final class AttentionFuser {
             }
             String s = fused + " of " + candidates + " softmax " + (candidates == 1 ? "node" : "nodes")
                     + " fused as attention";
+            if (!keptBatchHeads.isEmpty()) {
+                s += "; " + keptBatchHeads.size() + " in the [batch·heads, S, H] form: "
+                        + String.join("; ", distinct(keptBatchHeads));
+            }
             return notFused.isEmpty() ? s : s + "; not fused: " + String.join("; ", distinct(notFused));
         }
 
@@ -93,15 +140,25 @@ public final class AttentionFuser {
      * @return what {@link #fuse} would do
      */
     public static Result inspect(ModelProto model) {
-        return new Run(model).match();
+        return new Run(model, Layout.BATCH_HEADS).match();
     }
 
     /**
      * @param model a graph (external data not needed)
-     * @return the model with every recognised attention fused (the same model when none was)
+     * @return the model with every recognised attention fused in the {@link Layout#BATCH_HEADS} form (the same model
+     *     when none was)
      */
     public static Fusion fuse(ModelProto model) {
-        Run run = new Run(model);
+        return fuse(model, Layout.BATCH_HEADS);
+    }
+
+    /**
+     * @param model a graph (external data not needed)
+     * @param layout the fused node's layout
+     * @return the model with every recognised attention fused (the same model when none was)
+     */
+    public static Fusion fuse(ModelProto model, Layout layout) {
+        Run run = new Run(model, layout);
         Result r = run.match();
         if (r.fused() == 0) {
             return new Fusion(model, r);
@@ -128,7 +185,8 @@ public final class AttentionFuser {
             int qType,
             int kType,
             int vType,
-            double scale) {}
+            double scale,
+            long heads) {}
 
     private static final class Run {
         private final ModelProto model;
@@ -138,11 +196,15 @@ public final class AttentionFuser {
         private final Set<String> graphOutputs = new HashSet<>();
         private final Map<String, TensorProto> initializers = new HashMap<>();
         private final Map<String, Integer> ranks = new HashMap<>();
+        private final Map<String, List<Long>> declaredDims = new HashMap<>();
         private final ElementTypes types;
+        private final Layout layout;
         private final List<Block> blocks = new ArrayList<>();
+        private final List<String> keptBatchHeads = new ArrayList<>();
 
-        Run(ModelProto model) {
+        Run(ModelProto model, Layout layout) {
             this.model = model;
+            this.layout = layout;
             this.graph = model.getGraph();
             for (int i = 0; i < graph.getNodeCount(); i++) {
                 NodeProto n = graph.getNode(i);
@@ -179,6 +241,9 @@ public final class AttentionFuser {
             if (v.getType().hasTensorType() && v.getType().getTensorType().hasShape()) {
                 TensorShapeProto s = v.getType().getTensorType().getShape();
                 ranks.put(v.getName(), s.getDimCount());
+                List<Long> dims = new ArrayList<>();
+                s.getDimList().forEach(d -> dims.add(d.hasDimValue() && d.getDimValue() > 0 ? d.getDimValue() : -1L));
+                declaredDims.put(v.getName(), dims);
             }
         }
 
@@ -197,7 +262,7 @@ public final class AttentionFuser {
                     reasons.add(why);
                 }
             }
-            return new Result(candidates, blocks.size(), reasons);
+            return new Result(candidates, blocks.size(), reasons, keptBatchHeads);
         }
 
         /** @return null when matched (and recorded), else why not */
@@ -281,6 +346,15 @@ public final class AttentionFuser {
             if (!floating(qType) || !floating(kType) || !floating(vType) || !floating(outType)) {
                 return "element types of q, k, v or the output not known to be floating point";
             }
+            long heads = -1;
+            if (layout == Layout.BSNH) {
+                HeadCount hc = headCount(q.value, transposed ? k.value : null, out.getInput(1));
+                if (hc.heads() > 0) {
+                    heads = hc.heads();
+                } else {
+                    keptBatchHeads.add(hc.why());
+                }
+            }
             blocks.add(new Block(
                     softmax,
                     scoresNode,
@@ -299,8 +373,291 @@ public final class AttentionFuser {
                     qType,
                     kType,
                     vType,
-                    scale));
+                    scale,
+                    heads));
             return null;
+        }
+
+        /** The head count of a block, or why it is not known. */
+        private record HeadCount(long heads, String why) {}
+
+        /**
+         * The head count for the BSNH form: axis 1 of q [B, N, S, H], derived statically (declared shapes, constant
+         * slices and reshapes, see {@link #staticDim}); k and v, where derivable, must agree.
+         */
+        private HeadCount headCount(String q, String k, String v) {
+            int rank = staticRank(q, 0);
+            if (rank != 4) {
+                return new HeadCount(
+                        -1, rank < 0 ? "the rank of q is not known" : "q is " + rank + "-D, not [B, N, S, H]");
+            }
+            long n = staticDim(q, 1, 0);
+            if (n <= 0) {
+                return new HeadCount(-1, "the head count (axis 1 of q) is not derivable from the graph");
+            }
+            for (String other : new String[] {k, v}) {
+                if (other == null) {
+                    continue;
+                }
+                long m = staticRank(other, 0) == 4 ? staticDim(other, 1, 0) : -1;
+                if (m > 0 && m != n) {
+                    return new HeadCount(-1, "q has " + n + " heads but k or v " + m);
+                }
+            }
+            return new HeadCount(n, null);
+        }
+
+        /**
+         * The size of one axis of a value, known without running the graph: from a declared shape, else through its
+         * producer ({@code Transpose}, a {@code Reshape} to a constant shape, a {@code Slice} with constant bounds,
+         * element-wise nodes with broadcasting, {@code Concat}).
+         *
+         * @return the size, or -1 when not derivable
+         */
+        private long staticDim(String value, int axis, int depth) {
+            List<Long> declared = declaredDims.get(value);
+            if (declared != null && axis < declared.size() && declared.get(axis) > 0) {
+                return declared.get(axis);
+            }
+            TensorProto init = initializers.get(value);
+            if (init != null) {
+                return axis < init.getDimsCount() ? init.getDims(axis) : -1;
+            }
+            int p = producerOf(value);
+            if (p < 0 || depth > 200 || !standard(graph.getNode(p))) {
+                return -1;
+            }
+            NodeProto n = graph.getNode(p);
+            switch (n.getOpType()) {
+                case "Transpose" -> {
+                    List<Long> perm = perm(n);
+                    return perm != null && axis < perm.size()
+                            ? staticDim(n.getInput(0), perm.get(axis).intValue(), depth + 1)
+                            : -1;
+                }
+                case "Reshape" -> {
+                    long[] shape = n.getInputCount() > 1 ? constLongs(n.getInput(1)) : null;
+                    if (shape == null || axis >= shape.length || intAttr(n, "allowzero", 0) != 0) {
+                        return -1;
+                    }
+                    if (shape[axis] > 0) {
+                        return shape[axis];
+                    }
+                    return shape[axis] == 0 ? staticDim(n.getInput(0), axis, depth + 1) : -1;
+                }
+                case "Slice" -> {
+                    return sliceDim(n, axis, depth);
+                }
+                case "Concat" -> {
+                    int rank = staticRank(value, depth + 1);
+                    long a = intAttr(n, "axis", 0);
+                    if (rank < 0) {
+                        return -1;
+                    }
+                    if ((a < 0 ? a + rank : a) != axis) {
+                        return staticDim(n.getInput(0), axis, depth + 1);
+                    }
+                    long sum = 0;
+                    for (String in : n.getInputList()) {
+                        long d = staticDim(in, axis, depth + 1);
+                        if (d < 0) {
+                            return -1;
+                        }
+                        sum += d;
+                    }
+                    return sum;
+                }
+                case "Cast",
+                        "Identity",
+                        "Neg",
+                        "Sqrt",
+                        "Reciprocal",
+                        "Sigmoid",
+                        "Relu",
+                        "Tanh",
+                        "Erf",
+                        "Exp",
+                        "Abs",
+                        "Softmax",
+                        "Gelu" -> {
+                    return staticDim(n.getInput(0), axis, depth + 1);
+                }
+                case "Mul", "Add", "Sub", "Div", "Pow", "Max", "Min" -> {
+                    // Broadcasting: the axis's size is the largest over the inputs (each aligned from the right).
+                    int rank = staticRank(value, depth + 1);
+                    for (String in : n.getInputList()) {
+                        int r = staticRank(in, depth + 1);
+                        int a = axis - (rank - r);
+                        if (r < 0 || rank < 0 || a < 0) {
+                            continue;
+                        }
+                        long d = staticDim(in, a, depth + 1);
+                        if (d > 1) {
+                            return d;
+                        }
+                    }
+                    // Only sizes of 1 (or none) were found: a head count of 1 is not worth the other layout.
+                    return -1;
+                }
+                default -> {
+                    return -1;
+                }
+            }
+        }
+
+        private long sliceDim(NodeProto n, int axis, int depth) {
+            if (n.getInputCount() < 3) {
+                return -1;
+            }
+            long[] starts = constLongs(n.getInput(1));
+            long[] ends = constLongs(n.getInput(2));
+            long[] axes = n.getInputCount() > 3 && !n.getInput(3).isEmpty() ? constLongs(n.getInput(3)) : null;
+            long[] steps = n.getInputCount() > 4 && !n.getInput(4).isEmpty() ? constLongs(n.getInput(4)) : null;
+            if (starts == null || ends == null || starts.length != ends.length) {
+                return -1;
+            }
+            int rank = staticRank(n.getInput(0), depth + 1);
+            for (int i = 0; i < starts.length; i++) {
+                long a = axes == null ? i : axes[i];
+                if (a < 0) {
+                    if (rank < 0) {
+                        return -1;
+                    }
+                    a += rank;
+                }
+                if (a != axis) {
+                    continue;
+                }
+                if (steps != null && steps[i] != 1) {
+                    return -1;
+                }
+                long in = staticDim(n.getInput(0), axis, depth + 1);
+                long start = starts[i];
+                long end = ends[i];
+                if (start < 0 || end < 0) {
+                    if (in < 0) {
+                        return -1;
+                    }
+                    start = start < 0 ? start + in : start;
+                    end = end < 0 ? end + in : end;
+                }
+                if (in > 0) {
+                    start = Math.min(start, in);
+                    end = Math.min(end, in);
+                } else if (end > Integer.MAX_VALUE) {
+                    return -1;
+                }
+                return end > start ? end - start : -1;
+            }
+            return staticDim(n.getInput(0), axis, depth + 1);
+        }
+
+        /** The rank of a value, known without running the graph, or -1. */
+        private int staticRank(String value, int depth) {
+            Integer declared = ranks.get(value);
+            if (declared != null) {
+                return declared;
+            }
+            TensorProto init = initializers.get(value);
+            if (init != null) {
+                return init.getDimsCount();
+            }
+            int p = producerOf(value);
+            if (p < 0 || depth > 200 || !standard(graph.getNode(p))) {
+                return -1;
+            }
+            NodeProto n = graph.getNode(p);
+            switch (n.getOpType()) {
+                case "Transpose" -> {
+                    List<Long> perm = perm(n);
+                    return perm != null ? perm.size() : -1;
+                }
+                case "Reshape" -> {
+                    long[] shape = n.getInputCount() > 1 ? constLongs(n.getInput(1)) : null;
+                    return shape != null ? shape.length : -1;
+                }
+                case "Slice",
+                        "Concat",
+                        "Cast",
+                        "Identity",
+                        "Neg",
+                        "Sqrt",
+                        "Reciprocal",
+                        "Sigmoid",
+                        "Relu",
+                        "Tanh",
+                        "Erf",
+                        "Exp",
+                        "Abs",
+                        "Softmax",
+                        "Gelu" -> {
+                    return staticRank(n.getInput(0), depth + 1);
+                }
+                case "Mul", "Add", "Sub", "Div", "Pow", "Max", "Min", "MatMul" -> {
+                    int max = -1;
+                    for (String in : n.getInputList()) {
+                        int r = staticRank(in, depth + 1);
+                        if (r < 0) {
+                            return -1;
+                        }
+                        max = Math.max(max, r);
+                    }
+                    return max;
+                }
+                default -> {
+                    return -1;
+                }
+            }
+        }
+
+        private static List<Long> perm(NodeProto transpose) {
+            for (AttributeProto a : transpose.getAttributeList()) {
+                if (a.getName().equals("perm")) {
+                    return a.getIntsList();
+                }
+            }
+            return null;
+        }
+
+        /** An int64 constant (an initializer or a Constant node) of at most a few elements, or null. */
+        private long[] constLongs(String value) {
+            TensorProto t = initializers.get(value);
+            if (t == null) {
+                int p = producerOf(value);
+                if (p >= 0 && isOp(p, "Constant")) {
+                    for (AttributeProto a : graph.getNode(p).getAttributeList()) {
+                        if (a.hasT()) {
+                            t = a.getT();
+                        } else if (a.getName().equals("value_ints")) {
+                            return a.getIntsList().stream()
+                                    .mapToLong(Long::longValue)
+                                    .toArray();
+                        } else if (a.getName().equals("value_int")) {
+                            return new long[] {a.getI()};
+                        }
+                    }
+                }
+            }
+            if (t == null
+                    || t.getDataLocation() == TensorProto.DataLocation.EXTERNAL
+                    || (t.getDataType() != INT64 && t.getDataType() != TensorProto.DataType.INT32_VALUE)) {
+                return null;
+            }
+            if (t.getInt64DataCount() > 0) {
+                return t.getInt64DataList().stream().mapToLong(Long::longValue).toArray();
+            }
+            if (t.getInt32DataCount() > 0) {
+                return t.getInt32DataList().stream()
+                        .mapToLong(Integer::longValue)
+                        .toArray();
+            }
+            ByteBuffer raw = t.getRawData().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+            boolean wide = t.getDataType() == INT64;
+            long[] out = new long[raw.remaining() / (wide ? 8 : 4)];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = wide ? raw.getLong() : raw.getInt();
+            }
+            return out;
         }
 
         private record Scaled(String value, Optional<NodeProto> slice, double scale) {}
@@ -355,8 +712,9 @@ public final class AttentionFuser {
             String minusTwo = names.fresh(PREFIX + "_minus2");
             String zero = names.fresh(PREFIX + "_zero");
             String end = names.fresh(PREFIX + "_end");
-            List<TensorProto> constants =
-                    List.of(longs(minusOne, -1), longs(minusTwo, -2), longs(zero, 0), longs(end, Long.MAX_VALUE));
+            List<TensorProto> constants = new ArrayList<>(
+                    List.of(longs(minusOne, -1), longs(minusTwo, -2), longs(zero, 0), longs(end, Long.MAX_VALUE)));
+            Map<String, String> shapes = new HashMap<>();
             int index = 0;
             for (Block blk : blocks) {
                 String p = PREFIX + "_" + index++;
@@ -381,52 +739,10 @@ public final class AttentionFuser {
                 q = toFloat(nodes, names, p + "_q", q, blk.qType);
                 k = toFloat(nodes, names, p + "_k", k, blk.kType);
                 String v = toFloat(nodes, names, p + "_v", blk.v, blk.vType);
-                String qShape = node(nodes, names, p + "_q_shape", "Shape", List.of(q), List.of());
-                String vShape = node(nodes, names, p + "_v_shape", "Shape", List.of(v), List.of());
-                String q3 = flatten(nodes, names, p + "_q", q, qShape, minusOne, minusTwo, end, zero);
-                String k3 = flatten(
-                        nodes,
-                        names,
-                        p + "_k",
-                        k,
-                        node(nodes, names, p + "_k_shape", "Shape", List.of(k), List.of()),
-                        minusOne,
-                        minusTwo,
-                        end,
-                        zero);
-                String v3 = flatten(nodes, names, p + "_v", v, vShape, minusOne, minusTwo, end, zero);
-                String mha = names.fresh(p + "_out3");
-                nodes.add(NodeProto.newBuilder()
-                        .setName(names.fresh(p))
-                        .setOpType("MultiHeadAttention")
-                        .setDomain(MS)
-                        .addInput(q3)
-                        .addInput(k3)
-                        .addInput(v3)
-                        .addOutput(mha)
-                        .addAttribute(AttributeProto.newBuilder()
-                                .setName("num_heads")
-                                .setType(AttributeProto.AttributeType.INT)
-                                .setI(1))
-                        .addAttribute(AttributeProto.newBuilder()
-                                .setName("scale")
-                                .setType(AttributeProto.AttributeType.FLOAT)
-                                .setF((float) blk.scale))
-                        .build());
-                String lead =
-                        node(nodes, names, p + "_lead", "Slice", List.of(qShape, zero, minusOne, zero), List.of());
-                String last = node(nodes, names, p + "_last", "Slice", List.of(vShape, minusOne, end, zero), List.of());
-                String shape = node(nodes, names, p + "_shape", "Concat", List.of(lead, last), List.of(axis0()));
-                boolean cast = blk.outputType != FLOAT;
-                String reshaped = cast ? names.fresh(p + "_out") : blk.output;
-                nodes.add(plain(names.fresh(p + "_reshape"), "Reshape", List.of(mha, shape), reshaped, List.of()));
-                if (cast) {
-                    nodes.add(plain(
-                            names.fresh(p + "_cast_out"),
-                            "Cast",
-                            List.of(reshaped),
-                            blk.output,
-                            List.of(intAttr("to", blk.outputType))));
+                if (blk.heads > 0) {
+                    bsnh(nodes, names, p, blk, q, k, v, constants, shapes);
+                } else {
+                    batchHeads(nodes, names, p, blk, q, k, v, minusOne, minusTwo, zero, end);
                 }
                 before.put(blk.outMatMul, nodes);
                 removed.add(blk.softmax);
@@ -476,6 +792,146 @@ public final class AttentionFuser {
                 m.addOpsetImport(OperatorSetIdProto.newBuilder().setDomain(MS).setVersion(1));
             }
             return m.build();
+        }
+
+        /** Today's form: [batch·heads, S, H] with one head. */
+        private void batchHeads(
+                List<NodeProto> nodes,
+                Names names,
+                String p,
+                Block blk,
+                String q,
+                String k,
+                String v,
+                String minusOne,
+                String minusTwo,
+                String zero,
+                String end) {
+            String qShape = node(nodes, names, p + "_q_shape", "Shape", List.of(q), List.of());
+            String vShape = node(nodes, names, p + "_v_shape", "Shape", List.of(v), List.of());
+            String q3 = flatten(nodes, names, p + "_q", q, qShape, minusOne, minusTwo, end, zero);
+            String k3 = flatten(
+                    nodes,
+                    names,
+                    p + "_k",
+                    k,
+                    node(nodes, names, p + "_k_shape", "Shape", List.of(k), List.of()),
+                    minusOne,
+                    minusTwo,
+                    end,
+                    zero);
+            String v3 = flatten(nodes, names, p + "_v", v, vShape, minusOne, minusTwo, end, zero);
+            String mha = names.fresh(p + "_out3");
+            nodes.add(NodeProto.newBuilder()
+                    .setName(names.fresh(p))
+                    .setOpType("MultiHeadAttention")
+                    .setDomain(MS)
+                    .addInput(q3)
+                    .addInput(k3)
+                    .addInput(v3)
+                    .addOutput(mha)
+                    .addAttribute(AttributeProto.newBuilder()
+                            .setName("num_heads")
+                            .setType(AttributeProto.AttributeType.INT)
+                            .setI(1))
+                    .addAttribute(AttributeProto.newBuilder()
+                            .setName("scale")
+                            .setType(AttributeProto.AttributeType.FLOAT)
+                            .setF((float) blk.scale))
+                    .build());
+            String lead = node(nodes, names, p + "_lead", "Slice", List.of(qShape, zero, minusOne, zero), List.of());
+            String last = node(nodes, names, p + "_last", "Slice", List.of(vShape, minusOne, end, zero), List.of());
+            String shape = node(nodes, names, p + "_shape", "Concat", List.of(lead, last), List.of(axis0()));
+            boolean cast = blk.outputType != FLOAT;
+            String reshaped = cast ? names.fresh(p + "_out") : blk.output;
+            nodes.add(plain(names.fresh(p + "_reshape"), "Reshape", List.of(mha, shape), reshaped, List.of()));
+            if (cast) {
+                nodes.add(plain(
+                        names.fresh(p + "_cast_out"),
+                        "Cast",
+                        List.of(reshaped),
+                        blk.output,
+                        List.of(intAttr("to", blk.outputType))));
+            }
+        }
+
+        /**
+         * The flash-attention form: q, k, v [B, N, S, H] → Transpose → [B, S, N, H] → Reshape → [B, S, N·H];
+         * {@code MultiHeadAttention} with the real head count and the present outputs (which nothing reads: ONNX
+         * Runtime 1.26's WebGPU kernel takes its flash path only when they are requested); its output [B, S, N·Hv]
+         * back to [B, N, S, Hv].
+         */
+        private void bsnh(
+                List<NodeProto> nodes,
+                Names names,
+                String p,
+                Block blk,
+                String q,
+                String k,
+                String v,
+                List<TensorProto> constants,
+                Map<String, String> shapes) {
+            String merge = shape(names, constants, shapes, 0, 0, -1);
+            String q3 = toBsnh(nodes, names, p + "_q", q, merge);
+            String k3 = toBsnh(nodes, names, p + "_k", k, merge);
+            String v3 = toBsnh(nodes, names, p + "_v", v, merge);
+            String mha = names.fresh(p + "_out3");
+            nodes.add(NodeProto.newBuilder()
+                    .setName(names.fresh(p))
+                    .setOpType("MultiHeadAttention")
+                    .setDomain(MS)
+                    .addInput(q3)
+                    .addInput(k3)
+                    .addInput(v3)
+                    .addOutput(mha)
+                    .addOutput(names.fresh(p + "_present_key"))
+                    .addOutput(names.fresh(p + "_present_value"))
+                    .addAttribute(AttributeProto.newBuilder()
+                            .setName("num_heads")
+                            .setType(AttributeProto.AttributeType.INT)
+                            .setI(blk.heads))
+                    .addAttribute(AttributeProto.newBuilder()
+                            .setName("scale")
+                            .setType(AttributeProto.AttributeType.FLOAT)
+                            .setF((float) blk.scale))
+                    .build());
+            String split = shape(names, constants, shapes, 0, 0, blk.heads, -1);
+            String out4 = node(nodes, names, p + "_out4", "Reshape", List.of(mha, split), List.of());
+            boolean cast = blk.outputType != FLOAT;
+            String heads = cast ? names.fresh(p + "_out") : blk.output;
+            nodes.add(plain(
+                    names.fresh(p + "_heads"), "Transpose", List.of(out4), heads, List.of(ints("perm", BNSH_BSNH))));
+            if (cast) {
+                nodes.add(plain(
+                        names.fresh(p + "_cast_out"),
+                        "Cast",
+                        List.of(heads),
+                        blk.output,
+                        List.of(intAttr("to", blk.outputType))));
+            }
+        }
+
+        private static String toBsnh(List<NodeProto> nodes, Names names, String p, String x, String merge) {
+            String t = node(nodes, names, p + "_bsnh", "Transpose", List.of(x), List.of(ints("perm", BNSH_BSNH)));
+            return node(nodes, names, p + "_3d", "Reshape", List.of(t, merge), List.of());
+        }
+
+        /** One int64 shape constant per distinct value. */
+        private static String shape(
+                Names names, List<TensorProto> constants, Map<String, String> shapes, long... dims) {
+            String key = java.util.Arrays.toString(dims);
+            return shapes.computeIfAbsent(key, kk -> {
+                String name = names.fresh(PREFIX + "_shape");
+                TensorProto.Builder t = TensorProto.newBuilder()
+                        .setName(name)
+                        .setDataType(INT64)
+                        .addDims(dims.length);
+                for (long d : dims) {
+                    t.addInt64Data(d);
+                }
+                constants.add(t.build());
+                return name;
+            });
         }
 
         private Set<String> removedInputs(Set<Integer> removed) {

@@ -6,9 +6,10 @@ package dev.flux2.onnx.options;
  */
 public enum AttentionMode {
     /**
-     * Fused where it is measured faster and accurate. Measured on 2026-12-01 (docs/fused-attention.md): nowhere yet
-     * (WebGPU on an H200 no faster and further from the graph's prediction, the 2-core CPU inconclusive at 1024²), so
-     * it runs the graph on every provider: which provider fuses is decided where the providers are chosen.
+     * Fused where it is measured faster and accurate. Measured (docs/fused-attention.md §5): nowhere yet (WebGPU on
+     * an H200 0.94× at 512², 1.05× at 1024² and less accurate than the graph on 2026-12-02; the 2-core CPU
+     * inconclusive at 1024² on 2026-12-01), so it runs the graph on every provider: which provider fuses is decided
+     * where the providers are chosen.
      */
     AUTO,
     /** Always fused. */

@@ -1,6 +1,8 @@
 package dev.flux2.onnx.runtime;
 
 import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtLoggingLevel;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Field;
@@ -41,6 +43,8 @@ public final class OrtNativeLibrary {
     private static Optional<Path> loaded = Optional.empty();
     /** Guarded by the class lock. */
     private static String loadedBecause = "";
+    /** The environment's shared thread pool; empty when it has none (created outside this class). */
+    private static Optional<GlobalThreadPool> threadPool = Optional.empty();
 
     private static boolean exitReleaseDetached;
 
@@ -95,6 +99,18 @@ public final class OrtNativeLibrary {
      *     another version than the binding, or ONNX Runtime already runs on another library in this JVM
      */
     public static synchronized OrtEnvironment environment(Choice choice) {
+        return environment(choice, GlobalThreadPool.DEFAULT);
+    }
+
+    /**
+     * @param choice the library to run on
+     * @param pool the shared thread pool to create the environment with, when this call creates it (ignored when
+     *     the environment exists: see {@link #threadPool()})
+     * @return the process's environment, on that library
+     * @throws RuntimeLibraryException as {@link #environment(Choice)}
+     */
+    public static synchronized OrtEnvironment environment(Choice choice, GlobalThreadPool pool) {
+        Objects.requireNonNull(pool, "pool");
         if (environment != null) {
             checkSame(choice);
             return environment;
@@ -118,9 +134,20 @@ public final class OrtNativeLibrary {
             System.setProperty(LIBRARY_PROPERTY, lib.toString());
         }
         OrtEnvironment env;
+        Optional<GlobalThreadPool> created = Optional.empty();
         try {
-            env = OrtEnvironment.getEnvironment();
-        } catch (RuntimeException | LinkageError e) {
+            try (OrtEnvironment.ThreadingOptions threading = threading(pool)) {
+                env = OrtEnvironment.getEnvironment(
+                        OrtLoggingLevel.ORT_LOGGING_LEVEL_WARNING, OrtEnvironment.DEFAULT_NAME, threading);
+                created = Optional.of(pool);
+            } catch (IllegalStateException e) {
+                if (!String.valueOf(e.getMessage()).contains("already exists")) {
+                    throw e;
+                }
+                // Created before flux2-java (by the application): it has no shared pool, sessions keep their own.
+                env = OrtEnvironment.getEnvironment();
+            }
+        } catch (OrtException | RuntimeException | LinkageError e) {
             throw new RuntimeLibraryException(
                     "ONNX Runtime cannot load its native library "
                             + wanted.map(Path::toString).orElse(property != null ? property : "from the jar")
@@ -136,6 +163,7 @@ public final class OrtNativeLibrary {
                     + RuntimePin.BINDING_VERSION + ": use a library of version " + RuntimePin.BINDING_VERSION);
         }
         environment = env;
+        threadPool = created;
         loaded = wanted.isPresent() ? wanted : Optional.ofNullable(property).map(Path::of);
         loadedBecause = wanted.isPresent() ? choice.reason() : property != null ? LIBRARY_PROPERTY : "the jar";
         LOG.debug("ONNX Runtime {} loaded from {} ({})", version, describeLoaded(), loadedBecause);
@@ -148,6 +176,30 @@ public final class OrtNativeLibrary {
      */
     public static OrtEnvironment environment() {
         return environment(choose(Optional.empty(), false, Path.of(".")));
+    }
+
+    /**
+     * @return the thread pool the environment shares between sessions; empty before the environment exists or when
+     *     it was created outside this class
+     */
+    public static synchronized Optional<GlobalThreadPool> threadPool() {
+        return environment == null ? Optional.empty() : threadPool;
+    }
+
+    private static OrtEnvironment.ThreadingOptions threading(GlobalThreadPool pool) throws OrtException {
+        OrtEnvironment.ThreadingOptions threading = new OrtEnvironment.ThreadingOptions();
+        try {
+            if (pool.intraOpThreads() > 0) {
+                threading.setGlobalIntraOpNumThreads(pool.intraOpThreads());
+            }
+            // Sessions run their nodes sequentially: an inter-op pool would only hold idle threads.
+            threading.setGlobalInterOpNumThreads(1);
+            threading.setGlobalSpinControl(pool.spinning());
+            return threading;
+        } catch (OrtException | RuntimeException e) {
+            threading.close();
+            throw e;
+        }
     }
 
     /** @return whether this class has created the environment (ONNX Runtime's native library is then fixed) */

@@ -56,8 +56,9 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
             case FUSED -> true;
             case GRAPH -> false;
             // No provider is measured both faster and accurate fused (docs/fused-attention.md §5): WebGPU's step was
-            // 0.94x at 512² and 1.00x at 1024², the CPU's 1.41x at 512² but 0.94x (inconclusive) at 1024², CUDA
-            // not measurable here. A provider joins here once it is.
+            // 0.94x at 512² and 1.05x at 1024² with either layout, its flash shader 1.7e-2 from exact where the graph
+            // is 4.2e-3; the CPU's 1.41x at 512² but 0.94x (inconclusive) at 1024²; CUDA not measurable here. A
+            // provider joins here once it is.
             case AUTO -> false;
         };
     }

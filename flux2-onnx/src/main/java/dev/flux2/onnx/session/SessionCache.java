@@ -205,7 +205,9 @@ public final class SessionCache implements AutoCloseable {
 
         private final SessionCache cache;
         private final SessionSpec spec;
-        private Thread thread;
+        /** Guarded by this; whether {@link #create} was handed to a thread. */
+        private boolean started;
+
         private ManagedSession session;
         private RuntimeException failure;
         private boolean done;
@@ -218,11 +220,12 @@ public final class SessionCache implements AutoCloseable {
         }
 
         private void start() {
-            Thread t = new Thread(this::create, "flux2-open-" + spec.graphKey());
-            t.setDaemon(true);
+            synchronized (this) {
+                started = true;
+            }
             try {
-                t.start();
-                thread = t;
+                // On a reused thread, whose malloc arena holds what the last load freed (LoaderThreads).
+                LoaderThreads.run("flux2-open-" + spec.graphKey(), this::create);
             } catch (OutOfMemoryError e) {
                 // Never started: end the creation as failed, or take() would wait for it forever.
                 synchronized (this) {
@@ -336,19 +339,19 @@ public final class SessionCache implements AutoCloseable {
 
         private void discardAndWait() {
             markDiscarded();
-            Thread t = thread;
-            if (t != null) {
-                boolean interrupted = false;
-                while (t.isAlive()) {
+            boolean interrupted = false;
+            synchronized (this) {
+                // create() closes a discarded session before it sets done.
+                while (started && !done) {
                     try {
-                        t.join();
+                        wait();
                     } catch (InterruptedException e) {
                         interrupted = true;
                     }
                 }
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
 

@@ -5,6 +5,8 @@ import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.options.OptimizationLevel;
+import dev.flux2.onnx.runtime.GlobalThreadPool;
+import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
@@ -29,13 +31,20 @@ import org.slf4j.LoggerFactory;
  *   <li><b>CPU arena on</b> (the runtime's default, set explicitly): turning it off also keeps memory flat but
  *       makes a transformer step markedly slower.</li>
  * </ul>
+ *
+ * <p>Threads: when the environment's {@link GlobalThreadPool} has the settings this factory asks for (the first
+ * pipeline's, so in practice every pipeline of a process that uses one thread setting), every session runs on that
+ * pool; otherwise each session has a pool of its own with {@code intraOpThreads} threads.
  */
 public final class SessionFactory {
     private static final Logger LOG = LoggerFactory.getLogger(SessionFactory.class);
+    /** The session config entry that turns spinning off; a shared pool spins or not for every session. */
+    private static final String ALLOW_SPINNING = "session.intra_op.allow_spinning";
 
     private final OrtEnvironment env;
     private final ExecutionProviders providers;
     private final int intraOpThreads;
+    private final boolean sharedThreads;
     private final Map<String, String> configEntries;
 
     /**
@@ -65,6 +74,18 @@ public final class SessionFactory {
         }
         this.intraOpThreads = intraOpThreads;
         this.configEntries = Collections.unmodifiableMap(new TreeMap<>(configEntries));
+        boolean spinning = !"0".equals(this.configEntries.get(ALLOW_SPINNING));
+        this.sharedThreads = OrtNativeLibrary.threadPool()
+                .filter(pool -> pool.serves(intraOpThreads, spinning))
+                .isPresent();
+    }
+
+    /**
+     * @return whether the sessions run on the environment's shared thread pool ({@link GlobalThreadPool}); else each
+     *     has a pool of its own
+     */
+    public boolean sharesThreads() {
+        return sharedThreads;
     }
 
     /** @return the providers every session of this factory uses */
@@ -92,7 +113,10 @@ public final class SessionFactory {
             // Why both: see the class comment and docs/performance.md (RSS growth and step time).
             options.setMemoryPatternOptimization(false);
             options.setCPUArenaAllocator(true);
-            if (intraOpThreads > 0) {
+            if (sharedThreads) {
+                // The same threads, and their malloc arenas, for every session (GlobalThreadPool).
+                options.disablePerSessionThreads();
+            } else if (intraOpThreads > 0) {
                 options.setIntraOpNumThreads(intraOpThreads);
             }
             for (Map.Entry<String, String> c : configEntries.entrySet()) {

@@ -78,6 +78,79 @@ class AttentionFuserTest {
     }
 
     @Test
+    void theBsnhLayoutFeedsTheRealHeadCountWithPresentOutputsAndIsAsAccurate() throws Exception {
+        for (boolean seed : new boolean[] {false, true}) {
+            ModelProto source = seed
+                    ? AttentionGraphs.seedForm(HEADS, SEQ, HEAD_DIM)
+                    : AttentionGraphs.plainFp16(HEADS, SEQ, HEAD_DIM);
+            AttentionFuser.Fusion f = AttentionFuser.fuse(source, AttentionFuser.Layout.BSNH);
+            assertEquals(1, f.result().fused(), f.result().describe());
+            assertTrue(f.result().keptBatchHeads().isEmpty(), f.result().describe());
+            NodeProto mha = f.model().getGraph().getNodeList().stream()
+                    .filter(n -> n.getOpType().equals("MultiHeadAttention"))
+                    .findFirst()
+                    .orElseThrow();
+            assertEquals(HEADS, attribute(mha, "num_heads").getI());
+            // output, present_key, present_value (ONNX Runtime's WebGPU flash path asks for the present outputs).
+            assertEquals(3, mha.getOutputCount());
+            double divisor = Fp16Conversions.fp16ToFloat(Fp16Conversions.floatToFp16((float) Math.sqrt(HEAD_DIM)));
+            assertFused(source, f.model(), true, seed ? 1 / Math.sqrt(HEAD_DIM) : 1 / divisor, true);
+        }
+    }
+
+    @Test
+    void theBsnhLayoutTakesTheVaeChunkAsOneHead() throws Exception {
+        ModelProto source = AttentionGraphs.vaeChunk(SEQ, HEAD_DIM);
+        AttentionFuser.Fusion f = AttentionFuser.fuse(source, AttentionFuser.Layout.BSNH);
+        assertEquals(1, f.result().fused(), f.result().describe());
+        assertTrue(f.result().keptBatchHeads().isEmpty(), f.result().describe());
+        NodeProto mha = f.model().getGraph().getNodeList().stream()
+                .filter(n -> n.getOpType().equals("MultiHeadAttention"))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(1, attribute(mha, "num_heads").getI());
+        assertFused(source, f.model(), false, 1.0, false);
+    }
+
+    @Test
+    void theBsnhLayoutKeepsTheBatchHeadsFormWhereTheHeadCountIsNotDerivableAndSaysWhy() throws Exception {
+        // The plain form with the heads axis of q, k and v declared symbolic: nothing in the graph fixes it.
+        ModelProto declared = AttentionGraphs.plainFp16(HEADS, SEQ, HEAD_DIM);
+        ai.onnx.proto.OnnxMl.GraphProto.Builder g = declared.getGraph().toBuilder();
+        for (int i = 0; i < g.getInputCount(); i++) {
+            g.getInputBuilder(i)
+                    .getTypeBuilder()
+                    .getTensorTypeBuilder()
+                    .getShapeBuilder()
+                    .getDimBuilder(1)
+                    .clearDimValue()
+                    .setDimParam("heads");
+        }
+        ModelProto source = declared.toBuilder().setGraph(g).build();
+        AttentionFuser.Fusion f = AttentionFuser.fuse(source, AttentionFuser.Layout.BSNH);
+        assertEquals(1, f.result().fused(), f.result().describe());
+        assertEquals(1, f.result().keptBatchHeads().size(), f.result().describe());
+        assertTrue(
+                f.result().describe().contains("head count (axis 1 of q) is not derivable"),
+                f.result().describe());
+        NodeProto mha = f.model().getGraph().getNodeList().stream()
+                .filter(n -> n.getOpType().equals("MultiHeadAttention"))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(1, attribute(mha, "num_heads").getI());
+        assertEquals(1, mha.getOutputCount());
+        double divisor = Fp16Conversions.fp16ToFloat(Fp16Conversions.floatToFp16((float) Math.sqrt(HEAD_DIM)));
+        assertFused(source, f.model(), true, 1 / divisor, true);
+    }
+
+    private static ai.onnx.proto.OnnxMl.AttributeProto attribute(NodeProto n, String name) {
+        return n.getAttributeList().stream()
+                .filter(a -> a.getName().equals(name))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    @Test
     void maskedAttentionIsLeftWithAReason() {
         ModelProto source = AttentionGraphs.masked(HEADS, SEQ, HEAD_DIM);
         AttentionFuser.Fusion f = AttentionFuser.fuse(source);
@@ -182,6 +255,10 @@ class AttentionFuserTest {
                 long[] shape = session.getInputInfo().get(e.getKey()).getInfo() instanceof ai.onnxruntime.TensorInfo t
                         ? t.getShape()
                         : null;
+                // The one symbolic axis any test declares is the heads axis.
+                shape = java.util.Arrays.stream(shape)
+                        .map(d -> d < 0 ? HEADS : d)
+                        .toArray();
                 ByteBuffer b = ByteBuffer.allocateDirect(e.getValue().length * (fp16In ? 2 : 4))
                         .order(ByteOrder.nativeOrder());
                 for (float x : e.getValue()) {

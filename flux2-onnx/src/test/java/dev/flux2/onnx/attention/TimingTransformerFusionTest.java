@@ -39,6 +39,20 @@ class TimingTransformerFusionTest {
 
     @Test
     void everyHeadGroupOfEveryBlockIsFusedAndThePredictionMatches() throws Exception {
+        fuseAndCompare(AttentionFuser.Layout.BATCH_HEADS);
+    }
+
+    /**
+     * The BSNH form: the head count of each group (heads / head groups) is derived from the graph's structure alone
+     * (the group's constant Slice of the heads axis; the graph declares no intermediate shapes), and the prediction
+     * matches as closely as the other form's.
+     */
+    @Test
+    void theBsnhLayoutDerivesEachGroupsHeadCountAndThePredictionMatches() throws Exception {
+        fuseAndCompare(AttentionFuser.Layout.BSNH);
+    }
+
+    private void fuseAndCompare(AttentionFuser.Layout layout) throws Exception {
         TimingTransformerSpec spec = TimingTransformerSpec.builder()
                 .heads(4)
                 .contextDim(64)
@@ -55,17 +69,28 @@ class TimingTransformerFusionTest {
             coded.setSizeLimit(Integer.MAX_VALUE);
             source = ModelProto.parseFrom(coded);
         }
-        AttentionFuser.Fusion f = AttentionFuser.fuse(source);
+        AttentionFuser.Fusion f = AttentionFuser.fuse(source, layout);
         int blocks = spec.doubleBlocks() + spec.singleBlocks();
         int attentions = blocks * spec.headGroups();
         assertEquals(attentions, f.result().candidates());
         assertEquals(attentions, f.result().fused(), f.result().describe());
         assertEquals(attentions, AttentionFuserTest.count(f.model(), "MultiHeadAttention"));
         assertEquals(0, AttentionFuserTest.count(f.model(), "Softmax"));
+        assertTrue(f.result().keptBatchHeads().isEmpty(), f.result().describe());
+        long expectedHeads = layout == AttentionFuser.Layout.BSNH ? spec.heads() / spec.headGroups() : 1;
+        f.model().getGraph().getNodeList().stream()
+                .filter(n -> n.getOpType().equals("MultiHeadAttention"))
+                .forEach(n -> assertEquals(
+                        expectedHeads,
+                        n.getAttributeList().stream()
+                                .filter(a -> a.getName().equals("num_heads"))
+                                .findFirst()
+                                .orElseThrow()
+                                .getI()));
         // RoPE (its Sin/Cos-free rotation: Mul, Sub, Add on pairs) and the RMSNorm stay: only the two scale Mul nodes
         // per block and the score/probability MatMul nodes go.
         assertTrue(AttentionFuserTest.count(f.model(), "Sub") >= 2L * blocks, "RoPE kept");
-        Path fused = files.graphFile().resolveSibling("fused.onnx");
+        Path fused = files.graphFile().resolveSibling("fused-" + layout + ".onnx");
         try (OutputStream out = Files.newOutputStream(fused)) {
             f.model().writeTo(out);
         }

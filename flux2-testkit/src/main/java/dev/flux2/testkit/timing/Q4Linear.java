@@ -16,12 +16,12 @@ import java.util.SplittableRandom;
  * @param name initializer name prefix
  * @param k input features (a multiple of 16)
  * @param n output features
- * @param codes packed codes, uint8 [N, K/16, 8]
- * @param scales fp16 [N·K/16]
- * @param zeroPoints uint8 [N·ceil(K/32)]
+ * @param block block size (16 as in the seed's export)
+ * @param codes packed codes, uint8 [N, K/block, block/2]
+ * @param scales fp16 [N·K/block]
+ * @param zeroPoints uint8 [N·ceil(K/(2·block))]
  */
-record Q4Linear(String name, int k, int n, ExternalRef codes, ExternalRef scales, ExternalRef zeroPoints) {
-    static final int BLOCK = 16;
+record Q4Linear(String name, int k, int n, int block, ExternalRef codes, ExternalRef scales, ExternalRef zeroPoints) {
     /** Mean of (code − zero point)² for independent uniform codes and zero points in 0..15. */
     private static final double CODE_SECOND_MOMENT = 2 * (16.0 * 16.0 - 1) / 12.0;
 
@@ -29,11 +29,11 @@ record Q4Linear(String name, int k, int n, ExternalRef codes, ExternalRef scales
      * Writes random codes and zero points and scales of about 1/√(K·E[(c−z)²]), so an output has roughly the
      * magnitude of its normalised input (keeps the fp16 activations finite through the blocks).
      */
-    static Q4Linear write(ExternalDataWriter writer, String name, int k, int n, SplittableRandom rnd) {
-        if (k % BLOCK != 0) {
-            throw new IllegalArgumentException(name + ": K must be a multiple of " + BLOCK + ", was " + k);
+    static Q4Linear write(ExternalDataWriter writer, String name, int k, int n, int block, SplittableRandom rnd) {
+        if (k % block != 0) {
+            throw new IllegalArgumentException(name + ": K must be a multiple of " + block + ", was " + k);
         }
-        int blocks = k / BLOCK;
+        int blocks = k / block;
         ExternalRef codes = writer.append(0, randomBytes(rnd, (long) n * k / 2));
         float scale = (float) (1.0 / Math.sqrt(k * CODE_SECOND_MOMENT));
         byte[] scaleBytes = new byte[Math.multiplyExact(n, blocks) * 2];
@@ -44,7 +44,7 @@ record Q4Linear(String name, int k, int n, ExternalRef codes, ExternalRef scales
         }
         ExternalRef scales = writer.append(1, scaleBytes);
         ExternalRef zeroPoints = writer.append(1, randomBytes(rnd, (long) n * zeroPointBytesPerColumn(blocks)));
-        return new Q4Linear(name, k, n, codes, scales, zeroPoints);
+        return new Q4Linear(name, k, n, block, codes, scales, zeroPoints);
     }
 
     static int zeroPointBytesPerColumn(int blocks) {
@@ -58,8 +58,8 @@ record Q4Linear(String name, int k, int n, ExternalRef codes, ExternalRef scales
 
     /** Adds the three initializers and a MatMulNBits node over {@code input} (fp16); returns its fp16 output. */
     String apply(GraphBuilder b, String input, int accuracyLevel) {
-        int blocks = k / BLOCK;
-        String codesName = b.external(name + ".qweight", TensorElementType.UINT8, codes, n, blocks, BLOCK / 2);
+        int blocks = k / block;
+        String codesName = b.external(name + ".qweight", TensorElementType.UINT8, codes, n, blocks, block / 2);
         String scalesName = b.external(name + ".scales", TensorElementType.FLOAT16, scales, (long) n * blocks);
         String zpName = b.external(
                 name + ".qzeros", TensorElementType.UINT8, zeroPoints, (long) n * zeroPointBytesPerColumn(blocks));
@@ -69,7 +69,7 @@ record Q4Linear(String name, int k, int n, ExternalRef codes, ExternalRef scales
                 GraphBuilder.attrInt("K", k),
                 GraphBuilder.attrInt("N", n),
                 GraphBuilder.attrInt("bits", 4),
-                GraphBuilder.attrInt("block_size", BLOCK),
+                GraphBuilder.attrInt("block_size", block),
                 GraphBuilder.attrInt("accuracy_level", accuracyLevel));
     }
 

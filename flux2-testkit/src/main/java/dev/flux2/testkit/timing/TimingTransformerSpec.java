@@ -9,6 +9,8 @@ public final class TimingTransformerSpec {
     public static final int HEAD_DIM = 128;
     /** Double-stream blocks of the real FLUX.2 [klein] 4B transformer. */
     public static final int KLEIN_DOUBLE_BLOCKS = 5;
+    /** The seed export's MatMulNBits block size. */
+    static final int DEFAULT_BLOCK = 16;
     /** Single-stream blocks of the real FLUX.2 [klein] 4B transformer. */
     public static final int KLEIN_SINGLE_BLOCKS = 20;
     /** Latent channels per token (transformer {@code in_channels} and output channels). */
@@ -23,6 +25,7 @@ public final class TimingTransformerSpec {
     private final int singleBlocks;
     private final int headGroups;
     private final int accuracyLevel;
+    private final int blockSize;
     private final long seed;
 
     private TimingTransformerSpec(Builder b) {
@@ -33,6 +36,7 @@ public final class TimingTransformerSpec {
         this.singleBlocks = b.singleBlocks;
         this.headGroups = b.headGroups;
         this.accuracyLevel = b.accuracyLevel;
+        this.blockSize = b.blockSize;
         this.seed = b.seed;
     }
 
@@ -97,6 +101,11 @@ public final class TimingTransformerSpec {
         return accuracyLevel;
     }
 
+    /** @return the MatMulNBits block size (16 as in the seed's export) */
+    public int blockSize() {
+        return blockSize;
+    }
+
     /** @return the seed of the random weights */
     public long seed() {
         return seed;
@@ -117,13 +126,13 @@ public final class TimingTransformerSpec {
     }
 
     /**
-     * @return bytes of all MatMulNBits initializers: K·N/2 packed codes, 2·N·K/16 fp16 scales and N·⌈K/32⌉
-     *         packed zero points per layer
+     * @return bytes of all MatMulNBits initializers: K·N/2 packed codes, 2·N·K/block fp16 scales and
+     *         N·⌈K/(2·block)⌉ packed zero points per layer
      */
     public long weightBytes() {
         long sum = 0;
         for (TimingWeights.LayerShape s : TimingWeights.shapes(this)) {
-            int blocks = s.k() / Q4Linear.BLOCK;
+            int blocks = s.k() / blockSize;
             sum += (long) s.n() * s.k() / 2
                     + 2L * s.n() * blocks
                     + (long) s.n() * Q4Linear.zeroPointBytesPerColumn(blocks);
@@ -144,6 +153,7 @@ public final class TimingTransformerSpec {
                 .blocks(doubleStream, singleStream)
                 .headGroups(headGroups)
                 .accuracyLevel(accuracyLevel)
+                .blockSize(blockSize)
                 .seed(seed)
                 .build();
     }
@@ -152,7 +162,8 @@ public final class TimingTransformerSpec {
     public String toString() {
         return "TimingTransformerSpec[hidden " + hidden() + " (" + heads + "×" + HEAD_DIM + "), mlp " + mlpHidden()
                 + ", context " + contextDim + ", blocks " + doubleBlocks + " double + " + singleBlocks
-                + " single, head groups " + headGroups + ", accuracy " + accuracyLevel + "]";
+                + " single, head groups " + headGroups + ", accuracy " + accuracyLevel
+                + (blockSize == DEFAULT_BLOCK ? "" : ", block " + blockSize) + "]";
     }
 
     /** Mutable builder; {@link #build()} validates. */
@@ -164,6 +175,7 @@ public final class TimingTransformerSpec {
         private int singleBlocks = 1;
         private int headGroups = 2;
         private int accuracyLevel = 4;
+        private int blockSize = DEFAULT_BLOCK;
         private long seed = 0x71A1_0001L;
 
         private Builder() {}
@@ -209,6 +221,16 @@ public final class TimingTransformerSpec {
             return this;
         }
 
+        /**
+         * @param value MatMulNBits block size: 16 (the seed's export), 32, 64 or 128 [16]; K of every layer (hidden,
+         *     MLP and context widths) must be a multiple of it
+         * @return this
+         */
+        public Builder blockSize(int value) {
+            this.blockSize = value;
+            return this;
+        }
+
         /** @param value seed of the random weights @return this */
         public Builder seed(long value) {
             this.seed = value;
@@ -231,6 +253,12 @@ public final class TimingTransformerSpec {
                     headGroups,
                     "a divisor of heads (" + heads + ")");
             require(accuracyLevel >= 0 && accuracyLevel <= 4, "accuracyLevel", accuracyLevel, "0..4");
+            require(
+                    (blockSize == 16 || blockSize == 32 || blockSize == 64 || blockSize == 128)
+                            && contextDim % blockSize == 0,
+                    "blockSize",
+                    blockSize,
+                    "16, 32, 64 or 128, dividing contextDim (" + contextDim + ")");
             return new TimingTransformerSpec(this);
         }
 

@@ -62,7 +62,9 @@ final class TimingWeights {
         SplittableRandom rnd = new SplittableRandom(spec.seed());
         Map<String, Q4Linear> layers = new LinkedHashMap<>();
         for (LayerShape s : shapes(spec)) {
-            layers.put(s.name(), Q4Linear.write(writer, "/timing/" + s.name(), s.k(), s.n(), rnd.split()));
+            layers.put(
+                    s.name(),
+                    Q4Linear.write(writer, "/timing/" + s.name(), s.k(), s.n(), spec.blockSize(), rnd.split()));
         }
         return new TimingWeights(layers);
     }

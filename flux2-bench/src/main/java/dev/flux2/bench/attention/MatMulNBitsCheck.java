@@ -1,0 +1,216 @@
+package dev.flux2.bench.attention;
+
+import ai.onnx.proto.OnnxMl.AttributeProto;
+import ai.onnx.proto.OnnxMl.GraphProto;
+import ai.onnx.proto.OnnxMl.ModelProto;
+import ai.onnx.proto.OnnxMl.NodeProto;
+import ai.onnx.proto.OnnxMl.OperatorSetIdProto;
+import ai.onnx.proto.OnnxMl.TensorProto;
+import ai.onnx.proto.OnnxMl.TensorShapeProto;
+import ai.onnx.proto.OnnxMl.TypeProto;
+import ai.onnx.proto.OnnxMl.ValueInfoProto;
+import ai.onnxruntime.OnnxJavaType;
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtSession;
+import ai.onnxruntime.platform.Fp16Conversions;
+import com.google.protobuf.ByteString;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * One weight product of the klein transformer ([1, tokens, K] fp16 times a K×N weight) on one provider, as
+ * {@code MatMulNBits} with 4-bit blocks of several sizes and accuracy levels, and as a plain fp16 {@code MatMul}
+ * with the weight dequantized: which form of the transformer's biggest cost on WebGPU is fastest. The output is
+ * reduced to one value per token inside the graph so that copying it back does not dominate.
+ *
+ * <pre>java -cp flux2-bench/target/benchmarks.jar dev.flux2.bench.attention.MatMulNBitsCheck \
+ *     [--provider cpu|webgpu] [--tokens 4608] [--k 3072] [--n 27648] [--runs 5]</pre>
+ */
+public final class MatMulNBitsCheck {
+    private MatMulNBitsCheck() {}
+
+    /**
+     * @param args options, see the class comment
+     * @throws Exception when a run fails
+     */
+    public static void main(String[] args) throws Exception {
+        String provider = "cpu";
+        int tokens = 4608;
+        int k = 3072;
+        int n = 27648;
+        int runs = 5;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--provider" -> provider = args[++i];
+                case "--tokens" -> tokens = Integer.parseInt(args[++i]);
+                case "--k" -> k = Integer.parseInt(args[++i]);
+                case "--n" -> n = Integer.parseInt(args[++i]);
+                case "--runs" -> runs = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        OrtEnvironment env = OrtEnvironment.getEnvironment();
+        SplittableRandom rnd = new SplittableRandom(9);
+        ByteBuffer x = ByteBuffer.allocateDirect(tokens * k * 2).order(ByteOrder.nativeOrder());
+        for (int i = 0; i < tokens * k; i++) {
+            x.putShort(Fp16Conversions.floatToFp16((float) (2 * rnd.nextDouble() - 1)));
+        }
+        x.rewind();
+        double flops = 2.0 * tokens * k * n;
+        System.out.println("form\tmedian_ms\tTFLOP/s");
+        try (OnnxTensor input = OnnxTensor.createTensor(env, x, new long[] {1, tokens, k}, OnnxJavaType.FLOAT16)) {
+            List<String> forms = List.of(
+                    "nbits16-acc4",
+                    "nbits16-acc0",
+                    "nbits32-acc4",
+                    "nbits32-acc0",
+                    "nbits64-acc4",
+                    "nbits128-acc4",
+                    "fp16-matmul");
+            for (String form : forms) {
+                ModelProto model = form.equals("fp16-matmul")
+                        ? dense(k, n, tokens, rnd)
+                        : nbits(
+                                k,
+                                n,
+                                tokens,
+                                Integer.parseInt(form.substring(5, form.indexOf('-'))),
+                                form.endsWith("acc4") ? 4 : 0,
+                                rnd);
+                try (OrtSession.SessionOptions o = new OrtSession.SessionOptions()) {
+                    if (provider.equals("webgpu")) {
+                        o.addWebGPU(Map.of());
+                    }
+                    try (OrtSession s = env.createSession(model.toByteArray(), o)) {
+                        s.run(Map.of("x", input)).close();
+                        List<Double> ms = new ArrayList<>();
+                        for (int r = 0; r < runs; r++) {
+                            long w = System.nanoTime();
+                            s.run(Map.of("x", input)).close();
+                            ms.add((System.nanoTime() - w) / 1e6);
+                        }
+                        double med = ms.stream()
+                                .mapToDouble(Double::doubleValue)
+                                .sorted()
+                                .toArray()[runs / 2];
+                        System.out.printf(Locale.ROOT, "%s\t%.1f\t%.1f%n", form, med, flops / (med * 1e-3) / 1e12);
+                    }
+                } catch (Exception e) {
+                    System.out.println(form + "\tfailed: " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    private static ModelProto nbits(int k, int n, int tokens, int block, int accuracy, SplittableRandom rnd) {
+        int blocks = k / block;
+        byte[] codes = new byte[n * blocks * block / 2];
+        for (int i = 0; i < codes.length; i++) {
+            codes[i] = (byte) rnd.nextInt();
+        }
+        ByteBuffer scales = ByteBuffer.allocate(n * blocks * 2).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < n * blocks; i++) {
+            scales.putShort(Fp16Conversions.floatToFp16((float) (0.01 * rnd.nextDouble())));
+        }
+        GraphProto.Builder g = graph(tokens, k);
+        g.addInitializer(raw("w", TensorProto.DataType.UINT8_VALUE, codes, n, blocks, block / 2));
+        g.addInitializer(raw("s", TensorProto.DataType.FLOAT16_VALUE, scales.array(), (long) n * blocks));
+        g.addNode(NodeProto.newBuilder()
+                .setOpType("MatMulNBits")
+                .setDomain("com.microsoft")
+                .setName("mm")
+                .addInput("x")
+                .addInput("w")
+                .addInput("s")
+                .addOutput("y")
+                .addAttribute(i("K", k))
+                .addAttribute(i("N", n))
+                .addAttribute(i("bits", 4))
+                .addAttribute(i("block_size", block))
+                .addAttribute(i("accuracy_level", accuracy)));
+        return finish(g);
+    }
+
+    private static ModelProto dense(int k, int n, int tokens, SplittableRandom rnd) {
+        ByteBuffer w = ByteBuffer.allocate(k * n * 2).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < k * n; i++) {
+            w.putShort(Fp16Conversions.floatToFp16((float) (0.02 * (rnd.nextDouble() - 0.5))));
+        }
+        GraphProto.Builder g = graph(tokens, k);
+        g.addInitializer(raw("w", TensorProto.DataType.FLOAT16_VALUE, w.array(), k, n));
+        g.addNode(NodeProto.newBuilder()
+                .setOpType("MatMul")
+                .setName("mm")
+                .addInput("x")
+                .addInput("w")
+                .addOutput("y"));
+        return finish(g);
+    }
+
+    private static GraphProto.Builder graph(int tokens, int k) {
+        return GraphProto.newBuilder().setName("weight_product").addInput(value("x", tokens, k));
+    }
+
+    private static ModelProto finish(GraphProto.Builder g) {
+        g.addInitializer(TensorProto.newBuilder()
+                .setName("axes")
+                .setDataType(TensorProto.DataType.INT64_VALUE)
+                .addDims(1)
+                .addInt64Data(-1));
+        g.addNode(NodeProto.newBuilder()
+                .setOpType("ReduceMean")
+                .setName("mean")
+                .addInput("y")
+                .addInput("axes")
+                .addOutput("out"));
+        g.addOutput(ValueInfoProto.newBuilder()
+                .setName("out")
+                .setType(TypeProto.newBuilder()
+                        .setTensorType(TypeProto.Tensor.newBuilder().setElemType(TensorProto.DataType.FLOAT16_VALUE))));
+        return ModelProto.newBuilder()
+                .setIrVersion(8)
+                .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(18))
+                .addOpsetImport(OperatorSetIdProto.newBuilder()
+                        .setDomain("com.microsoft")
+                        .setVersion(1))
+                .setGraph(g)
+                .build();
+    }
+
+    private static TensorProto raw(String name, int type, byte[] data, long... dims) {
+        TensorProto.Builder t =
+                TensorProto.newBuilder().setName(name).setDataType(type).setRawData(ByteString.copyFrom(data));
+        for (long d : dims) {
+            t.addDims(d);
+        }
+        return t.build();
+    }
+
+    private static AttributeProto i(String name, long v) {
+        return AttributeProto.newBuilder()
+                .setName(name)
+                .setType(AttributeProto.AttributeType.INT)
+                .setI(v)
+                .build();
+    }
+
+    private static ValueInfoProto value(String name, int tokens, int k) {
+        TensorShapeProto.Builder s = TensorShapeProto.newBuilder();
+        for (long d : new long[] {1, tokens, k}) {
+            s.addDim(TensorShapeProto.Dimension.newBuilder().setDimValue(d));
+        }
+        return ValueInfoProto.newBuilder()
+                .setName(name)
+                .setType(TypeProto.newBuilder()
+                        .setTensorType(TypeProto.Tensor.newBuilder()
+                                .setElemType(TensorProto.DataType.FLOAT16_VALUE)
+                                .setShape(s)))
+                .build();
+    }
+}
