@@ -8,6 +8,7 @@ import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.onnx.bundle.BundleConfig;
 import dev.flux2.onnx.bundle.BundleIo;
+import dev.flux2.onnx.bundle.FusedChoice;
 import dev.flux2.onnx.bundle.GraphKeys;
 import dev.flux2.onnx.bundle.LayoutResolver;
 import dev.flux2.onnx.bundle.ModelEntry;
@@ -94,12 +95,15 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         BundleConfig bundleConfig = bundle.config();
         BundleIo io = bundle.io();
         AttentionSettings attention = attentionSettings(options, bundleConfig, io);
-        ModelInfo info = ModelInfoFactory.of(bundleConfig, io, options.fusedEnabled());
-        io.fused()
-                .filter(f -> options.fusedEnabled() && !f.usable())
-                .ifPresent(f -> LOG.warn(
-                        "the bundle's fused transformer cannot be used, every generation will run per step: {}",
-                        f.detail()));
+        // The one decision whether a fused graph may run: the model info, the sessions opened ahead and every denoiser
+        // session read it.
+        FusedChoice fused = FusedChoice.of(options.fusedEnabled(), io);
+        ModelInfo info = ModelInfoFactory.of(bundleConfig, fused);
+        if (options.fusedEnabled() && io.fused().isPresent() && !fused.usable()) {
+            LOG.warn(
+                    "the bundle's fused transformer cannot be used, every generation will run per step: {}",
+                    fused.reason());
+        }
         // The native library is chosen before anything initialises ONNX Runtime (the provider checks do).
         OrtEnvironment env = environment(options);
         ExecutionProviders providers =
@@ -146,14 +150,13 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                     bundle.layout().name(),
                     memory.describe(),
                     providers.describe(),
-                    options.fusedEnabled() ? io.fusedConvention() : "off (backend option fused=off)",
+                    fused.usable() ? io.fusedConvention() : "off (" + fused.reason() + ")",
                     String.join(" -> ", io.decoder().graphKeys()),
                     io.splitDecoder().isEmpty()
                             ? ""
                             : ", VAE attention " + attention.mode() + " with " + attention.chunkRows()
                                     + " rows per chunk");
-            return new OnnxBackend(
-                    new OnnxBackend.Parts(info, tokenizer, resources, attention, options.fusedEnabled()));
+            return new OnnxBackend(new OnnxBackend.Parts(info, tokenizer, resources, attention, fused));
         } catch (RuntimeException e) {
             tokenizer.close();
             throw e;

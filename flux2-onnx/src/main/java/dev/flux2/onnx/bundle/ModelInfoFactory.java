@@ -8,16 +8,13 @@ public final class ModelInfoFactory {
 
     /**
      * @param config the config
-     * @param io the checked graphs
-     * @param fusedEnabled false when the backend option {@code fused=off} turned fused graphs off
-     * @return the model's identity and defaults; {@code fusedSteps} is the fused graph's step count when the bundle
-     *     has a usable one and fused graphs are enabled, else 0
+     * @param fused whether a fused graph may run
+     * @return the model's identity and defaults; {@code fusedSteps} is the fused graph's step count when one may
+     *     run, else 0
      */
-    public static ModelInfo of(BundleConfig config, BundleIo io, boolean fusedEnabled) {
+    public static ModelInfo of(BundleConfig config, FusedChoice fused) {
         ModelDefaults d = config.defaults();
-        int fusedSteps = fusedEnabled
-                ? io.fused().filter(FusedIo::usable).map(FusedIo::steps).orElse(0)
-                : 0;
+        int fusedSteps = fused.steps();
         return new ModelInfo(
                 d.variant(),
                 d.distilled(),
