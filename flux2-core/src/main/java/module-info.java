@@ -1,10 +1,12 @@
 /**
- * The backend-neutral FLUX.2 [klein] API ({@code dev.flux2.api}: {@code Flux2Pipeline}, {@code GenerationRequest},
- * results, progress, cancellation, exceptions) and the backend SPI ({@code dev.flux2.spi}). The generation engine,
- * the schedule and latent math and the image conversions stay inside; the math is exported to the benchmarks only.
- * Backends ({@link dev.flux2.spi.Flux2BackendProvider}) and model resolvers ({@link dev.flux2.spi.ModelResolver}) are
- * found with {@link java.util.ServiceLoader}: put {@code dev.flux2.onnx} (which brings {@code dev.flux2.hub}) on the
- * module path, or {@code flux2-onnx} on the class path.
+ * The backend-neutral FLUX.2 [klein] SDK, in layers: the facade {@code dev.flux2} ({@code Flux2Pipeline} and its
+ * builder, {@code Flux2Models}, {@code ImageFiles}) on top; the generation engine ({@code dev.flux2.pipeline},
+ * internal) below it; the image conversions and the schedule and latent math ({@code dev.flux2.image},
+ * {@code dev.flux2.math}, internal; the math exported to the benchmarks only) below the engine; the backend SPI
+ * ({@code dev.flux2.spi}); and at the bottom the API's plain values and exceptions ({@code dev.flux2.api}), which
+ * import nothing above them. Backends ({@link dev.flux2.spi.Flux2BackendProvider}) and model resolvers
+ * ({@link dev.flux2.spi.ModelResolver}) are found with {@link java.util.ServiceLoader}: put {@code dev.flux2.onnx}
+ * (which brings {@code dev.flux2.hub}) on the module path, or {@code flux2-onnx} on the class path.
  */
 // dev.flux2.bench, an application jar (automatic module), is absent when this compiles; "flux2" ends in a digit.
 @SuppressWarnings("module")
@@ -13,6 +15,7 @@ module dev.flux2.core {
     requires org.slf4j;
     requires jdk.management; // physical memory, for the default GenerationLimits
 
+    exports dev.flux2;
     exports dev.flux2.api;
     exports dev.flux2.spi;
     exports dev.flux2.math to

@@ -1,9 +1,9 @@
 package dev.flux2.cli;
 
-import dev.flux2.api.Flux2Models;
-import dev.flux2.api.HubOptions;
 import dev.flux2.hub.FileVerification;
+import dev.flux2.hub.HubOptions;
 import dev.flux2.hub.ModelHub;
+import dev.flux2.hub.ModelNames;
 import dev.flux2.hub.RepoRef;
 import dev.flux2.hub.ResolvedModel;
 import dev.flux2.hub.VerificationReport;
@@ -27,7 +27,7 @@ import picocli.CommandLine.Parameters;
         description = {
             "Download a model from Hugging Face into the hub cache (or a plain folder with --dir); resumable, verified.",
             // Repo and commit apart: picocli cuts a token longer than its column, and the hash must stay whole.
-            "Default: " + Flux2Models.DEFAULT_MODEL_REPO + " at commit " + Flux2Models.DEFAULT_MODEL_COMMIT
+            "Default: " + ModelNames.DEFAULT_MODEL_REPO + " at commit " + ModelNames.DEFAULT_MODEL_COMMIT
                     + " (sizes, SHA-256 and BLAKE3 checked)."
         })
 final class DownloadCommand extends BaseCommand {
@@ -35,7 +35,7 @@ final class DownloadCommand extends BaseCommand {
             index = "0",
             arity = "0..1",
             paramLabel = "REPO[@REV]",
-            defaultValue = Flux2Models.DEFAULT_MODEL,
+            defaultValue = ModelNames.DEFAULT_MODEL,
             description = "Repository id, optionally @branch, @tag or @commit (default: the model above at its"
                     + " pinned commit).")
     String repo;

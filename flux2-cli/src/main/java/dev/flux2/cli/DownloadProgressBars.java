@@ -1,7 +1,7 @@
 package dev.flux2.cli;
 
-import dev.flux2.api.DownloadListener;
-import dev.flux2.api.DownloadPlan;
+import dev.flux2.hub.DownloadListener;
+import dev.flux2.hub.DownloadPlan;
 import java.io.PrintStream;
 import java.util.Locale;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;

@@ -1,9 +1,11 @@
 package dev.flux2.cli;
 
+import dev.flux2.Flux2Pipeline;
+import dev.flux2.ImageFiles;
 import dev.flux2.api.CancellationToken;
-import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
@@ -242,7 +244,7 @@ final class GenerateCommand extends BaseCommand {
             threads = cores;
         }
         GenerationLimits limits = limitOptions.toLimits();
-        GenerationRequest.Builder request = requestBuilder(baseSeed, token).limits(limits);
+        GenerationRequest.Builder request = requestBuilder(baseSeed, limits).limits(limits);
         GenerationRequest validated = request.build();
         limits.checkRequest(validated);
         Map<ModelRole, Path> components = componentOption.resolve();
@@ -254,7 +256,7 @@ final class GenerateCommand extends BaseCommand {
         PrintStream progressStream = System.err;
         CancelOnShutdown guard = CancelOnShutdown.install(token, progressStream, SHUTDOWN_GRACE);
         try {
-            return generate(validated, components, outputs, progressStream, limits);
+            return generate(validated, token, components, outputs, progressStream, limits);
         } catch (RuntimeException e) {
             // Reported before the guard closes: once it does, a Ctrl-C shutdown completes and the JVM halts. After
             // a cancel, any failure is the cancellation surfacing (for example a runtime call aborted mid-graph).
@@ -270,13 +272,13 @@ final class GenerateCommand extends BaseCommand {
 
     private int generate(
             GenerationRequest validated,
+            CancellationToken token,
             Map<ModelRole, Path> components,
             List<Path> outputs,
             PrintStream progressStream,
             GenerationLimits limits)
             throws IOException {
-        Flux2Pipeline.Builder builder =
-                pipelineBuilder(validated.cancellation().orElse(null)).limits(limits);
+        Flux2Pipeline.Builder builder = pipelineBuilder(token).limits(limits);
         components.forEach(builder::component);
         try (Flux2Pipeline pipeline = builder.build()) {
             ModelInfo info = pipeline.modelInfo();
@@ -293,7 +295,8 @@ final class GenerateCommand extends BaseCommand {
             try (ProgressBars bars = noProgress ? null : new ProgressBars(progressStream, numImages)) {
                 ProgressListener listener = bars == null ? ProgressListener.NONE : bars;
                 result = pipeline.generate(
-                        validated.toBuilder().progressListener(listener).build());
+                        validated,
+                        GenerationControls.none().withProgress(listener).withCancellation(token));
             }
             result.images().stream()
                     .flatMap(i -> i.metadata().warnings().stream())
@@ -333,11 +336,10 @@ final class GenerateCommand extends BaseCommand {
         return e;
     }
 
-    private GenerationRequest.Builder requestBuilder(long baseSeed, CancellationToken token) {
-        GenerationRequest.Builder b = GenerationRequest.builder(prompt)
-                .seed(baseSeed)
-                .numImages(numImages)
-                .cancellation(token);
+    /** Image files are read here, within the limits, each named by its role in a refusal. */
+    private GenerationRequest.Builder requestBuilder(long baseSeed, GenerationLimits limits) {
+        GenerationRequest.Builder b =
+                GenerationRequest.builder(prompt).seed(baseSeed).numImages(numImages);
         if (width != null) {
             b.width(width);
         }
@@ -351,18 +353,22 @@ final class GenerateCommand extends BaseCommand {
             b.guidance(guidance);
         }
         if (initImage != null) {
-            b.initImage(initImage);
+            b.initImage(ImageFiles.read(initImage, "init image", limits));
         }
         if (strength != null) {
             b.strength(strength);
         }
         if (mask != null) {
-            b.mask(mask);
+            b.mask(ImageFiles.read(mask, "mask", limits));
+        }
+        for (int i = 0; i < references.size(); i++) {
+            b.addReferenceImage(
+                    ImageFiles.read(references.get(i), "reference image " + i, limits),
+                    references.get(i).toString());
         }
         if (maskCropPadding != null) {
             b.paddingMaskCrop(maskCropPadding);
         }
-        references.forEach(b::addReferenceImage);
         return b;
     }
 

@@ -1,10 +1,12 @@
 package dev.flux2.cli;
 
+import dev.flux2.Flux2Models;
 import dev.flux2.api.CancellationToken;
-import dev.flux2.api.Flux2Models;
-import dev.flux2.api.HubOptions;
 import dev.flux2.hub.FileSelection;
+import dev.flux2.hub.HubModelResolver;
+import dev.flux2.hub.HubOptions;
 import dev.flux2.hub.ModelHub;
+import dev.flux2.hub.ModelNames;
 import dev.flux2.hub.RepoRef;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,10 +21,10 @@ final class ModelOption {
     @Option(
             names = "--model",
             paramLabel = "DIR|REPO[@REV]",
-            defaultValue = Flux2Models.DEFAULT_MODEL,
+            defaultValue = ModelNames.DEFAULT_MODEL,
             description = "Model folder, or Hugging Face repo id[@revision] (fetched once into the hub cache;"
-                    + " HF_HUB_CACHE, HF_HOME, HF_ENDPOINT, HF_TOKEN apply). Default: " + Flux2Models.DEFAULT_MODEL_REPO
-                    + " at commit " + Flux2Models.DEFAULT_MODEL_COMMIT + ".")
+                    + " HF_HUB_CACHE, HF_HOME, HF_ENDPOINT, HF_TOKEN apply). Default: " + ModelNames.DEFAULT_MODEL_REPO
+                    + " at commit " + ModelNames.DEFAULT_MODEL_COMMIT + ".")
     String model;
 
     @Option(
@@ -94,7 +96,7 @@ final class ModelOption {
 
     private Path resolveNow(boolean progress) {
         try (DownloadProgressBars bars = new DownloadProgressBars(System.err, progress)) {
-            return Flux2Models.resolve(model, hubOptions(bars));
+            return Flux2Models.resolve(model, new HubModelResolver(hubOptions(bars)));
         }
     }
 

@@ -3,7 +3,7 @@ package dev.flux2.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.flux2.api.Flux2Models;
+import dev.flux2.Flux2Models;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelSummary;
 import dev.flux2.hub.FileSelection;

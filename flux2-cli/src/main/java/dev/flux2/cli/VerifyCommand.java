@@ -1,9 +1,9 @@
 package dev.flux2.cli;
 
-import dev.flux2.api.Flux2Models;
-import dev.flux2.api.HubOptions;
 import dev.flux2.hub.FileVerification;
+import dev.flux2.hub.HubOptions;
 import dev.flux2.hub.ModelHub;
+import dev.flux2.hub.ModelNames;
 import dev.flux2.hub.VerificationReport;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +29,7 @@ final class VerifyCommand extends BaseCommand {
     @Option(
             names = "--model",
             paramLabel = "DIR|REPO[@REV]",
-            defaultValue = Flux2Models.DEFAULT_MODEL,
+            defaultValue = ModelNames.DEFAULT_MODEL,
             description = "Model folder (a hub-cache snapshot, a 'flux2 download --dir' folder or any bundle folder),"
                     + " or a repo id[@revision] looked up in the hub cache. Default: ${DEFAULT-VALUE}.")
     String model;

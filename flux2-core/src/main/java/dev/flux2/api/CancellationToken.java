@@ -5,7 +5,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Cancels a running generation from any thread. Pass it to {@link GenerationRequest.Builder#cancellation}; calling
+ * Cancels a running generation from any thread. Pass it with the call ({@link GenerationControls#withCancellation}); calling
  * {@link #cancel()} stops the generation inside the running backend call where the runtime allows it (ONNX Runtime
  * checks between graph nodes) and at the latest between steps, after which {@code generate} throws
  * {@link GenerationCancelledException}. Thread-safe; a token cannot be reset.

@@ -7,9 +7,9 @@ import java.util.Optional;
 
 /**
  * The largest work a request may ask for: output size, steps, images per request, reference images and the size of
- * input images. An immutable value; {@link Flux2Pipeline.Builder#limits(GenerationLimits)} sets it on a pipeline,
- * which checks every request against it before any backend call, and {@link GenerationRequest.Builder#limits} makes
- * {@code build()} check image files from their header before decoding them. Each refusal is an
+ * input images. An immutable value; {@code Flux2Pipeline.Builder.limits(GenerationLimits)} sets it on a pipeline,
+ * which checks every request against it before any backend call, and {@code dev.flux2.ImageFiles.read} checks image files
+ * from their header before decoding them. Each refusal is an
  * {@link InvalidRequestException} (an {@link InvalidImageException} for images) naming the limit, its value and the
  * value asked for.
  *
@@ -241,6 +241,32 @@ public final class GenerationLimits {
                     height,
                     pixels,
                     maxInputPixels));
+        }
+    }
+
+    /**
+     * Checks that decoding an image of this size fits the Java heap that is free now: the decoded image, its packed
+     * copy and the resizing rows ({@value MemoryBudget#HEAP_BYTES_PER_INPUT_PIXEL} bytes per pixel). Reads the
+     * heap's state at the call, so it belongs where the image is read, just before decoding.
+     *
+     * @param what the image's role and file, for the message
+     * @param width its width, from the file's header
+     * @param height its height, from the file's header
+     * @throws InvalidImageException naming the size, the heap needed and the heap free
+     */
+    public void checkDecodeHeap(String what, long width, long height) {
+        long need = width * height * MemoryBudget.HEAP_BYTES_PER_INPUT_PIXEL;
+        long available = MemoryBudget.availableHeap();
+        if (need > available) {
+            throw new InvalidImageException(String.format(
+                    Locale.ROOT,
+                    "%s is %dx%d pixels; decoding it needs about %d MiB of Java heap but only %d MiB is free"
+                            + " (raise -Xmx or use a smaller image)",
+                    what,
+                    width,
+                    height,
+                    MemoryBudget.mib(need),
+                    MemoryBudget.mib(available)));
         }
     }
 

@@ -1,12 +1,10 @@
 package dev.flux2.api;
 
-import dev.flux2.image.ImagePreprocessor;
-import dev.flux2.image.InpaintMask;
-import dev.flux2.math.Img2ImgNoising;
 import java.awt.image.BufferedImage;
-import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -14,7 +12,10 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * One generation request: an immutable value built fluently and validated in {@link Builder#build()}.
+ * One generation request: an immutable value built fluently and validated in {@link Builder#build()}, which reads
+ * no file and asks nothing of the machine. What the caller controls while a generation runs (progress listener,
+ * cancellation token) is passed with the call ({@link GenerationControls}); image files are read beforehand by the
+ * caller ({@code dev.flux2.ImageFiles.read}), so that reading one is a step of its own with its own errors.
  *
  * <pre>{@code
  * GenerationRequest request = GenerationRequest.builder("a red fox in the snow")
@@ -30,6 +31,8 @@ import java.util.OptionalLong;
  *
  * <p>Thread-safe (immutable), with one caveat: images are kept by reference, not copied (a 1024² image is 4 MB).
  * The SDK never mutates them; the caller must not either while a request holding them may still run.
+ * {@link #equals} compares every value; images by identity (the same {@code BufferedImage} objects), since
+ * {@code BufferedImage} has no value equality.
  */
 public final class GenerationRequest {
     /**
@@ -53,10 +56,8 @@ public final class GenerationRequest {
     private final Integer paddingMaskCrop;
     private final List<BufferedImage> referenceImages;
     private final int numImages;
-    private final ProgressListener progressListener;
-    private final CancellationToken cancellation;
 
-    private GenerationRequest(Builder b, BufferedImage initImage, BufferedImage mask, List<BufferedImage> references) {
+    private GenerationRequest(Builder b) {
         this.prompt = b.prompt;
         this.negativePrompt = b.negativePrompt;
         this.width = b.width;
@@ -66,14 +67,12 @@ public final class GenerationRequest {
         this.seed = b.seed;
         this.noise = b.noise == null ? null : b.noise.clone();
         this.guidance = b.guidance;
-        this.initImage = initImage;
+        this.initImage = b.initImage;
         this.strength = b.strength;
-        this.mask = mask;
+        this.mask = b.mask;
+        this.referenceImages = List.copyOf(b.references);
         this.paddingMaskCrop = b.paddingMaskCrop;
-        this.referenceImages = List.copyOf(references);
         this.numImages = b.numImages;
-        this.progressListener = b.progressListener;
-        this.cancellation = b.cancellation;
     }
 
     /**
@@ -105,10 +104,8 @@ public final class GenerationRequest {
         b.strength = strength;
         b.mask = mask;
         b.paddingMaskCrop = paddingMaskCrop;
-        b.references.addAll(referenceImages);
+        referenceImages.forEach(b::addReferenceImage);
         b.numImages = numImages;
-        b.progressListener = progressListener;
-        b.cancellation = cancellation;
         return b;
     }
 
@@ -193,14 +190,89 @@ public final class GenerationRequest {
         return numImages;
     }
 
-    /** @return the progress listener ({@link ProgressListener#NONE} when unset) */
-    public ProgressListener progressListener() {
-        return progressListener;
+    /**
+     * @param o another object
+     * @return whether it is a request with the same values (arrays by content, images by identity)
+     */
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof GenerationRequest r)) {
+            return false;
+        }
+        return numImages == r.numImages
+                && prompt.equals(r.prompt)
+                && negativePrompt.equals(r.negativePrompt)
+                && Objects.equals(width, r.width)
+                && Objects.equals(height, r.height)
+                && Objects.equals(steps, r.steps)
+                && Arrays.equals(customSigmas, r.customSigmas)
+                && Objects.equals(seed, r.seed)
+                && Arrays.equals(noise, r.noise)
+                && Objects.equals(guidance, r.guidance)
+                && initImage == r.initImage
+                && Objects.equals(strength, r.strength)
+                && mask == r.mask
+                && Objects.equals(paddingMaskCrop, r.paddingMaskCrop)
+                && sameImages(referenceImages, r.referenceImages);
     }
 
-    /** @return the cancellation token, if set */
-    public Optional<CancellationToken> cancellation() {
-        return Optional.ofNullable(cancellation);
+    private static boolean sameImages(List<BufferedImage> a, List<BufferedImage> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public int hashCode() {
+        int h = Objects.hash(
+                prompt, negativePrompt, width, height, steps, seed, guidance, strength, paddingMaskCrop, numImages);
+        h = 31 * h + Arrays.hashCode(customSigmas);
+        h = 31 * h + Arrays.hashCode(noise);
+        h = 31 * h + System.identityHashCode(initImage);
+        h = 31 * h + System.identityHashCode(mask);
+        for (BufferedImage reference : referenceImages) {
+            h = 31 * h + System.identityHashCode(reference);
+        }
+        return h;
+    }
+
+    /** @return the values, with prompts quoted and images by size (never their pixels) */
+    @Override
+    public String toString() {
+        return String.format(
+                Locale.ROOT,
+                "GenerationRequest[prompt=\"%s\", negativePrompt=\"%s\", width=%s, height=%s, steps=%s, sigmas=%s,"
+                        + " seed=%s, noise=%s, guidance=%s, initImage=%s, strength=%s, mask=%s, paddingMaskCrop=%s,"
+                        + " referenceImages=%s,"
+                        + " numImages=%d]",
+                prompt,
+                negativePrompt,
+                width,
+                height,
+                steps,
+                customSigmas == null ? null : Arrays.toString(customSigmas),
+                seed,
+                noise == null ? null : noise.length + " values",
+                guidance,
+                size(initImage),
+                strength,
+                size(mask),
+                paddingMaskCrop,
+                referenceImages.stream().map(GenerationRequest::size).toList(),
+                numImages);
+    }
+
+    private static String size(BufferedImage image) {
+        return image == null ? null : image.getWidth() + "x" + image.getHeight();
     }
 
     /**
@@ -219,15 +291,14 @@ public final class GenerationRequest {
         private float[] noise;
         private Double guidance;
         private BufferedImage initImage;
-        private Path initImagePath;
         private Double strength;
         private BufferedImage mask;
-        private Path maskPath;
         private Integer paddingMaskCrop;
-        private final List<Object> references = new ArrayList<>();
+        private final List<BufferedImage> references = new ArrayList<>();
+        /** Where each reference came from (null: unnamed), for build()'s messages only; not part of the value. */
+        private final List<String> referenceSources = new ArrayList<>();
+
         private int numImages = 1;
-        private ProgressListener progressListener = ProgressListener.NONE;
-        private CancellationToken cancellation;
         private GenerationLimits limits;
 
         private Builder() {}
@@ -319,14 +390,6 @@ public final class GenerationRequest {
          */
         public Builder initImage(BufferedImage image) {
             this.initImage = image;
-            this.initImagePath = null;
-            return this;
-        }
-
-        /** @param path init image file, read in {@link #build()} @return this */
-        public Builder initImage(Path path) {
-            this.initImagePath = path;
-            this.initImage = null;
             return this;
         }
 
@@ -355,14 +418,6 @@ public final class GenerationRequest {
          */
         public Builder mask(BufferedImage image) {
             this.mask = image;
-            this.maskPath = null;
-            return this;
-        }
-
-        /** @param path the mask file, read in {@link #build()} as init images are @return this */
-        public Builder mask(Path path) {
-            this.maskPath = path;
-            this.mask = null;
             return this;
         }
 
@@ -382,19 +437,25 @@ public final class GenerationRequest {
 
         /** @param image a reference image for multi-reference editing (appended in order) @return this */
         public Builder addReferenceImage(BufferedImage image) {
-            references.add(Objects.requireNonNull(image, "reference image"));
-            return this;
+            return addReferenceImage(image, null);
         }
 
-        /** @param path a reference image file, read in {@link #build()} @return this */
-        public Builder addReferenceImage(Path path) {
-            references.add(Objects.requireNonNull(path, "reference image path"));
+        /**
+         * @param image a reference image for multi-reference editing (appended in order)
+         * @param source where it came from, for example its file, named in {@link #build()}'s refusals of it (not
+         *     part of the request's value); null: unnamed
+         * @return this
+         */
+        public Builder addReferenceImage(BufferedImage image, String source) {
+            references.add(Objects.requireNonNull(image, "reference image"));
+            referenceSources.add(source);
             return this;
         }
 
         /** @param images reference images, replacing any added before @return this */
         public Builder referenceImages(List<BufferedImage> images) {
             references.clear();
+            referenceSources.clear();
             images.forEach(this::addReferenceImage);
             return this;
         }
@@ -405,23 +466,10 @@ public final class GenerationRequest {
             return this;
         }
 
-        /** @param listener receives stage and step events on the generating thread @return this */
-        public Builder progressListener(ProgressListener listener) {
-            this.progressListener = listener == null ? ProgressListener.NONE : listener;
-            return this;
-        }
-
-        /** @param token cancels the generation when cancelled @return this */
-        public Builder cancellation(CancellationToken token) {
-            this.cancellation = token;
-            return this;
-        }
-
         /**
-         * @param limits the limits image files are read within: each file's size is read from its header and refused
-         *     (before decoding) when it exceeds {@link GenerationLimits#maxInputSide()} or
-         *     {@link GenerationLimits#maxInputPixels()}, or when decoding it would not fit the free heap (default:
-         *     {@link GenerationLimits#defaults()}); the pipeline checks the rest of the request against its own
+         * @param limits limits whose {@link GenerationLimits#maxSide()} {@link #build()} checks the width and height
+         *     against, so that a size too large is refused as the request is built (default: none here); the
+         *     pipeline checks the whole request against its own limits when it generates
          * @return this
          */
         public Builder limits(GenerationLimits limits) {
@@ -430,13 +478,13 @@ public final class GenerationRequest {
         }
 
         /**
-         * Validates every value and builds the request. Image files are read here, as the reference's loader reads
-         * them (EXIF orientation applied; CMYK and YCCK JPEGs converted as Pillow converts them; ICC profiles
-         * ignored as Pillow ignores them), after their header passed the {@link #limits(GenerationLimits) limits}.
+         * Validates every value and builds the request: every check that needs no model (sizes, steps, sigmas,
+         * strength, noise, the init image's working size, the references' sizes and aspect ratios) is made here.
+         * Reads no file and asks nothing of the machine.
          *
          * @return the request
          * @throws InvalidRequestException naming the parameter, the expected and the given value
-         * @throws InvalidImageException when an image file cannot be read
+         * @throws InvalidImageException when an image is too small or too elongated for the pipeline
          */
         public GenerationRequest build() {
             if (prompt == null) {
@@ -472,9 +520,7 @@ public final class GenerationRequest {
             if (noise != null) {
                 RequestValidation.checkNoiseValues(noise);
             }
-            GenerationLimits readLimits = limits != null ? limits : GenerationLimits.defaults();
-            BufferedImage init =
-                    initImagePath != null ? ImageFileReader.read(initImagePath, "init image", readLimits) : initImage;
+            BufferedImage init = initImage;
             if (strength != null) {
                 if (!(strength >= 0.0 && strength <= 1.0)) {
                     throw new InvalidRequestException("strength must be in [0, 1], got " + strength);
@@ -495,17 +541,17 @@ public final class GenerationRequest {
                 }
                 Integer knownSteps = customSigmas != null ? Integer.valueOf(customSigmas.length) : steps;
                 if (knownSteps != null) {
-                    Img2ImgNoising.startIndex(knownSteps, strength);
+                    RequestRules.startIndex(knownSteps, strength);
                 }
             }
             if (init != null) {
                 // The same checks the preprocessor makes after the model loads, made now (nothing is resized here).
-                ImagePreprocessor.checkInit(
+                RequestRules.checkInit(
                         init,
                         width == null ? OptionalInt.empty() : OptionalInt.of(width),
                         height == null ? OptionalInt.empty() : OptionalInt.of(height));
             }
-            BufferedImage maskImage = maskPath != null ? ImageFileReader.read(maskPath, "mask", readLimits) : mask;
+            BufferedImage maskImage = mask;
             if (maskImage != null && init == null) {
                 throw new InvalidRequestException("a mask was given without an init image: inpainting repaints the"
                         + " init image where the mask is white, so set initImage too");
@@ -518,18 +564,12 @@ public final class GenerationRequest {
                         + " mask: it pads the mask's region, so set mask (and initImage) too");
             }
             if (paddingMaskCrop != null) {
-                InpaintMask.checkCropSize(maskImage, init);
+                RequestRules.checkCropSize(maskImage, init);
             }
-            List<BufferedImage> refs = new ArrayList<>(references.size());
             for (int i = 0; i < references.size(); i++) {
-                Object r = references.get(i);
-                BufferedImage img = r instanceof Path p
-                        ? ImageFileReader.read(p, "reference image " + i, readLimits)
-                        : (BufferedImage) r;
-                RequestValidation.checkReference(img, i, r instanceof Path p ? p.toString() : null);
-                refs.add(img);
+                RequestValidation.checkReference(references.get(i), i, referenceSources.get(i));
             }
-            return new GenerationRequest(this, init, maskImage, refs);
+            return new GenerationRequest(this);
         }
     }
 }

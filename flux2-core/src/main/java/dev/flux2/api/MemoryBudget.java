@@ -10,8 +10,9 @@ import java.lang.management.OperatingSystemMXBean;
  */
 final class MemoryBudget {
     /**
-     * Native working set per output pixel: the VAE decoder's last stages run 128 channels at full resolution, which
-     * the CPU provider computes in fp32 (4 bytes) with about four such tensors alive at once.
+     * Native working set per output pixel, a property of the FLUX.2 VAE decoder rather than of any runtime: its last
+     * stages hold 128 channels at full resolution, about four such tensors alive at once, counted at 4 bytes (fp32,
+     * the conservative case: a runtime computing in fp16 needs half).
      */
     static final long NATIVE_BYTES_PER_OUTPUT_PIXEL = 128L * 4 * 4;
     /**

@@ -2,7 +2,7 @@ package dev.flux2.api;
 
 /**
  * The parts a FLUX.2 [klein] model is made of. A backend finds each part in the model folder by what it is (for the
- * ONNX backend: by each graph's signature, not by its file name), and {@link Flux2Pipeline.Builder#component} can
+ * ONNX backend: by each graph's signature, not by its file name), and {@link dev.flux2.Flux2Pipeline.Builder#component} can
  * take any part from another folder or file instead, for example a transformer of another precision beside the text
  * encoder and VAE of a complete bundle.
  */

@@ -9,7 +9,7 @@ import java.util.Objects;
 
 /**
  * A human-oriented description of a model folder: its files with their expected and actual sizes, each graph's
- * inputs and outputs, and further backend-specific facts. Produced by {@link Flux2Models#inspect} without loading
+ * inputs and outputs, and further backend-specific facts. Produced by {@link dev.flux2.Flux2Models#inspect} without loading
  * weights; it also describes an incomplete folder (missing files are listed as such), so a downloader can learn
  * which files a bundle needs and check them.
  *

@@ -1,6 +1,6 @@
 package dev.flux2.api;
 
-/** A method was called on a {@link Flux2Pipeline} (or a backend object) after {@code close()}. */
+/** A method was called on a {@link dev.flux2.Flux2Pipeline} (or a backend object) after {@code close()}. */
 public final class PipelineClosedException extends Flux2Exception {
     private static final long serialVersionUID = 1L;
 

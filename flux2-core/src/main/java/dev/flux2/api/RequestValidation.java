@@ -1,6 +1,5 @@
 package dev.flux2.api;
 
-import dev.flux2.spi.LatentGrid;
 import java.awt.image.BufferedImage;
 
 /** The checks shared by {@link GenerationRequest.Builder} and the pipeline; messages say what was expected. */
@@ -67,9 +66,9 @@ final class RequestValidation {
     }
 
     static void checkNoiseValues(float[] noise) {
-        if (noise.length == 0 || noise.length % LatentGrid.CHANNELS != 0) {
+        if (noise.length == 0 || noise.length % RequestRules.LATENT_CHANNELS != 0) {
             throw new InvalidRequestException(
-                    "noise must hold " + LatentGrid.CHANNELS + "·(W/16)·(H/16) values, got " + noise.length);
+                    "noise must hold " + RequestRules.LATENT_CHANNELS + "·(W/16)·(H/16) values, got " + noise.length);
         }
         for (int i = 0; i < noise.length; i++) {
             if (!Float.isFinite(noise[i])) {
@@ -78,8 +77,8 @@ final class RequestValidation {
         }
     }
 
-    static void checkReference(BufferedImage img, int index, String path) {
-        String name = "reference image " + index + (path == null ? "" : " (" + path + ")");
+    static void checkReference(BufferedImage img, int index, String source) {
+        String name = "reference image " + index + (source == null ? "" : " (" + source + ")");
         int w = img.getWidth();
         int h = img.getHeight();
         if (w < MIN_REFERENCE_SIDE || h < MIN_REFERENCE_SIDE) {

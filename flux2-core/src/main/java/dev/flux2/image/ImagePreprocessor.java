@@ -1,7 +1,7 @@
 package dev.flux2.image;
 
-import dev.flux2.api.InvalidImageException;
-import dev.flux2.api.InvalidRequestException;
+import dev.flux2.api.RequestRules;
+import dev.flux2.api.RequestRules.Size;
 import java.awt.image.BufferedImage;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,10 +17,6 @@ import java.util.OptionalInt;
  * regions of RGBA inputs can differ from the reference (opaque images are unaffected).
  */
 public final class ImagePreprocessor {
-    /** The pixel-area cap of the reference pipelines: larger images are scaled down to about 1024². */
-    public static final long MAX_AREA = 1024L * 1024L;
-    /** Sides are floored to a multiple of this (VAE factor 8 × patch 2). */
-    private static final int MULTIPLE = 16;
 
     private ImagePreprocessor() {}
 
@@ -32,16 +28,16 @@ public final class ImagePreprocessor {
      *
      * @param image the reference image; not modified
      * @return the prepared image, e.g. 1500×1000 → 1254×836 → crop (3, 2) → 1248×832
-     * @throws InvalidImageException if a side would be smaller than 16 pixels
+     * @throws dev.flux2.api.InvalidImageException if a side would be smaller than 16 pixels
      */
     public static BufferedImage prepareReference(BufferedImage image) {
         Objects.requireNonNull(image, "image");
-        Size capped = capArea(image.getWidth(), image.getHeight());
+        Size capped = RequestRules.capArea(image.getWidth(), image.getHeight());
         int[] rgb = PackedRgb.read(image);
         if (capped.width() != image.getWidth() || capped.height() != image.getHeight()) {
             rgb = LanczosResampler.resize(rgb, image.getWidth(), image.getHeight(), capped.width(), capped.height());
         }
-        Size floored = floorTo16(capped, image, "reference image");
+        Size floored = RequestRules.floorTo16(capped, image, "reference image");
         int left = (capped.width() - floored.width()) / 2;
         int top = (capped.height() - floored.height()) / 2;
         int[] cropped = PackedRgb.crop(rgb, capped.width(), left, top, floored.width(), floored.height());
@@ -57,14 +53,14 @@ public final class ImagePreprocessor {
      * @param width the requested output width, if any (a positive multiple of 16)
      * @param height the requested output height, if any (a positive multiple of 16)
      * @return the prepared image
-     * @throws InvalidRequestException if a given width or height is not a positive multiple of 16
-     * @throws InvalidImageException if the image (or its capped size) is smaller than 16 pixels on a side
+     * @throws dev.flux2.api.InvalidRequestException if a given width or height is not a positive multiple of 16
+     * @throws dev.flux2.api.InvalidImageException if the image (or its capped size) is smaller than 16 pixels on a side
      */
     public static BufferedImage prepareInit(BufferedImage image, OptionalInt width, OptionalInt height) {
         Objects.requireNonNull(image, "image");
         Objects.requireNonNull(width, "width");
         Objects.requireNonNull(height, "height");
-        checkInit(image, width, height);
+        RequestRules.checkInit(image, width, height);
         int w = image.getWidth();
         int h = image.getHeight();
         int[] rgb = PackedRgb.read(image);
@@ -73,11 +69,11 @@ public final class ImagePreprocessor {
             int th = height.getAsInt();
             return PackedRgb.toImage(LanczosResampler.resize(rgb, w, h, tw, th), tw, th);
         }
-        Size capped = capArea(w, h);
+        Size capped = RequestRules.capArea(w, h);
         if (capped.width() != w || capped.height() != h) {
             rgb = LanczosResampler.resize(rgb, w, h, capped.width(), capped.height());
         }
-        Size floored = floorTo16(capped, image, "init image");
+        Size floored = RequestRules.floorTo16(capped, image, "init image");
         rgb = LanczosResampler.resize(rgb, capped.width(), capped.height(), floored.width(), floored.height());
         return PackedRgb.toImage(rgb, floored.width(), floored.height());
     }
@@ -91,7 +87,7 @@ public final class ImagePreprocessor {
      */
     public static BufferedImage capArea(BufferedImage image) {
         Objects.requireNonNull(image, "image");
-        Size capped = capArea(image.getWidth(), image.getHeight());
+        Size capped = RequestRules.capArea(image.getWidth(), image.getHeight());
         int[] rgb = PackedRgb.read(image);
         if (capped.width() != image.getWidth() || capped.height() != image.getHeight()) {
             rgb = LanczosResampler.resize(rgb, image.getWidth(), image.getHeight(), capped.width(), capped.height());
@@ -123,11 +119,11 @@ public final class ImagePreprocessor {
      *
      * @param images two or more reference images; not modified
      * @return the prepared images, all of the first one's floored size
-     * @throws InvalidImageException if the first image has a side below 16 pixels
+     * @throws dev.flux2.api.InvalidImageException if the first image has a side below 16 pixels
      */
     public static List<BufferedImage> prepareReferenceList(List<BufferedImage> images) {
         BufferedImage first = images.get(0);
-        Size size = floorTo16(new Size(first.getWidth(), first.getHeight()), first, "reference image 0");
+        Size size = RequestRules.floorTo16(new Size(first.getWidth(), first.getHeight()), first, "reference image 0");
         List<BufferedImage> out = new ArrayList<>(images.size());
         for (BufferedImage image : images) {
             int w = image.getWidth();
@@ -149,62 +145,4 @@ public final class ImagePreprocessor {
         }
         return out;
     }
-
-    /**
-     * Every check of {@link #prepareInit} without its work, so that a request can be refused before the model loads.
-     *
-     * @param image the init image
-     * @param width the requested output width, if any
-     * @param height the requested output height, if any
-     * @throws InvalidRequestException if a given width or height is not a positive multiple of 16
-     * @throws InvalidImageException if the image (or its capped size) is smaller than 16 pixels on a side
-     */
-    public static void checkInit(BufferedImage image, OptionalInt width, OptionalInt height) {
-        checkMultiple("width", width);
-        checkMultiple("height", height);
-        int w = image.getWidth();
-        int h = image.getHeight();
-        if (w < MULTIPLE || h < MULTIPLE) {
-            throw new InvalidImageException(
-                    "init image must be at least " + MULTIPLE + "x" + MULTIPLE + " pixels, got " + w + "x" + h);
-        }
-        if (width.isEmpty() || height.isEmpty()) {
-            floorTo16(capArea(w, h), image, "init image");
-        }
-    }
-
-    private static void checkMultiple(String name, OptionalInt value) {
-        if (value.isPresent()) {
-            int v = value.getAsInt();
-            if (v < MULTIPLE || v % MULTIPLE != 0) {
-                long nearest = Math.max(MULTIPLE, Math.round(v / (double) MULTIPLE) * MULTIPLE);
-                throw new InvalidRequestException(name + " must be a positive multiple of 16, got " + v
-                        + " (nearest valid " + name + ": " + nearest + ")");
-            }
-        }
-    }
-
-    /** diffusers {@code _resize_to_target_area}: the scale and the truncations are Python's, in double. */
-    static Size capArea(int w, int h) {
-        long area = (long) w * h;
-        if (area <= MAX_AREA) {
-            return new Size(w, h);
-        }
-        double s = Math.sqrt((double) MAX_AREA / (double) area);
-        return new Size((int) (w * s), (int) (h * s));
-    }
-
-    private static Size floorTo16(Size size, BufferedImage original, String what) {
-        int w = size.width() / MULTIPLE * MULTIPLE;
-        int h = size.height() / MULTIPLE * MULTIPLE;
-        if (w < MULTIPLE || h < MULTIPLE) {
-            throw new InvalidImageException(what + " of " + original.getWidth() + "x" + original.getHeight()
-                    + " is " + size.width() + "x" + size.height() + " pixels after the 1024² area cap; both sides"
-                    + " must be at least " + MULTIPLE + " pixels");
-        }
-        return new Size(w, h);
-    }
-
-    /** A pixel size. */
-    record Size(int width, int height) {}
 }

@@ -33,30 +33,6 @@ public final class InpaintMask {
     }
 
     /**
-     * The check of {@code padding_mask_crop} that needs no resizing, made when the request is built (before any
-     * model loads): the mask must have the size of the init image after the 1024² area cap, since diffusers crops
-     * both with the same box and pastes the init image through the mask.
-     *
-     * @param mask the mask
-     * @param init the init image, before the cap
-     * @throws InvalidRequestException naming both sizes
-     */
-    public static void checkCropSize(BufferedImage mask, BufferedImage init) {
-        ImagePreprocessor.Size capped = ImagePreprocessor.capArea(init.getWidth(), init.getHeight());
-        checkCropSize(mask, capped.width(), capped.height(), init);
-    }
-
-    private static void checkCropSize(BufferedImage mask, int w, int h, BufferedImage init) {
-        if (mask.getWidth() != w || mask.getHeight() != h) {
-            String capped = init.getWidth() == w && init.getHeight() == h
-                    ? ""
-                    : " (the init image of " + init.getWidth() + "x" + init.getHeight() + " after the 1024² area cap)";
-            throw new InvalidRequestException("with a mask crop padding the mask must have the init image's size " + w
-                    + "x" + h + capped + ", got a mask of " + mask.getWidth() + "x" + mask.getHeight());
-        }
-    }
-
-    /**
      * The same with {@code padding_mask_crop}: the mask is cropped to the region and brought to the working size
      * with the "fill" resize ({@link FillResize}) before {@code convert("L")} and {@code binarize}.
      *

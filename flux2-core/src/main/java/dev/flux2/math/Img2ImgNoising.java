@@ -1,6 +1,6 @@
 package dev.flux2.math;
 
-import dev.flux2.api.InvalidRequestException;
+import dev.flux2.api.RequestRules;
 import java.util.Objects;
 
 /**
@@ -11,30 +11,17 @@ public final class Img2ImgNoising {
     private Img2ImgNoising() {}
 
     /**
-     * The first schedule index to run ({@code get_timesteps}): {@code init = min(n·strength, n)},
-     * {@code t_start = (int) max(n − init, 0)}, evaluated in double in that order to match Python exactly.
-     * Steps {@code t_start..n−1} are run.
+     * The first schedule index to run ({@code get_timesteps}); the rule is the request's,
+     * {@link RequestRules#startIndex}, which validates a request before any model work.
      *
      * @param steps the full step count n, at least 1
      * @param strength how much of the schedule to run, in [0, 1]
      * @return t_start, such that at least one step remains
-     * @throws InvalidRequestException if steps is below 1, strength is outside [0, 1], or the pair leaves no step
-     *     to run (e.g. strength 0)
+     * @throws dev.flux2.api.InvalidRequestException if steps is below 1, strength is outside [0, 1], or the pair
+     *     leaves no step to run (e.g. strength 0)
      */
     public static int startIndex(int steps, double strength) {
-        if (steps < 1) {
-            throw new InvalidRequestException("steps must be at least 1, got " + steps);
-        }
-        if (!(strength >= 0.0 && strength <= 1.0)) {
-            throw new InvalidRequestException("strength must be in [0, 1], got " + strength);
-        }
-        double init = Math.min(steps * strength, steps);
-        int tStart = (int) Math.max(steps - init, 0);
-        if (steps - tStart < 1) {
-            throw new InvalidRequestException("strength " + strength + " with steps " + steps
-                    + " leaves no denoising step to run (t_start = " + tStart + "); increase strength or steps");
-        }
-        return tStart;
+        return RequestRules.startIndex(steps, strength);
     }
 
     /**

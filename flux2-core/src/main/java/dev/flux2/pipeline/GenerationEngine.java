@@ -1,6 +1,7 @@
 package dev.flux2.pipeline;
 
 import dev.flux2.api.CancellationToken;
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
@@ -63,24 +64,40 @@ public final class GenerationEngine implements AutoCloseable {
      * Runs one request on the calling thread.
      *
      * @param request the validated request
+     * @param controls the progress listener and cancellation token of this call
      * @return the images and timings
      * @throws PipelineClosedException when the engine is closed (or closes before the generation starts)
      * @throws dev.flux2.api.GenerationCancelledException when the request's token is cancelled or the engine is
      *     closed while generating
      */
     public GenerationResult generate(GenerationRequest request) {
+        return generate(request, GenerationControls.none());
+    }
+
+    /**
+     * Runs one request on the calling thread, with a progress listener and a cancellation token.
+     *
+     * @param request the validated request
+     * @param controls the progress listener and cancellation token of this call
+     * @return the images and timings
+     * @throws PipelineClosedException when the engine is closed (or closes before the generation starts)
+     * @throws dev.flux2.api.GenerationCancelledException when the token is cancelled or the engine is closed while
+     *     generating
+     */
+    public GenerationResult generate(GenerationRequest request, GenerationControls controls) {
         Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(controls, "controls");
         checkOpen("generate");
         limits.checkRequest(request);
         lock.readLock().lock();
         try {
-            GenerationContext context = new GenerationContext(request.progressListener(), request.numImages());
+            GenerationContext context = new GenerationContext(controls.progressListener(), request.numImages());
             running.add(context);
             try {
                 // Registered before this check, so a concurrent close() either sees this context and cancels it,
                 // or has already set the flag that is checked here.
                 checkOpen("generate");
-                return generate(request, context);
+                return generate(request, controls, context);
             } finally {
                 running.remove(context);
             }
@@ -92,9 +109,10 @@ public final class GenerationEngine implements AutoCloseable {
         }
     }
 
-    private GenerationResult generate(GenerationRequest request, GenerationContext context) {
+    private GenerationResult generate(
+            GenerationRequest request, GenerationControls controls, GenerationContext context) {
         AutoCloseable registration =
-                request.cancellation().map(token -> register(token, context)).orElse(null);
+                controls.cancellation().map(token -> register(token, context)).orElse(null);
         try {
             return new GenerationRun(backend, modelInfo, request, context, limits).run();
         } finally {

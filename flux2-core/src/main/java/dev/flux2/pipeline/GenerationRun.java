@@ -66,7 +66,7 @@ final class GenerationRun {
         long start = System.nanoTime();
         context.throwIfCancelled("the start of the generation");
         long prepareStart = System.nanoTime();
-        PreparedImages images = ImageInputs.prepare(request, model);
+        PreparedImages images = ImageInputs.prepare(request, model, backend.vaeEncoderSource());
         if (!images.isEmpty()) {
             // Resizing runs before text encoding because the working size depends on it; its time still belongs
             // to turning the images into latents.

@@ -1,10 +1,10 @@
 package dev.flux2.pipeline;
 
-import dev.flux2.api.Flux2Models;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InferenceException;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelInfo;
+import dev.flux2.api.RequestRules;
 import dev.flux2.api.Stage;
 import dev.flux2.image.CropRegion;
 import dev.flux2.image.ImageConversion;
@@ -19,17 +19,17 @@ import dev.flux2.spi.PixelTensor;
 import java.awt.image.BufferedImage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /** Preprocesses a request's init and reference images and encodes them with the backend's VAE encoder. */
 final class ImageInputs {
     /**
      * How to add an encoder: the pinned default bundle ships none, and any export of the same FLUX.2 VAE fits
-     * (its latents are the decoder's).
+     * (its latents are the decoder's); the backend may name one ({@link dev.flux2.spi.Flux2Backend#vaeEncoderSource}).
      */
     static final String VAE_ENCODER_FIX = "Add a VAE encoder of the same FLUX.2 VAE: CLI --component"
-            + " vae-encoder=PATH, API Flux2Pipeline.builder().component(ModelRole.VAE_ENCODER, path); for example"
-            + " the vae_encoder of " + Flux2Models.HLHC_MODEL;
+            + " vae-encoder=PATH, API Flux2Pipeline.builder().component(ModelRole.VAE_ENCODER, path)";
 
     private ImageInputs() {}
 
@@ -38,16 +38,18 @@ final class ImageInputs {
      *
      * @param request the request
      * @param model the model
+     * @param encoderSource where a fitting VAE encoder can be found (the backend's), for the message
      * @return the prepared images
      * @throws InvalidRequestException when images are given but the bundle has no VAE encoder
      */
-    static PreparedImages prepare(GenerationRequest request, ModelInfo model) {
+    static PreparedImages prepare(GenerationRequest request, ModelInfo model, Optional<String> encoderSource) {
         boolean hasInit = request.initImage().isPresent();
         List<BufferedImage> references = request.referenceImages();
         if ((hasInit || !references.isEmpty()) && !model.supportsImageInput()) {
             String given = hasInit ? "an init image was" : references.size() + " reference image(s) were";
             throw new InvalidRequestException(given + " given, but the model bundle '" + model.variant()
-                    + "' has no VAE encoder, so it cannot take image input (text-to-image only). " + VAE_ENCODER_FIX);
+                    + "' has no VAE encoder, so it cannot take image input (text-to-image only). " + VAE_ENCODER_FIX
+                    + encoderSource.map(source -> "; for example " + source).orElse(""));
         }
         BufferedImage init = null;
         float[] tokenMask = null;
@@ -60,7 +62,7 @@ final class ImageInputs {
             int w = request.width().orElse(original.getWidth() / multiple * multiple);
             int h = request.height().orElse(original.getHeight() / multiple * multiple);
             BufferedImage mask = request.mask().get();
-            InpaintMask.checkCropSize(mask, request.initImage().get());
+            RequestRules.checkCropSize(mask, request.initImage().get());
             CropRegion region =
                     CropRegion.around(mask, w, h, request.paddingMaskCrop().getAsInt());
             init = ImagePreprocessor.prepareInitCrop(original, region, w, h);

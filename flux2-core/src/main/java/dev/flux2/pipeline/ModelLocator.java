@@ -1,7 +1,6 @@
 package dev.flux2.pipeline;
 
 import dev.flux2.api.Flux2Exception;
-import dev.flux2.api.HubOptions;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.spi.ModelResolver;
 import java.nio.file.Files;
@@ -17,17 +16,16 @@ public final class ModelLocator {
     private ModelLocator() {}
 
     /**
-     * An existing folder is used as it is; any other reference goes to the first installed {@link ModelResolver}
-     * that accepts it.
+     * An existing folder is used as it is; any other reference goes to the given resolver, or (when none is given)
+     * to the first installed {@link ModelResolver} that accepts it.
      *
      * @param reference a folder path or a model name (for example {@code owner/name@revision})
-     * @param options hub options for resolvers
+     * @param given the resolver to use, or null for the installed ones
      * @return the model folder
      * @throws ModelLoadException when nothing can resolve the reference, or resolution fails
      */
-    public static Path resolve(String reference, HubOptions options) {
+    public static Path resolve(String reference, ModelResolver given) {
         Objects.requireNonNull(reference, "reference");
-        Objects.requireNonNull(options, "options");
         String ref = reference.trim();
         if (ref.isEmpty()) {
             throw new ModelLoadException("the model reference is empty: give a folder or a repo id owner/name[@rev]");
@@ -44,10 +42,10 @@ public final class ModelLocator {
             throw new ModelLoadException("model path " + folder.toAbsolutePath() + " " + what
                     + "; expected the model's folder (the one holding flux2-config.json or the .onnx graphs)");
         }
-        List<ModelResolver> resolvers = installedResolvers();
+        List<ModelResolver> resolvers = given != null ? List.of(given) : installedResolvers();
         for (ModelResolver resolver : resolvers) {
             if (resolver.accepts(ref)) {
-                return call(resolver, ref, options);
+                return call(resolver, ref);
             }
         }
         String where = folder == null ? "'" + ref + "'" : "model directory " + folder.toAbsolutePath();
@@ -55,15 +53,16 @@ public final class ModelLocator {
             throw new ModelLoadException(where + " does not exist, and no model resolver is on the classpath to fetch '"
                     + ref + "' by name (add flux2-hub, which flux2-onnx brings, for Hugging Face repo ids)");
         }
+        String which = given != null ? "model resolver '" + given.name() + "'" : "any resolver";
         throw new ModelLoadException(where + " does not exist, and '" + ref
-                + "' is not a model name any resolver accepts (a Hugging Face repo id looks like owner/name or"
+                + "' is not a model name " + which + " accepts (a Hugging Face repo id looks like owner/name or"
                 + " owner/name@revision)");
     }
 
-    private static Path call(ModelResolver resolver, String ref, HubOptions options) {
+    private static Path call(ModelResolver resolver, String ref) {
         Path result;
         try {
-            result = resolver.resolve(ref, options);
+            result = resolver.resolve(ref);
         } catch (Flux2Exception e) {
             throw e;
         } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package dev.flux2.spi;
 
 import dev.flux2.api.ModelInfo;
+import java.util.Optional;
 
 /**
  * An opened model. The pipeline calls the stages in data-flow order; each call either returns its value or throws
@@ -14,6 +15,17 @@ public interface Flux2Backend extends AutoCloseable {
 
     /** @return the model's identity and defaults */
     ModelInfo modelInfo();
+
+    /**
+     * Where a VAE encoder that fits this model can be found, named in the message that refuses image input on a
+     * model without one (the ONNX backend names an export of the same FLUX.2 VAE). Optional: the default names
+     * none, and the message still says how to add an encoder.
+     *
+     * @return a short phrase, for example {@code "the vae_encoder of owner/name"}, or empty
+     */
+    default Optional<String> vaeEncoderSource() {
+        return Optional.empty();
+    }
 
     /**
      * Announces a generation before its first stage, so that the backend can prepare in the background (the ONNX

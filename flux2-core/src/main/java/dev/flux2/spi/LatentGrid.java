@@ -1,5 +1,6 @@
 package dev.flux2.spi;
 
+import dev.flux2.api.RequestRules;
 import java.util.Objects;
 
 /**
@@ -19,7 +20,7 @@ public record LatentGrid(float[] data, int channels, int width, int height) {
      * Channels of the patchified FLUX.2 latent (32 VAE channels × 2×2 patches): the feature count of every latent
      * token the transformer reads and writes, and of the grids the VAE encoder returns and the decoder takes.
      */
-    public static final int CHANNELS = 128;
+    public static final int CHANNELS = RequestRules.LATENT_CHANNELS;
 
     /** Validates the length. */
     public LatentGrid {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flux2.ImageFiles;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -107,41 +108,34 @@ class GenerationRequestValidationTest {
         assertContains(rejects(b -> b.strength(0.5)), "without an init image");
     }
 
+    private static String readRejects(Path path, String what) {
+        return assertThrows(InvalidImageException.class, () -> ImageFiles.read(path, what))
+                .getMessage();
+    }
+
     @Test
     void missingImageFilesAreNamed() {
         Path missing = dir.resolve("nope.png");
-        assertContains(
-                rejects(InvalidImageException.class, b -> b.initImage(missing)),
-                "init image",
-                missing.toString(),
-                "does not exist");
-        assertContains(
-                rejects(InvalidImageException.class, b -> b.addReferenceImage(missing)),
-                "reference image 0",
-                "does not exist");
-        assertContains(rejects(InvalidImageException.class, b -> b.initImage(dir)), "is not a file");
+        assertContains(readRejects(missing, "init image"), "init image", missing.toString(), "does not exist");
+        assertContains(readRejects(missing, "reference image 0"), "reference image 0", "does not exist");
+        assertContains(readRejects(dir, "init image"), "is not a file");
     }
 
     @Test
     void unreadableImageFilesAreNamed() throws IOException {
         Path garbage = Files.writeString(dir.resolve("garbage.png"), "this is not a PNG");
+        assertContains(readRejects(garbage, "init image"), garbage.toString(), "not in a readable image format");
         assertContains(
-                rejects(InvalidImageException.class, b -> b.initImage(garbage)),
-                garbage.toString(),
-                "not in a readable image format");
-        assertContains(
-                rejects(InvalidImageException.class, b -> b.addReferenceImage(garbage)),
-                "reference image 0",
-                "not in a readable image format");
+                readRejects(garbage, "reference image 0"), "reference image 0", "not in a readable image format");
     }
 
     @Test
-    void imageFilesAreReadInBuild() throws IOException {
+    void imageFilesAreReadByImageFiles() throws IOException {
         Path png = dir.resolve("ok.png");
         ImageIO.write(image(80, 64), "png", png.toFile());
         GenerationRequest request = GenerationRequest.builder("p")
-                .initImage(png)
-                .addReferenceImage(png)
+                .initImage(ImageFiles.read(png, "init image"))
+                .addReferenceImage(ImageFiles.read(png, "reference image 0"))
                 .build();
         assertEquals(80, request.initImage().orElseThrow().getWidth());
         assertEquals(1, request.referenceImages().size());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.InvalidImageException;
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.api.RequestRules;
 import java.awt.image.BufferedImage;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
@@ -37,8 +38,8 @@ class ImagePreprocessorTest {
      */
     @Test
     void referenceExampleGeometry() {
-        ImagePreprocessor.Size capped = ImagePreprocessor.capArea(1500, 1000);
-        assertEquals(new ImagePreprocessor.Size(1254, 836), capped);
+        RequestRules.Size capped = RequestRules.capArea(1500, 1000);
+        assertEquals(new RequestRules.Size(1254, 836), capped);
         assertEquals(0.8360925, Math.sqrt(1024.0 * 1024.0 / (1500.0 * 1000.0)), 1e-7);
 
         BufferedImage src = gradient(1500, 1000);
@@ -69,12 +70,12 @@ class ImagePreprocessorTest {
 
     @Test
     void areaCapKeepsExactlyCappedImages() {
-        assertEquals(new ImagePreprocessor.Size(1024, 1024), ImagePreprocessor.capArea(1024, 1024));
-        assertEquals(new ImagePreprocessor.Size(2048, 512), ImagePreprocessor.capArea(2048, 512));
-        ImagePreprocessor.Size s = ImagePreprocessor.capArea(2000, 1500);
+        assertEquals(new RequestRules.Size(1024, 1024), RequestRules.capArea(1024, 1024));
+        assertEquals(new RequestRules.Size(2048, 512), RequestRules.capArea(2048, 512));
+        RequestRules.Size s = RequestRules.capArea(2000, 1500);
         double scale = Math.sqrt(1048576.0 / 3_000_000.0);
-        assertEquals(new ImagePreprocessor.Size((int) (2000 * scale), (int) (1500 * scale)), s);
-        assertTrue((long) s.width() * s.height() <= ImagePreprocessor.MAX_AREA);
+        assertEquals(new RequestRules.Size((int) (2000 * scale), (int) (1500 * scale)), s);
+        assertTrue((long) s.width() * s.height() <= RequestRules.MAX_AREA);
     }
 
     @Test
@@ -98,7 +99,7 @@ class ImagePreprocessorTest {
         // above the cap: LANCZOS to the capped size, floor, LANCZOS again
         BufferedImage big = gradient(2000, 1500);
         BufferedImage capped = ImagePreprocessor.prepareInit(big, OptionalInt.empty(), OptionalInt.of(512));
-        ImagePreprocessor.Size c = ImagePreprocessor.capArea(2000, 1500);
+        RequestRules.Size c = RequestRules.capArea(2000, 1500);
         assertEquals(c.width() / 16 * 16, capped.getWidth());
         assertEquals(c.height() / 16 * 16, capped.getHeight());
         BufferedImage twoStep = LanczosResampler.resize(

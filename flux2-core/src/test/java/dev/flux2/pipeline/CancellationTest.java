@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.CancellationToken;
 import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InferenceException;
 import dev.flux2.api.ProgressEvent;
@@ -33,19 +34,18 @@ class CancellationTest {
     void tokenCancelledFromTheListenerStopsBeforeTheNextStep() {
         FakeBackend backend = new FakeBackend(FakeModel.baseModel().withFusedSteps(0));
         CancellationToken token = new CancellationToken();
-        GenerationRequest request = GenerationRequest.builder("x")
-                .seed(1)
-                .steps(4)
-                .cancellation(token)
-                .progressListener(e -> {
+        GenerationRequest request =
+                GenerationRequest.builder("x").seed(1).steps(4).build();
+        GenerationControls controls = GenerationControls.none()
+                .withProgress(e -> {
                     if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED && e.completed() == 2) {
                         token.cancel();
                     }
                 })
-                .build();
+                .withCancellation(token);
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationCancelledException e =
-                    assertThrows(GenerationCancelledException.class, () -> engine.generate(request));
+                    assertThrows(GenerationCancelledException.class, () -> engine.generate(request, controls));
             assertTrue(e.getMessage().contains("step 3/4"), e.getMessage());
             assertTrue(e.getMessage().contains("CancellationToken"), e.getMessage());
         }
@@ -63,9 +63,10 @@ class CancellationTest {
         CancellationToken token = new CancellationToken();
         token.cancel();
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            GenerationRequest request =
-                    GenerationRequest.builder("x").seed(1).cancellation(token).build();
-            assertThrows(GenerationCancelledException.class, () -> engine.generate(request));
+            GenerationRequest request = GenerationRequest.builder("x").seed(1).build();
+            assertThrows(
+                    GenerationCancelledException.class,
+                    () -> engine.generate(request, GenerationControls.none().withCancellation(token)));
         }
         assertEquals(java.util.List.of("close"), backend.calls);
     }
@@ -75,8 +76,8 @@ class CancellationTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         backend.blockAtStep = 1;
         CancellationToken token = new CancellationToken();
-        GenerationRequest request =
-                GenerationRequest.builder("x").seed(1).cancellation(token).build();
+        GenerationRequest request = GenerationRequest.builder("x").seed(1).build();
+        GenerationControls controls = GenerationControls.none().withCancellation(token);
         Thread canceller = new Thread(() -> {
             try {
                 backend.blocked.await();
@@ -88,7 +89,7 @@ class CancellationTest {
         canceller.start();
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             GenerationCancelledException e =
-                    assertThrows(GenerationCancelledException.class, () -> engine.generate(request));
+                    assertThrows(GenerationCancelledException.class, () -> engine.generate(request, controls));
             assertNotNull(e.getCause());
             assertInstanceOf(IllegalStateException.class, e.getCause());
             assertTrue(e.getCause().getMessage().contains("terminate flag"));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.ModelInfo;
@@ -71,16 +72,14 @@ class EngineLifecycleTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         GenerationEngine engine = new GenerationEngine(backend);
         AtomicReference<Integer> closesSeenInListener = new AtomicReference<>();
-        GenerationRequest request = GenerationRequest.builder("x")
-                .seed(1)
-                .progressListener(e -> {
-                    if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED && e.completed() == 1) {
-                        engine.close();
-                        closesSeenInListener.set(backend.closeCount.get());
-                    }
-                })
-                .build();
-        assertThrows(GenerationCancelledException.class, () -> engine.generate(request));
+        GenerationRequest request = GenerationRequest.builder("x").seed(1).build();
+        GenerationControls controls = GenerationControls.none().withProgress(e -> {
+            if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED && e.completed() == 1) {
+                engine.close();
+                closesSeenInListener.set(backend.closeCount.get());
+            }
+        });
+        assertThrows(GenerationCancelledException.class, () -> engine.generate(request, controls));
         assertEquals(0, closesSeenInListener.get(), "the backend must not close under a running generation");
         assertEquals(1, backend.closeCount.get(), "closed once the generation unwound");
         assertFalse(backend.closedWhileBusy);

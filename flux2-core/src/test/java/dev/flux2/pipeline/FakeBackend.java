@@ -94,6 +94,12 @@ public final class FakeBackend implements Flux2Backend {
         return model.info();
     }
 
+    /** As the ONNX backend names one: the engine's refusal of image input must carry the backend's source. */
+    @Override
+    public java.util.Optional<String> vaeEncoderSource() {
+        return java.util.Optional.of("the vae_encoder of hlhc/FLUX.2-klein-4B-onnx");
+    }
+
     @Override
     public TokenizedPrompt tokenize(String prompt) {
         calls.add("tokenize:" + prompt);

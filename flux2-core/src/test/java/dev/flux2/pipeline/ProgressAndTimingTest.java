@@ -3,6 +3,7 @@ package dev.flux2.pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.ProgressEvent;
@@ -27,11 +28,9 @@ class ProgressAndTimingTest {
         List<ProgressEvent> events = Collections.synchronizedList(new ArrayList<>());
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            engine.generate(GenerationRequest.builder("x")
-                    .seed(1)
-                    .steps(2)
-                    .progressListener(events::add)
-                    .build());
+            engine.generate(
+                    GenerationRequest.builder("x").seed(1).steps(2).build(),
+                    GenerationControls.none().withProgress(events::add));
         }
         List<String> expected = List.of(
                 "TOKENIZE STARTED 0 0/1",
@@ -59,13 +58,14 @@ class ProgressAndTimingTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         GenerationResult result;
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            result = engine.generate(GenerationRequest.builder("x")
-                    .seed(1)
-                    .steps(1)
-                    .numImages(2)
-                    .addReferenceImage(ReferenceMath.testImage(64, 64, 0))
-                    .progressListener(events::add)
-                    .build());
+            result = engine.generate(
+                    GenerationRequest.builder("x")
+                            .seed(1)
+                            .steps(1)
+                            .numImages(2)
+                            .addReferenceImage(ReferenceMath.testImage(64, 64, 0))
+                            .build(),
+                    GenerationControls.none().withProgress(events::add));
         }
         assertTrue(result.images().get(0).metadata().timings().perStage().containsKey(Stage.VAE_ENCODE));
         assertTrue(
@@ -101,10 +101,9 @@ class ProgressAndTimingTest {
     void fusedDenoiseReportsStartAndFinish() {
         List<ProgressEvent> events = Collections.synchronizedList(new ArrayList<>());
         try (GenerationEngine engine = new GenerationEngine(new FakeBackend(FakeModel.distilledModel()))) {
-            engine.generate(GenerationRequest.builder("x")
-                    .seed(1)
-                    .progressListener(events::add)
-                    .build());
+            engine.generate(
+                    GenerationRequest.builder("x").seed(1).build(),
+                    GenerationControls.none().withProgress(events::add));
         }
         List<String> denoise = events.stream()
                 .filter(e -> e.stage() == Stage.DENOISE)
@@ -118,12 +117,11 @@ class ProgressAndTimingTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
         try (GenerationEngine engine = new GenerationEngine(backend);
                 LogCapture log = new LogCapture()) {
-            GenerationResult result = engine.generate(GenerationRequest.builder("x")
-                    .seed(1)
-                    .progressListener(e -> {
+            GenerationResult result = engine.generate(
+                    GenerationRequest.builder("x").seed(1).build(),
+                    GenerationControls.none().withProgress(e -> {
                         throw new IllegalStateException("listener bug");
-                    })
-                    .build());
+                    }));
             assertEquals(64, result.first().image().getWidth());
             assertTrue(log.text().contains("listener bug"), log.text());
             assertTrue(log.text().contains("WARN"), log.text());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flux2.ImageFiles;
 import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InvalidImageException;
@@ -63,7 +64,7 @@ class HostileInputTest {
         assertEquals(
                 64,
                 GenerationRequest.builder("x")
-                        .initImage(complete)
+                        .initImage(ImageFiles.read(complete, "init image"))
                         .build()
                         .initImage()
                         .orElseThrow()
@@ -72,7 +73,9 @@ class HostileInputTest {
         Files.write(truncated, Arrays.copyOf(whole, whole.length * 6 / 10));
         InvalidImageException e = assertThrows(
                 InvalidImageException.class,
-                () -> GenerationRequest.builder("x").initImage(truncated).build());
+                () -> GenerationRequest.builder("x")
+                        .initImage(ImageFiles.read(truncated, "init image"))
+                        .build());
         assertTrue(e.getMessage().contains(truncated.toString()), e.getMessage());
     }
 
@@ -83,7 +86,9 @@ class HostileInputTest {
         Files.write(truncated, Arrays.copyOf(whole, whole.length / 2));
         InvalidImageException e = assertThrows(
                 InvalidImageException.class,
-                () -> GenerationRequest.builder("x").initImage(truncated).build());
+                () -> GenerationRequest.builder("x")
+                        .initImage(ImageFiles.read(truncated, "init image"))
+                        .build());
         assertTrue(e.getMessage().contains("truncated or corrupt"), e.getMessage());
     }
 
@@ -107,7 +112,7 @@ class HostileInputTest {
         Path bomb = dir.resolve("bomb.png");
         Files.write(bomb, insertAfterHeader(png, chunk("zTXt", body.toByteArray())));
         BufferedImage read = GenerationRequest.builder("x")
-                .initImage(bomb)
+                .initImage(ImageFiles.read(bomb, "init image"))
                 .build()
                 .initImage()
                 .orElseThrow();
@@ -188,7 +193,9 @@ class HostileInputTest {
                 "does not exist", ModelFiles.notRegular(dir.resolve("absent")).orElseThrow());
         InvalidImageException image = assertThrows(
                 InvalidImageException.class,
-                () -> GenerationRequest.builder("x").initImage(fifo).build());
+                () -> GenerationRequest.builder("x")
+                        .initImage(ImageFiles.read(fifo, "init image"))
+                        .build());
         assertTrue(image.getMessage().contains("FIFO"), image.getMessage());
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flux2.ImageFiles;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InvalidImageException;
 import java.awt.image.BufferedImage;
@@ -36,7 +37,7 @@ class ImageDecodingTest {
             expected = ImageIO.read(in);
         }
         BufferedImage actual = GenerationRequest.builder("x")
-                .initImage(jpeg)
+                .initImage(ImageFiles.read(jpeg, "init image"))
                 .build()
                 .initImage()
                 .orElseThrow();
@@ -60,7 +61,7 @@ class ImageDecodingTest {
         // The regression this class guards: ImageIO.read gives (193, 219, 241) where Pillow gives (137, 181, 225).
         BufferedImage jdk = ImageIO.read(copy("cmyk.jpg").toFile());
         BufferedImage ours = GenerationRequest.builder("x")
-                .initImage(copy("cmyk.jpg"))
+                .initImage(ImageFiles.read(copy("cmyk.jpg"), "init image"))
                 .build()
                 .initImage()
                 .orElseThrow();
@@ -74,7 +75,9 @@ class ImageDecodingTest {
         Files.write(webp, new byte[] {'R', 'I', 'F', 'F', 0, 0, 0, 0, 'W', 'E', 'B', 'P'});
         InvalidImageException e = assertThrows(
                 InvalidImageException.class,
-                () -> GenerationRequest.builder("x").addReferenceImage(webp).build());
+                () -> GenerationRequest.builder("x")
+                        .addReferenceImage(ImageFiles.read(webp, "reference image 0"))
+                        .build());
         assertTrue(e.getMessage().contains(webp.toString()) && e.getMessage().contains("format"), e.getMessage());
     }
 

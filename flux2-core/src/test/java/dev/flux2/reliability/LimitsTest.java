@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flux2.ImageFiles;
 import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InvalidImageException;
@@ -119,7 +120,9 @@ class LimitsTest {
         writePngHeader(png, 20_000, 20_000);
         InvalidImageException e = assertThrows(
                 InvalidImageException.class,
-                () -> GenerationRequest.builder("x").initImage(png).build());
+                () -> GenerationRequest.builder("x")
+                        .initImage(ImageFiles.read(png, "init image"))
+                        .build());
         assertTrue(e.getMessage().contains(png.toString()), e.getMessage());
         assertTrue(e.getMessage().contains("maxInputSide") && e.getMessage().contains("20000x20000"), e.getMessage());
 
@@ -131,7 +134,7 @@ class LimitsTest {
                 InvalidImageException.class,
                 () -> GenerationRequest.builder("x")
                         .limits(small)
-                        .addReferenceImage(wide)
+                        .addReferenceImage(ImageFiles.read(wide, "reference image 0", small))
                         .build());
         assertTrue(pixels.getMessage().contains("maxInputPixels = 1000000"), pixels.getMessage());
     }
@@ -142,7 +145,9 @@ class LimitsTest {
         writePngHeader(png, 64, 64);
         InvalidImageException e = assertThrows(
                 InvalidImageException.class,
-                () -> GenerationRequest.builder("x").initImage(png).build());
+                () -> GenerationRequest.builder("x")
+                        .initImage(ImageFiles.read(png, "init image"))
+                        .build());
         assertTrue(
                 e.getMessage().contains(png.toString()) && e.getMessage().contains("cannot be decoded: "),
                 e.getMessage());

@@ -1,6 +1,5 @@
 package dev.flux2.hub;
 
-import dev.flux2.api.DownloadListener;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

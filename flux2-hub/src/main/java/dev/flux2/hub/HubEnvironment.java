@@ -1,6 +1,5 @@
 package dev.flux2.hub;
 
-import dev.flux2.api.HubOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -1,6 +1,5 @@
 package dev.flux2.hub;
 
-import dev.flux2.api.DownloadListener;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

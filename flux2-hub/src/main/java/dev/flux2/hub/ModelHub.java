@@ -1,7 +1,6 @@
 package dev.flux2.hub;
 
-import dev.flux2.api.Flux2Models;
-import dev.flux2.api.HubOptions;
+import dev.flux2.Flux2Models;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

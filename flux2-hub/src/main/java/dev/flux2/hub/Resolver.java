@@ -1,6 +1,5 @@
 package dev.flux2.hub;
 
-import dev.flux2.api.DownloadPlan;
 import dev.flux2.hub.KnownBundles.KnownBundle;
 import dev.flux2.hub.KnownBundles.KnownFile;
 import java.io.IOException;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.flux2.api.HubOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -25,7 +24,7 @@ class HubBasicsTest {
         assertEquals(
                 new RepoRef("MarkShark2/flux2-klein-4b-onnx-webgpu-q4", "main"),
                 RepoRef.parse("MarkShark2/flux2-klein-4b-onnx-webgpu-q4"));
-        RepoRef pinned = RepoRef.parse(dev.flux2.api.Flux2Models.DEFAULT_MODEL);
+        RepoRef pinned = RepoRef.parse(ModelNames.DEFAULT_MODEL);
         assertTrue(pinned.isCommit());
         assertEquals("models--MarkShark2--flux2-klein-4b-onnx-webgpu-q4", pinned.cacheFolderName());
         assertEquals("refs/pr/1", RepoRef.parse("a/b@refs/pr/1").revision());
@@ -118,7 +117,7 @@ class HubBasicsTest {
 
     @Test
     void theShippedPinListHasTheDefaultBundle() {
-        RepoRef ref = RepoRef.parse(dev.flux2.api.Flux2Models.DEFAULT_MODEL);
+        RepoRef ref = RepoRef.parse(ModelNames.DEFAULT_MODEL);
         KnownBundles.KnownBundle b =
                 KnownBundles.shipped().find(ref.repo(), ref.revision()).orElseThrow();
         assertEquals(18, b.files().size());

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpExchange;
-import dev.flux2.api.DownloadListener;
-import dev.flux2.api.HubOptions;
 import dev.flux2.testkit.FakeHub;
 import dev.flux2.testkit.FakeHub.Fault;
 import java.io.IOException;

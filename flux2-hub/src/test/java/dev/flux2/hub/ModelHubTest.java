@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.flux2.api.DownloadListener;
-import dev.flux2.api.DownloadPlan;
-import dev.flux2.api.HubOptions;
 import dev.flux2.testkit.FakeHub;
 import dev.flux2.testkit.FakeHub.Fault;
 import dev.flux2.testkit.FakeHub.Seen;

@@ -1,6 +1,5 @@
 package dev.flux2.hub;
 
-import dev.flux2.api.HubOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;

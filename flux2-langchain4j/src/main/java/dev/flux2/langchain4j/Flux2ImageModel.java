@@ -1,15 +1,17 @@
 package dev.flux2.langchain4j;
 
+import dev.flux2.Flux2Pipeline;
+import dev.flux2.ImageFiles;
 import dev.flux2.api.Flux2Exception;
-import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
-import dev.flux2.api.HubOptions;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.PngFiles;
+import dev.flux2.hub.HubModelResolver;
+import dev.flux2.hub.HubOptions;
 import dev.langchain4j.data.image.Image;
 import dev.langchain4j.model.image.ImageModel;
 import dev.langchain4j.model.output.Response;
@@ -83,7 +85,9 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
     @Override
     public Response<Image> edit(Image image, String prompt) {
         try (ImageSource.Staged staged = stage(image, "image")) {
-            return single(run(request(prompt).addReferenceImage(staged.path())));
+            return single(run(request(prompt)
+                    .addReferenceImage(
+                            read(staged, "reference image 0"), staged.path().toString())));
         }
     }
 
@@ -99,8 +103,8 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
             GenerationRequest built;
             try {
                 built = request(prompt)
-                        .initImage(staged.path())
-                        .mask(stagedMask.path())
+                        .initImage(read(staged, "init image"))
+                        .mask(read(stagedMask, "mask"))
                         .build();
             } catch (Flux2Exception e) {
                 throw ErrorMapping.map(e);
@@ -131,6 +135,15 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
         GenerationRequest.Builder b = GenerationRequest.builder(prompt).limits(pipeline.limits());
         defaults.accept(b);
         return b;
+    }
+
+    /** Reads a staged image within the pipeline's limits; a refusal is mapped as every SDK error is. */
+    private java.awt.image.BufferedImage read(ImageSource.Staged staged, String what) {
+        try {
+            return ImageFiles.read(staged.path(), what, pipeline.limits());
+        } catch (Flux2Exception e) {
+            throw ErrorMapping.map(e);
+        }
     }
 
     private ImageSource.Staged stage(Image image, String what) {
@@ -376,7 +389,7 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
                 pb.memoryPolicy(memoryPolicy);
             }
             if (hubOptions != null) {
-                pb.hubOptions(hubOptions);
+                pb.modelResolver(new HubModelResolver(hubOptions));
             }
             if (limits != null) {
                 pb.limits(limits);

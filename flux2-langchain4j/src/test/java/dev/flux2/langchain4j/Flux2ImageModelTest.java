@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InvalidImageException;
 import dev.flux2.api.PipelineClosedException;

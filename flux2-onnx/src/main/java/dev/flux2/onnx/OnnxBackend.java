@@ -4,6 +4,7 @@ import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
+import dev.flux2.hub.ModelNames;
 import dev.flux2.onnx.bundle.FusedChoice;
 import dev.flux2.onnx.bundle.GraphKeys;
 import dev.flux2.onnx.session.SessionCache;
@@ -106,6 +107,12 @@ final class OnnxBackend implements Flux2Backend {
     @Override
     public ModelInfo modelInfo() {
         return call("modelInfo", () -> modelInfo);
+    }
+
+    /** Any export of the same FLUX.2 VAE fits (its latents are the decoder's); the plain ONNX export ships one. */
+    @Override
+    public Optional<String> vaeEncoderSource() {
+        return Optional.of("the vae_encoder of " + ModelNames.HLHC_MODEL);
     }
 
     /**

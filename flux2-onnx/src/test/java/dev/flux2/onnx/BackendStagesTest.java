@@ -300,7 +300,7 @@ class BackendStagesTest {
 
     @Test
     void inspectDescribesGraphsWithoutOpeningSessions() {
-        ModelSummary s = dev.flux2.api.Flux2Models.inspect(bundle.directory());
+        ModelSummary s = dev.flux2.Flux2Models.inspect(bundle.directory());
         assertEquals("onnx", s.backend());
         assertEquals("engine", s.details().get("fused_denoiser_convention"));
         assertTrue(s.details().get("execution_providers_available").contains("CPU"));

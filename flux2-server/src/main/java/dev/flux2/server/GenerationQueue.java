@@ -2,6 +2,7 @@ package dev.flux2.server;
 
 import dev.flux2.api.CancellationToken;
 import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import java.time.Duration;
@@ -98,7 +99,7 @@ final class GenerationQueue implements AutoCloseable {
     /**
      * Runs one generation, waiting for a worker if one is free soon enough.
      *
-     * @param request a validated request carrying a cancellation token
+     * @param request a validated request
      * @param clientGone polled while the request waits or runs: true once its client has hung up
      * @return the result
      * @throws QueueFullException when every worker and queue slot is taken
@@ -108,8 +109,7 @@ final class GenerationQueue implements AutoCloseable {
      */
     GenerationResult run(GenerationRequest request, BooleanSupplier clientGone)
             throws QueueFullException, TimedOutException, AbandonedException, ClosedException {
-        CancellationToken token = request.cancellation()
-                .orElseThrow(() -> new IllegalArgumentException("the service's requests carry a token"));
+        CancellationToken token = new CancellationToken();
         if (closed) {
             throw new ClosedException("the service is shutting down");
         }
@@ -179,7 +179,8 @@ final class GenerationQueue implements AutoCloseable {
             token.cancel();
         }
         try {
-            GenerationResult result = generator.generate(request);
+            GenerationResult result =
+                    generator.generate(request, GenerationControls.none().withCancellation(token));
             stats.completed.incrementAndGet();
             return result;
         } catch (GenerationCancelledException e) {

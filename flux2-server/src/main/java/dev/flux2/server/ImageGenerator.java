@@ -1,5 +1,6 @@
 package dev.flux2.server;
 
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 
@@ -10,8 +11,9 @@ import dev.flux2.api.GenerationResult;
 @FunctionalInterface
 public interface ImageGenerator {
     /**
-     * @param request a validated request carrying the service's cancellation token
+     * @param request a validated request
+     * @param controls carries the service's cancellation token (cancelled on timeout, hang-up or shutdown)
      * @return the generated images
      */
-    GenerationResult generate(GenerationRequest request);
+    GenerationResult generate(GenerationRequest request, GenerationControls controls);
 }

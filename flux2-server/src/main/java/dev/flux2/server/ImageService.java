@@ -1,6 +1,6 @@
 package dev.flux2.server;
 
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.Objects;

@@ -1,6 +1,5 @@
 package dev.flux2.server;
 
-import dev.flux2.api.CancellationToken;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
@@ -51,10 +50,7 @@ final class ImagesHandler implements Route {
             if (parsed.prompt() != null) {
                 Utf8.checkText(parsed.prompt(), "prompt");
             }
-            generation = parsed.toRequest()
-                    .limits(config.limits())
-                    .cancellation(new CancellationToken())
-                    .build();
+            generation = parsed.toRequest().limits(config.limits()).build();
             config.limits().checkRequest(generation);
         } catch (InvalidRequestException e) {
             HttpExchanges.sendError(response, callback, 400, e.getMessage());

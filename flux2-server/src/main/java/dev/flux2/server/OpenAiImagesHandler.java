@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.flux2.api.CancellationToken;
+import dev.flux2.ImageFiles;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
@@ -214,34 +214,37 @@ final class OpenAiImagesHandler implements Route {
             }
             b.negativePrompt(f.negativePrompt());
         }
-        b.limits(config.limits()).cancellation(new CancellationToken());
+        b.limits(config.limits());
         if (uploads == null) {
             return b.build();
         }
         List<Path> files = new ArrayList<>();
         try {
-            for (int i = 0; i < uploads.images().size(); i++) {
-                Path file = Files.createTempFile("flux2-upload-", ".img");
-                files.add(file);
-                Files.write(file, uploads.images().get(i));
-                if (i == 0 && (f.strength() != null || uploads.mask() != null)) {
-                    b.initImage(file);
-                    if (f.strength() != null) {
-                        b.strength(f.strength());
-                    }
-                } else {
-                    b.addReferenceImage(file);
-                }
-            }
-            // The core reads and bounds the files here (size, pixels, truncation), naming the limit; the message
-            // names the upload, not the staging file.
-            if (uploads.mask() != null) {
-                Path maskFile = Files.createTempFile("flux2-upload-", ".img");
-                files.add(maskFile);
-                Files.write(maskFile, uploads.mask());
-                b.mask(maskFile);
-            }
+            // The core reads and bounds the files (size, pixels, truncation), naming the limit; the message names
+            // the upload, not the staging file.
             try {
+                int references = 0;
+                for (int i = 0; i < uploads.images().size(); i++) {
+                    Path file = Files.createTempFile("flux2-upload-", ".img");
+                    files.add(file);
+                    Files.write(file, uploads.images().get(i));
+                    if (i == 0 && (f.strength() != null || uploads.mask() != null)) {
+                        b.initImage(ImageFiles.read(file, "init image", config.limits()));
+                        if (f.strength() != null) {
+                            b.strength(f.strength());
+                        }
+                    } else {
+                        b.addReferenceImage(
+                                ImageFiles.read(file, "reference image " + references++, config.limits()),
+                                file.toString());
+                    }
+                }
+                if (uploads.mask() != null) {
+                    Path maskFile = Files.createTempFile("flux2-upload-", ".img");
+                    files.add(maskFile);
+                    Files.write(maskFile, uploads.mask());
+                    b.mask(ImageFiles.read(maskFile, "mask", config.limits()));
+                }
                 return withFluxMask(b.build());
             } catch (InvalidRequestException e) {
                 String message = e.getMessage();

@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.CancellationToken;
-import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ProgressEvent;
@@ -105,10 +106,10 @@ class ImageServiceIT {
     void busyServiceAnswers429() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        ImageGenerator gated = request -> {
+        ImageGenerator gated = (request, controls) -> {
             started.countDown();
             ImageServiceTest.await(release);
-            return pipeline.generate(request);
+            return pipeline.generate(request, controls);
         };
         try (ImageService service = ImageService.start(gated, config().build())) {
             ServiceClient client = new ServiceClient(service.port());
@@ -127,20 +128,18 @@ class ImageServiceIT {
         CountDownLatch finished = new CountDownLatch(1);
         // Holds the real generation after its first denoising step until the service cancels it; the pipeline
         // must then notice the cancellation and stop with GenerationCancelledException.
-        ImageGenerator heldAtStep1 = request -> {
-            CancellationToken token = request.cancellation().orElseThrow();
-            GenerationRequest held = request.toBuilder()
-                    .progressListener((ProgressEvent e) -> {
-                        if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED) {
-                            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                            while (!token.isCancelled() && System.nanoTime() < deadline) {
-                                ImageServiceTest.sleep(5);
-                            }
-                        }
-                    })
-                    .build();
+        ImageGenerator heldAtStep1 = (request, controls) -> {
+            CancellationToken token = controls.cancellation().orElseThrow();
+            GenerationControls held = controls.withProgress((ProgressEvent e) -> {
+                if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED) {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (!token.isCancelled() && System.nanoTime() < deadline) {
+                        ImageServiceTest.sleep(5);
+                    }
+                }
+            });
             try {
-                return pipeline.generate(held);
+                return pipeline.generate(request, held);
             } catch (RuntimeException e) {
                 outcome.set(e);
                 throw e;

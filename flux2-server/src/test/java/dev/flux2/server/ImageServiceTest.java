@@ -75,7 +75,8 @@ class ImageServiceTest {
 
     @Test
     void postReturnsAPngOfTheRequestedSizeWithTheSeed() throws Exception {
-        try (ImageService service = ImageService.start(ImageServiceTest::fakeImage, config().build())) {
+        try (ImageService service =
+                ImageService.start((r, controls) -> ImageServiceTest.fakeImage(r), config().build())) {
             HttpResponse<byte[]> r = new ServiceClient(service.port())
                     .post("{\"prompt\": \"a fox\", \"size\": \"80x32\", \"seed\": 7, \"steps\": 2}");
             assertEquals(200, r.statusCode());
@@ -96,7 +97,8 @@ class ImageServiceTest {
 
     @Test
     void badBodiesAre400AndWrongMethodsAre405() throws Exception {
-        try (ImageService service = ImageService.start(ImageServiceTest::fakeImage, config().build())) {
+        try (ImageService service =
+                ImageService.start((r, controls) -> ImageServiceTest.fakeImage(r), config().build())) {
             ServiceClient client = new ServiceClient(service.port());
             assertEquals(400, client.post("not json").statusCode());
             assertEquals(400, client.post("{\"width\": 64}").statusCode(), "prompt is required");
@@ -116,7 +118,7 @@ class ImageServiceTest {
     void fullQueueAnswers429AtOnce() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        ImageGenerator blocking = r -> {
+        ImageGenerator blocking = (r, controls) -> {
             started.countDown();
             await(release);
             return fakeImage(r);
@@ -140,7 +142,7 @@ class ImageServiceTest {
     void queuedRequestWaitsForTheWorker() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        ImageGenerator blocking = r -> {
+        ImageGenerator blocking = (r, controls) -> {
             if (r.prompt().equals("one")) {
                 started.countDown();
                 await(release);
@@ -165,8 +167,8 @@ class ImageServiceTest {
     void closeCancelsQueuedGenerationsToo() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         AtomicReference<Boolean> queuedSawCancellation = new AtomicReference<>();
-        ImageGenerator untilCancelled = r -> {
-            CancellationToken token = r.cancellation().orElseThrow();
+        ImageGenerator untilCancelled = (r, controls) -> {
+            CancellationToken token = controls.cancellation().orElseThrow();
             if (r.prompt().equals("one")) {
                 started.countDown();
             }
@@ -200,8 +202,8 @@ class ImageServiceTest {
     void timeoutCancelsTheGenerationAndAnswers504() throws Exception {
         AtomicReference<Throwable> ended = new AtomicReference<>();
         CountDownLatch done = new CountDownLatch(1);
-        ImageGenerator untilCancelled = r -> {
-            CancellationToken token = r.cancellation().orElseThrow();
+        ImageGenerator untilCancelled = (r, controls) -> {
+            CancellationToken token = controls.cancellation().orElseThrow();
             try {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (!token.isCancelled() && System.nanoTime() < deadline) {
@@ -233,7 +235,7 @@ class ImageServiceTest {
     @Test
     void healthReportsModelAndLimits() throws Exception {
         try (ImageService service = ImageService.start(
-                ImageServiceTest::fakeImage,
+                (r, controls) -> ImageServiceTest.fakeImage(r),
                 config().workers(2).queueCapacity(3).build())) {
             HttpResponse<String> r = new ServiceClient(service.port()).get("/health");
             assertEquals(200, r.statusCode());
@@ -247,7 +249,8 @@ class ImageServiceTest {
 
     @Test
     void pngBytesAreIdenticalForTheSameRequest() throws Exception {
-        try (ImageService service = ImageService.start(ImageServiceTest::fakeImage, config().build())) {
+        try (ImageService service =
+                ImageService.start((r, controls) -> ImageServiceTest.fakeImage(r), config().build())) {
             ServiceClient client = new ServiceClient(service.port());
             byte[] a = client.post("{\"prompt\": \"p\", \"seed\": 3}").body();
             byte[] b = client.post("{\"prompt\": \"p\", \"seed\": 3}").body();

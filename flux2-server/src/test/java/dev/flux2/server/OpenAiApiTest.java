@@ -79,7 +79,7 @@ class OpenAiApiTest {
     void generationsAnswerB64JsonPngsOfTheRequestedSizeWithTheirSeeds() throws Exception {
         AtomicReference<GenerationRequest> seen = new AtomicReference<>();
         try (ImageService s = ImageService.start(
-                r -> {
+                (r, controls) -> {
                     seen.set(r);
                     return FakeImages.of(r);
                 },
@@ -113,7 +113,7 @@ class OpenAiApiTest {
 
     @Test
     void urlAnswersAreServedForABoundedTimeAndJpegIsEncoded() throws Exception {
-        try (ImageService s = ImageService.start(FakeImages::of, config().build())) {
+        try (ImageService s = ImageService.start((r, controls) -> FakeImages.of(r), config().build())) {
             HttpResponse<byte[]> r = postJson(
                     s,
                     "/v1/images/generations",
@@ -137,7 +137,7 @@ class OpenAiApiTest {
     void editsTakeMultipartImagesAsReferencesOrWithStrengthAsInitImage() throws Exception {
         AtomicReference<GenerationRequest> seen = new AtomicReference<>();
         try (ImageService s = ImageService.start(
-                r -> {
+                (r, controls) -> {
                     seen.set(r);
                     return FakeImages.of(r);
                 },
@@ -235,7 +235,8 @@ class OpenAiApiTest {
     @Test
     void everyRefusalIsInOpenAisShapeNamingTheField() throws Exception {
         try (ImageService s = ImageService.start(
-                FakeImages::of, config().maxBodyBytes(4096).strictModel(true).build())) {
+                (r, controls) -> FakeImages.of(r),
+                config().maxBodyBytes(4096).strictModel(true).build())) {
             String g = "/v1/images/generations";
             assertEquals(
                     "prompt",
@@ -295,7 +296,7 @@ class OpenAiApiTest {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try (ImageService s = ImageService.start(
-                r -> {
+                (r, controls) -> {
                     started.countDown();
                     ImageServiceTest.await(release);
                     return FakeImages.of(r);
@@ -322,9 +323,10 @@ class OpenAiApiTest {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch cancelled = new CountDownLatch(1);
         try (ImageService s = ImageService.start(
-                r -> {
+                (r, controls) -> {
                     started.countDown();
-                    dev.flux2.api.CancellationToken token = r.cancellation().orElseThrow();
+                    dev.flux2.api.CancellationToken token =
+                            controls.cancellation().orElseThrow();
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                     while (!token.isCancelled() && System.nanoTime() < deadline) {
                         ImageServiceTest.sleep(5);
@@ -353,7 +355,8 @@ class OpenAiApiTest {
     @Test
     void theApiKeyIsRequiredExceptForHealth() throws Exception {
         try (ImageService s = ImageService.start(
-                FakeImages::of, config().apiKey("sk-local-123").build())) {
+                (r, controls) -> FakeImages.of(r),
+                config().apiKey("sk-local-123").build())) {
             String g = "/v1/images/generations";
             JsonNode none = error(postJson(s, g, "{\"prompt\": \"p\"}"), 401);
             assertEquals("invalid_api_key", none.get("code").asText());
@@ -376,7 +379,7 @@ class OpenAiApiTest {
     @Test
     void corsIsOffUnlessAnOriginIsGiven() throws Exception {
         String g = "/v1/images/generations";
-        try (ImageService s = ImageService.start(FakeImages::of, config().build())) {
+        try (ImageService s = ImageService.start((r, controls) -> FakeImages.of(r), config().build())) {
             assertEquals(
                     "forbidden_origin",
                     error(postJson(s, g, "{\"prompt\": \"p\"}", "Origin", "https://app.example"), 403)
@@ -384,7 +387,8 @@ class OpenAiApiTest {
                             .asText());
         }
         try (ImageService s = ImageService.start(
-                FakeImages::of, config().corsOrigin("https://app.example").build())) {
+                (r, controls) -> FakeImages.of(r),
+                config().corsOrigin("https://app.example").build())) {
             HttpResponse<byte[]> pre = send(
                     s,
                     "OPTIONS",
@@ -410,7 +414,7 @@ class OpenAiApiTest {
 
     @Test
     void metricsCountRequestsImagesAndStagesInPrometheusFormat() throws Exception {
-        try (ImageService s = ImageService.start(FakeImages::of, config().build())) {
+        try (ImageService s = ImageService.start((r, controls) -> FakeImages.of(r), config().build())) {
             postJson(s, "/v1/images/generations", "{\"prompt\": \"p\", \"n\": 3, \"size\": \"16x16\"}");
             postJson(s, "/v1/images/generations", "{}");
             HttpResponse<byte[]> m = send(s, "GET", "/metrics", null, null);
@@ -430,7 +434,7 @@ class OpenAiApiTest {
 
     @Test
     void theShortcutStaysAPngBody() throws Exception {
-        try (ImageService s = ImageService.start(FakeImages::of, config().build())) {
+        try (ImageService s = ImageService.start((r, controls) -> FakeImages.of(r), config().build())) {
             HttpResponse<byte[]> r = postJson(s, "/v1/images", "{\"prompt\": \"p\", \"size\": \"16x16\", \"seed\": 2}");
             assertEquals(200, r.statusCode());
             assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, java.util.Arrays.copyOf(r.body(), 4));

@@ -1,6 +1,6 @@
 package dev.flux2.spark;
 
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.MemoryPolicy;
 import java.util.ArrayList;
 import java.util.List;

@@ -153,7 +153,7 @@ public final class Flux2BatchJob {
             return;
         }
         java.nio.file.Path folder = ModelLocation.resolve(PipelineKey.of(options));
-        java.util.List<String> problems = dev.flux2.api.Flux2Models.check(folder);
+        java.util.List<String> problems = dev.flux2.Flux2Models.check(folder);
         if (!problems.isEmpty()) {
             throw new dev.flux2.api.ModelLoadException("model " + options.model() + " (" + folder + ") cannot be"
                     + " used: " + String.join("; ", problems.subList(0, Math.min(5, problems.size())))

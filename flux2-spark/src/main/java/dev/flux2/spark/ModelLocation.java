@@ -1,8 +1,9 @@
 package dev.flux2.spark;
 
-import dev.flux2.api.Flux2Models;
-import dev.flux2.api.HubOptions;
+import dev.flux2.Flux2Models;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.hub.HubModelResolver;
+import dev.flux2.hub.HubOptions;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -35,7 +36,7 @@ final class ModelLocation {
             hub.endpoint(URI.create(key.hubEndpoint()));
         }
         try {
-            return Flux2Models.resolve(model, hub.build());
+            return Flux2Models.resolve(model, new HubModelResolver(hub.build()));
         } catch (ModelLoadException e) {
             throw new ModelLoadException(
                     Values.oneLine(e) + " (on " + hostName()

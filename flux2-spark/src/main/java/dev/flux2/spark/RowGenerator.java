@@ -2,6 +2,7 @@ package dev.flux2.spark;
 
 import dev.flux2.api.Flux2Exception;
 import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
@@ -70,8 +71,11 @@ final class RowGenerator {
                 return BatchResult.skipped(request, store.target(request.id()).toString(), existing.get());
             }
             GenerationRequest generation = toGeneration(request);
+            GenerationControls controls = GenerationControls.none()
+                    .withCancellation(cancellation.token())
+                    .withProgress(cancellation);
             GenerationResult result =
-                    ExecutorPipelines.acquire(PipelineKey.of(options)).generate(generation);
+                    ExecutorPipelines.acquire(PipelineKey.of(options)).generate(generation, controls);
             byte[] png = PngFiles.encode(result.first());
             Path path = store.write(request.id(), png, text -> SameRequest.matches(text, request), attempt);
             return BatchResult.ok(request, path.toString(), result.first().metadata(), result.timings());
@@ -87,10 +91,7 @@ final class RowGenerator {
     }
 
     private GenerationRequest toGeneration(RowRequest r) {
-        GenerationRequest.Builder b = GenerationRequest.builder(r.prompt())
-                .seed(r.effectiveSeed())
-                .cancellation(cancellation.token())
-                .progressListener(cancellation);
+        GenerationRequest.Builder b = GenerationRequest.builder(r.prompt()).seed(r.effectiveSeed());
         if (r.width() != null) {
             b.width(r.width());
         }

@@ -1,7 +1,8 @@
 package dev.flux2.spark;
 
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import java.util.concurrent.Semaphore;
@@ -23,10 +24,11 @@ final class SharedPipeline {
      * Waits for a permit (first come, first served), then generates.
      *
      * @param request the request
+     * @param controls the task's cancellation token and progress listener
      * @return the result
      * @throws GenerationCancelledException when the task is interrupted while it waits
      */
-    GenerationResult generate(GenerationRequest request) {
+    GenerationResult generate(GenerationRequest request, GenerationControls controls) {
         try {
             permits.acquire();
         } catch (InterruptedException e) {
@@ -35,7 +37,7 @@ final class SharedPipeline {
                     "the task was interrupted while waiting for the executor's pipeline");
         }
         try {
-            return pipeline.generate(request);
+            return pipeline.generate(request, controls);
         } finally {
             permits.release();
         }

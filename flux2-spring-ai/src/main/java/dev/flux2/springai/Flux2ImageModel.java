@@ -1,6 +1,7 @@
 package dev.flux2.springai;
 
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
+import dev.flux2.ImageFiles;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
@@ -116,13 +117,16 @@ public final class Flux2ImageModel implements ImageModel {
                 }
                 MediaSource.Staged init = media.stage(images.get(0), "init image");
                 staged.add(init);
-                request.initImage(init.path()).strength(options.getStrength());
+                request.initImage(ImageFiles.read(init.path(), "init image", pipeline.limits()))
+                        .strength(options.getStrength());
                 first = 1;
             }
             for (int i = first; i < images.size(); i++) {
                 MediaSource.Staged ref = media.stage(images.get(i), "reference image " + (i - first));
                 staged.add(ref);
-                request.addReferenceImage(ref.path());
+                request.addReferenceImage(
+                        ImageFiles.read(ref.path(), "reference image " + (i - first), pipeline.limits()),
+                        ref.path().toString());
             }
             long start = System.nanoTime();
             GenerationRequest built = request.build();

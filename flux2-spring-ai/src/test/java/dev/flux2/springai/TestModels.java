@@ -3,7 +3,7 @@ package dev.flux2.springai;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.cli.Flux2Cli;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;

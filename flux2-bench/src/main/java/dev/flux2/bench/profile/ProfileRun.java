@@ -1,6 +1,6 @@
 package dev.flux2.bench.profile;
 
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.MemoryPolicy;

@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.flux2.api.Flux2Models;
+import dev.flux2.Flux2Models;
 import dev.flux2.cli.CliHarness;
+import dev.flux2.hub.ModelNames;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;
@@ -204,7 +205,7 @@ class MisleadingMessagesTest {
         for (String command : new String[] {"download", "generate"}) {
             CliHarness.Run help = CliHarness.run(command, "--help");
             assertEquals(0, help.exitCode(), help.toString());
-            assertTrue(help.out().contains(Flux2Models.DEFAULT_MODEL_COMMIT), help.out());
+            assertTrue(help.out().contains(ModelNames.DEFAULT_MODEL_COMMIT), help.out());
         }
         CliHarness.Run generate = CliHarness.run("generate", "--help");
         // The README's default: 0.8, or (n-1)/n when 0.8 starts at sigma = 1 (4 steps: 0.75).

@@ -1,6 +1,6 @@
 package dev.flux2.examples.embedding;
 
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import java.awt.image.BufferedImage;
 import java.io.File;

@@ -1,6 +1,6 @@
 package dev.flux2.examples.embedding;
 
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.server.ImageService;
 import dev.flux2.server.ServiceConfig;

@@ -17,7 +17,7 @@ import java.util.Optional;
  *
  * <pre>{@code
  * OnnxOptions onnx = OnnxOptions.builder().threads(4).providers(List.of("cuda")).build();
- * Flux2Pipeline.Builder builder = Flux2Pipeline.builder().modelDirectory(dir);
+ * Flux2Pipeline.Builder builder = Flux2Pipeline.builder().model(dir);
  * onnx.asBackendOptions().forEach(builder::backendOption);
  * }</pre>
  *

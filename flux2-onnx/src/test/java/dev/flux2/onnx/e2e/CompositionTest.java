@@ -3,8 +3,8 @@ package dev.flux2.onnx.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.flux2.api.Flux2Models;
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Models;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.ModelRole;

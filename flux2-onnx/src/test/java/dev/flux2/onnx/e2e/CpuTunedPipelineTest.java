@@ -9,7 +9,7 @@ import ai.onnx.proto.OnnxMl.ModelProto;
 import ai.onnx.proto.OnnxMl.NodeProto;
 import ai.onnx.proto.OnnxMl.StringStringEntryProto;
 import ai.onnx.proto.OnnxMl.TensorProto;
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.onnx.session.OpenSessionCounter;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnx.proto.OnnxMl.ModelProto;
 import ai.onnx.proto.OnnxMl.NodeProto;
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.testkit.SyntheticBundle;

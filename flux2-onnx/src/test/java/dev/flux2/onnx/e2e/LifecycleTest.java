@@ -4,9 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.CancellationToken;
-import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.MemoryPolicy;
@@ -111,17 +112,18 @@ class LifecycleTest {
                     .build()) {
                 GenerationCancelledException e = assertThrows(
                         GenerationCancelledException.class,
-                        () -> p.generate(request(5)
-                                .cancellation(token)
-                                .progressListener(event -> {
-                                    events.add(event);
-                                    if (event.stage() == Stage.DENOISE
-                                            && event.kind() == ProgressEvent.Kind.ADVANCED
-                                            && event.completed() == 2) {
-                                        token.cancel();
-                                    }
-                                })
-                                .build()));
+                        () -> p.generate(
+                                request(5).build(),
+                                GenerationControls.none()
+                                        .withProgress(event -> {
+                                            events.add(event);
+                                            if (event.stage() == Stage.DENOISE
+                                                    && event.kind() == ProgressEvent.Kind.ADVANCED
+                                                    && event.completed() == 2) {
+                                                token.cancel();
+                                            }
+                                        })
+                                        .withCancellation(token)));
                 assertTrue(e.getMessage() != null && !e.getMessage().isBlank());
                 assertTrue(
                         events.stream().noneMatch(ev -> ev.stage() == Stage.VAE_DECODE),

@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.flux2.api.Flux2Models;
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Models;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
-import dev.flux2.api.HubOptions;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.hub.HubModelResolver;
+import dev.flux2.hub.HubOptions;
+import dev.flux2.hub.ModelNames;
 import dev.flux2.testkit.FakeHub;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
@@ -59,12 +61,13 @@ class ModelByRepoIdTest {
                     .build();
             int[] expected = pixels(Flux2Pipeline.builder().model(bundle.directory()));
 
-            int[] byName = pixels(Flux2Pipeline.builder().model(REPO).hubOptions(options));
+            int[] byName = pixels(Flux2Pipeline.builder().model(REPO).modelResolver(new HubModelResolver(options)));
             assertArrayEquals(expected, byName);
             assertTrue(hub.requests().size() > 1);
 
             hub.clearRequests();
-            int[] again = pixels(Flux2Pipeline.builder().model(REPO + "@main").hubOptions(options));
+            int[] again =
+                    pixels(Flux2Pipeline.builder().model(REPO + "@main").modelResolver(new HubModelResolver(options)));
             assertArrayEquals(expected, again);
             assertEquals(List.of(), hub.requests(), "the second run makes no request");
 
@@ -76,7 +79,7 @@ class ModelByRepoIdTest {
             Files.delete(cache.resolve(".locks/models--tester--synthetic-flux2/snapshot-" + COMMIT + ".flux2.json"));
             assertFalse(Flux2Models.check(snapshot).isEmpty());
             hub.clearRequests();
-            assertEquals(snapshot, Flux2Models.resolve(REPO, options));
+            assertEquals(snapshot, Flux2Models.resolve(REPO, new HubModelResolver(options)));
             assertTrue(Files.isSymbolicLink(shard));
             assertEquals(
                     1,
@@ -96,7 +99,7 @@ class ModelByRepoIdTest {
                 tmp.resolve("hlhc"));
         Path cache = tmp.resolve("cache");
         String commit = "4b1c0000000000000000000000000000000000aa";
-        try (FakeHub hub = new FakeHub().publish(Flux2Models.HLHC_MODEL, commit, bundle.directory())) {
+        try (FakeHub hub = new FakeHub().publish(ModelNames.HLHC_MODEL, commit, bundle.directory())) {
             HubOptions options = HubOptions.builder()
                     .cacheDir(cache)
                     .endpoint(hub.endpoint())
@@ -108,7 +111,11 @@ class ModelByRepoIdTest {
             int[] expected = pixels(Flux2Pipeline.builder().model(bundle.directory()), request);
             assertArrayEquals(
                     expected,
-                    pixels(Flux2Pipeline.builder().model(Flux2Models.HLHC_MODEL).hubOptions(options), request));
+                    pixels(
+                            Flux2Pipeline.builder()
+                                    .model(ModelNames.HLHC_MODEL)
+                                    .modelResolver(new HubModelResolver(options)),
+                            request));
             Path snapshot = cache.resolve("models--hlhc--FLUX.2-klein-4B-onnx/snapshots/" + commit);
             for (String file : List.of(
                     "text_encoder.onnx",
@@ -161,7 +168,7 @@ class ModelByRepoIdTest {
                     .build();
             int[] expected = pixels(Flux2Pipeline.builder().model(bundle.directory()));
             assertArrayEquals(
-                    expected, pixels(Flux2Pipeline.builder().model(REPO).hubOptions(offline)));
+                    expected, pixels(Flux2Pipeline.builder().model(REPO).modelResolver(new HubModelResolver(offline))));
             assertEquals(List.of(), hub.requests());
         }
     }
@@ -176,7 +183,7 @@ class ModelByRepoIdTest {
                 ModelLoadException.class,
                 () -> Flux2Pipeline.builder()
                         .model("tester/absent@main")
-                        .hubOptions(offline)
+                        .modelResolver(new HubModelResolver(offline))
                         .build());
         assertTrue(
                 e.getMessage().contains("tester/absent@main") && e.getMessage().contains("offline"), e.getMessage());

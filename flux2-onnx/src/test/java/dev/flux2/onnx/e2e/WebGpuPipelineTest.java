@@ -6,10 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.CancellationToken;
 import dev.flux2.api.Flux2Exception;
-import dev.flux2.api.Flux2Pipeline;
 import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.MemoryPolicy;
@@ -221,18 +222,20 @@ class WebGpuPipelineTest {
         try (Flux2Pipeline p = webGpu(plain).build()) {
             assertThrows(
                     GenerationCancelledException.class,
-                    () -> p.generate(GenerationRequest.builder(PROMPT)
-                            .seed(5)
-                            .size(48, 32)
-                            .cancellation(token)
-                            .progressListener(e -> {
-                                if (e.stage() == Stage.DENOISE
-                                        && e.kind() == ProgressEvent.Kind.ADVANCED
-                                        && e.completed() == 2) {
-                                    token.cancel();
-                                }
-                            })
-                            .build()));
+                    () -> p.generate(
+                            GenerationRequest.builder(PROMPT)
+                                    .seed(5)
+                                    .size(48, 32)
+                                    .build(),
+                            GenerationControls.none()
+                                    .withProgress(e -> {
+                                        if (e.stage() == Stage.DENOISE
+                                                && e.kind() == ProgressEvent.Kind.ADVANCED
+                                                && e.completed() == 2) {
+                                            token.cancel();
+                                        }
+                                    })
+                                    .withCancellation(token)));
             ImageComparison.assertMatches(
                     p.generate(request(6, 48, 32)).first().image(),
                     ExpectedGeneration.of(plain).textToImage(PROMPT, 6, 48, 32),
@@ -247,15 +250,13 @@ class WebGpuPipelineTest {
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         Thread t = new Thread(() -> {
             try {
-                p.generate(GenerationRequest.builder(PROMPT)
-                        .seed(8)
-                        .size(48, 32)
-                        .progressListener(e -> {
+                p.generate(
+                        GenerationRequest.builder(PROMPT).seed(8).size(48, 32).build(),
+                        GenerationControls.none().withProgress(e -> {
                             if (e.stage() == Stage.DENOISE && e.kind() == ProgressEvent.Kind.ADVANCED) {
                                 denoising.countDown();
                             }
-                        })
-                        .build());
+                        }));
             } catch (Throwable e) {
                 outcome.set(e);
             }

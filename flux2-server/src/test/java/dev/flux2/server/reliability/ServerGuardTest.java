@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.server.ImageService;
 import dev.flux2.server.ServiceConfig;
@@ -42,7 +43,7 @@ class ServerGuardTest {
 
     private ImageService start(ServiceConfig config) {
         return ImageService.start(
-                (GenerationRequest r) -> {
+                (GenerationRequest r, GenerationControls controls) -> {
                     generated.incrementAndGet();
                     throw new IllegalStateException("no request of this test may generate");
                 },

@@ -57,7 +57,7 @@ class ServiceAbuseTest {
 
     @Test
     void slowClientsDoNotFreezeHealthOrWellBehavedRequests() throws Exception {
-        try (ImageService service = ImageService.start(ServiceAbuseTest::image, config().build())) {
+        try (ImageService service = ImageService.start((r, controls) -> ServiceAbuseTest.image(r), config().build())) {
             List<Socket> slow = new ArrayList<>();
             try {
                 for (int i = 0; i < SLOW_CLIENTS; i++) {
@@ -97,7 +97,7 @@ class ServiceAbuseTest {
 
     @Test
     void aHugeDeclaredLengthIs413BeforeAnyBodyByte() throws Exception {
-        try (ImageService service = ImageService.start(ServiceAbuseTest::image, config().build())) {
+        try (ImageService service = ImageService.start((r, controls) -> ServiceAbuseTest.image(r), config().build())) {
             String r = exchange(
                     service.port(),
                     "POST /v1/images HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -109,7 +109,7 @@ class ServiceAbuseTest {
 
     @Test
     void mistypedJsonAndRequestsBeyondTheLimitsAre400NamingTheFieldOrLimit() throws Exception {
-        try (ImageService service = ImageService.start(ServiceAbuseTest::image, config().build())) {
+        try (ImageService service = ImageService.start((r, controls) -> ServiceAbuseTest.image(r), config().build())) {
             Map<String, String> cases = Map.of(
                     "{\"prompt\": 5}", "'prompt' must be a string",
                     "{\"prompt\": \"x\", \"width\": \"512\"}", "'width' must be an integer",
@@ -131,7 +131,7 @@ class ServiceAbuseTest {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(1);
         AtomicInteger calls = new AtomicInteger();
-        ImageGenerator blocking = r -> {
+        ImageGenerator blocking = (r, controls) -> {
             calls.incrementAndGet();
             started.countDown();
             await(release);
@@ -159,10 +159,10 @@ class ServiceAbuseTest {
     void aRunningGenerationWhoseClientHungUpIsCancelled() throws Exception {
         CountDownLatch cancelled = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(1);
-        ImageGenerator untilCancelled = r -> {
+        ImageGenerator untilCancelled = (r, controls) -> {
             started.countDown();
             CountDownLatch seen = new CountDownLatch(1);
-            r.cancellation().orElseThrow().onCancel(seen::countDown);
+            controls.cancellation().orElseThrow().onCancel(seen::countDown);
             await(seen);
             cancelled.countDown();
             throw new GenerationCancelledException("cancelled");

@@ -1,9 +1,10 @@
 package dev.flux2.springai.autoconfigure;
 
-import dev.flux2.api.Flux2Pipeline;
+import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationLimits;
-import dev.flux2.api.HubOptions;
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.hub.HubModelResolver;
+import dev.flux2.hub.HubOptions;
 import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.springai.Flux2ImageModel;
 import dev.flux2.springai.Flux2ImageOptions;
@@ -53,7 +54,7 @@ public class Flux2ImageAutoConfiguration {
         if (properties.getHub().getOffline() != null) {
             hub.offline(properties.getHub().getOffline());
         }
-        b.hubOptions(hub.build());
+        b.modelResolver(new HubModelResolver(hub.build()));
         if (properties.getMemoryPolicy() != null) {
             b.memoryPolicy(properties.getMemoryPolicy());
         }

@@ -1,5 +1,6 @@
-package dev.flux2.api;
+package dev.flux2.hub;
 
+import dev.flux2.api.InvalidRequestException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -7,7 +8,7 @@ import java.util.Optional;
 
 /**
  * How a model named by a Hugging Face repository id is found and fetched (see
- * {@link Flux2Pipeline.Builder#model(String)}). Every option left unset falls back to the environment variable
+ * {@code Flux2Pipeline.builder().model(String)}, through {@link HubModelResolver}). Every option left unset falls back to the environment variable
  * that {@code huggingface_hub} reads, so that models are shared with the Python tools:
  *
  * <ul>

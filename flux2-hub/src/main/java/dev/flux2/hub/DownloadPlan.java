@@ -1,4 +1,4 @@
-package dev.flux2.api;
+package dev.flux2.hub;
 
 import java.util.List;
 import java.util.Objects;

@@ -1,7 +1,11 @@
-package dev.flux2.api;
+package dev.flux2;
 
+import dev.flux2.api.GenerationLimits;
+import dev.flux2.api.InvalidImageException;
+import dev.flux2.api.InvalidRequestException;
 import dev.flux2.image.ExifOrientation;
 import dev.flux2.image.JpegColors;
+import dev.flux2.spi.ModelFiles;
 import java.awt.image.BufferedImage;
 import java.awt.image.Raster;
 import java.io.IOException;
@@ -10,31 +14,59 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
 import javax.imageio.ImageIO;
 import javax.imageio.ImageReader;
 import javax.imageio.metadata.IIOMetadata;
 import javax.imageio.stream.ImageInputStream;
 
 /**
- * Reads an init or reference image file the way the reference's loader does (Pillow's {@code convert("RGB")} after
+ * Reads an image file (an init, mask or reference image) for a {@code GenerationRequest}, the way the reference's loader does (Pillow's {@code convert("RGB")} after
  * {@code exif_transpose}), within limits: the size is read from the file's header and checked against the
  * {@link GenerationLimits} and against the free Java heap before a single pixel is decoded. JPEGs are decoded to
- * their raw components and converted by {@link JpegColors} (CMYK, YCCK, Adobe inversion, ICC profiles ignored as
- * Pillow ignores them), with the EXIF orientation applied; other formats through their ImageIO reader.
+ * their raw components and converted (CMYK, YCCK, Adobe inversion, ICC profiles ignored as Pillow ignores them),
+ * with the EXIF orientation applied; other formats through their ImageIO reader.
+ *
+ * <pre>{@code
+ * GenerationRequest request = GenerationRequest.builder("the same scene at night")
+ *         .initImage(ImageFiles.read(Path.of("day.jpg"), "init image", pipeline.limits()))
+ *         .build();
+ * }</pre>
+ *
+ * <p>Stateless and thread-safe.
  */
-final class ImageFileReader {
-    private ImageFileReader() {}
+public final class ImageFiles {
+    private ImageFiles() {}
 
     /**
+     * Reads an image within {@link GenerationLimits#defaults()}.
+     *
      * @param path the file
-     * @param what the image's role, for messages ("init image", "reference image 0")
-     * @param limits the input-image limits
+     * @param what the image's role, for messages ({@code "init image"}, {@code "mask"}, {@code "reference image 0"})
      * @return the decoded RGB image
-     * @throws InvalidImageException naming the file and the reason (with the cause attached)
+     * @throws InvalidImageException naming the role, the file and the reason (with the cause attached)
      */
-    static BufferedImage read(Path path, String what, GenerationLimits limits) {
+    public static BufferedImage read(Path path, String what) {
+        return read(path, what, GenerationLimits.defaults());
+    }
+
+    /**
+     * Reads an image within limits: {@link GenerationLimits#maxInputSide()} and
+     * {@link GenerationLimits#maxInputPixels()} (from the header, before decoding) and the free heap.
+     *
+     * @param path the file
+     * @param what the image's role, for messages ({@code "init image"}, {@code "mask"}, {@code "reference image 0"})
+     * @param limits the input-image limits (a pipeline's own: {@code pipeline.limits()})
+     * @return the decoded RGB image
+     * @throws InvalidImageException naming the role, the file and the reason (with the cause attached)
+     */
+    public static BufferedImage read(Path path, String what, GenerationLimits limits) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(what, "what");
+        Objects.requireNonNull(limits, "limits");
         String name = what + " " + path;
-        java.util.Optional<String> notRegular = dev.flux2.spi.ModelFiles.notRegular(path);
+        Optional<String> notRegular = ModelFiles.notRegular(path);
         if (notRegular.isPresent()) {
             // Checked before opening: a FIFO would block until a writer comes, a device might never end.
             throw new InvalidImageException(name + " " + notRegular.get());
@@ -61,7 +93,7 @@ final class ImageFileReader {
                 int width = reader.getWidth(0);
                 int height = reader.getHeight(0);
                 limits.checkInputImage(name, width, height);
-                checkHeap(name, width, height);
+                limits.checkDecodeHeap(name, width, height);
                 BufferedImage image = jpeg ? readJpeg(reader) : reader.read(0);
                 if (image == null) {
                     throw new InvalidImageException(name + " holds no image");
@@ -93,23 +125,6 @@ final class ImageFileReader {
         Raster raster = reader.readRaster(0, null);
         BufferedImage rgb = JpegColors.toRgb(raster, JpegColors.layout(raster.getNumBands(), metadata));
         return ExifOrientation.apply(rgb, ExifOrientation.of(metadata));
-    }
-
-    /** The decode-size guard: the decoded image, its packed copy and the resizing buffers must fit the heap. */
-    private static void checkHeap(String name, long width, long height) {
-        long need = width * height * MemoryBudget.HEAP_BYTES_PER_INPUT_PIXEL;
-        long available = MemoryBudget.availableHeap();
-        if (need > available) {
-            throw new InvalidImageException(String.format(
-                    Locale.ROOT,
-                    "%s is %dx%d pixels; decoding it needs about %d MiB of Java heap but only %d MiB is free"
-                            + " (raise -Xmx or use a smaller image)",
-                    name,
-                    width,
-                    height,
-                    MemoryBudget.mib(need),
-                    MemoryBudget.mib(available)));
-        }
     }
 
     private static String describe(Throwable e) {

@@ -1,49 +1,50 @@
-package dev.flux2.api;
+package dev.flux2;
 
+import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelRole;
+import dev.flux2.api.ModelSummary;
 import dev.flux2.pipeline.BackendLocator;
 import dev.flux2.pipeline.ModelLocator;
+import dev.flux2.spi.ModelResolver;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-/** Static helpers about model folders and model names that do not need an open pipeline. */
+/**
+ * Static helpers about model folders and model names that do not need an open pipeline. Model names are known to
+ * no class here: a name is resolved by a {@link ModelResolver} ({@code flux2-hub} registers one for Hugging Face
+ * repo ids and holds the default model's name, {@code dev.flux2.hub.ModelNames}).
+ */
 public final class Flux2Models {
-    /**
-     * The default model: the public q4 ONNX bundle of FLUX.2 [klein] 4B at the pinned commit whose files (sizes
-     * and BLAKE3 digests) the SDK ships and checks. 18 files, 5,225,022,190 bytes (4.87 GiB).
-     */
-    public static final String DEFAULT_MODEL = Flux2Models.DEFAULT_MODEL_REPO + "@" + Flux2Models.DEFAULT_MODEL_COMMIT;
-
-    /** The repository of {@link #DEFAULT_MODEL}. */
-    public static final String DEFAULT_MODEL_REPO = "MarkShark2/flux2-klein-4b-onnx-webgpu-q4";
-
-    /** The pinned commit of {@link #DEFAULT_MODEL}. */
-    public static final String DEFAULT_MODEL_COMMIT = "929085adfad60491e9af05095cd280955fc0c29d";
-
-    /**
-     * The plain ONNX Runtime export of FLUX.2 [klein] 4B by hlhc (float32 activations, int4 text encoder, int8
-     * transformer, one external-data file per graph, one VAE decoder graph and a VAE encoder), branch {@code main}:
-     * suited to CPU, CUDA and DirectML. It has no {@code flux2-config.json}; its parts are found by their graphs'
-     * signatures. Not pinned: its files are checked against the hub's hashes, not against a shipped list.
-     */
-    public static final String HLHC_MODEL = "hlhc/FLUX.2-klein-4B-onnx";
-
     private Flux2Models() {}
 
     /**
      * Turns a model reference into a local folder: an existing folder is used as it is; any other string is
-     * handed to an installed {@link dev.flux2.spi.ModelResolver} ({@code flux2-hub}: a Hugging Face repo id
+     * handed to the first installed {@link ModelResolver} that accepts it ({@code flux2-hub}: a Hugging Face repo id
      * {@code owner/name} or {@code owner/name@revision}, looked up in the shared hub cache, fetched and verified
-     * when missing).
+     * when missing, with the settings of the environment).
      *
-     * @param reference a folder path or a model name, for example {@link #DEFAULT_MODEL}
-     * @param options cache folder, offline mode, token, endpoint and progress listener
+     * @param reference a folder path or a model name
+     * @return a complete model folder
+     * @throws ModelLoadException when the reference cannot be resolved, naming what is missing or wrong (without
+     *     an installed resolver: naming the module to add, {@code flux2-hub})
+     */
+    public static Path resolve(String reference) {
+        return ModelLocator.resolve(reference, null);
+    }
+
+    /**
+     * As {@link #resolve(String)}, with a given resolver instead of the installed ones (for example a
+     * {@code dev.flux2.hub.HubModelResolver} with its own cache folder, offline mode or download listener).
+     *
+     * @param reference a folder path or a model name
+     * @param resolver the resolver for a reference that names no existing folder
      * @return a complete model folder
      * @throws ModelLoadException when the reference cannot be resolved, naming what is missing or wrong
      */
-    public static Path resolve(String reference, HubOptions options) {
-        return ModelLocator.resolve(reference, Objects.requireNonNull(options, "options"));
+    public static Path resolve(String reference, ModelResolver resolver) {
+        return ModelLocator.resolve(reference, Objects.requireNonNull(resolver, "resolver"));
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.flux2.api;
+package dev.flux2;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,9 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flux2.api.GenerationResult;
+import dev.flux2.api.InvalidRequestException;
+import dev.flux2.api.MemoryPolicy;
+import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelSummary;
+import dev.flux2.api.PipelineClosedException;
 import dev.flux2.pipeline.FakeBackend;
 import dev.flux2.pipeline.FakeBackendProvider;
 import dev.flux2.spi.BackendConfig;
+import dev.flux2.spi.ModelResolver;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -128,12 +135,40 @@ class Flux2PipelineTest {
                 e.getMessage().contains("no model resolver is on the classpath")
                         && e.getMessage().contains("flux2-hub"),
                 e.getMessage());
-        assertThrows(
-                InvalidRequestException.class,
+    }
+
+    @Test
+    void aGivenModelResolverResolvesTheNameAndOnlyIt() throws IOException {
+        Path model = fakeModel("variant=resolved\n");
+        ModelResolver resolver = new ModelResolver() {
+            @Override
+            public String name() {
+                return "test";
+            }
+
+            @Override
+            public boolean accepts(String reference) {
+                return reference.equals("owner/name");
+            }
+
+            @Override
+            public Path resolve(String reference) {
+                return model;
+            }
+        };
+        try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
+                .model("owner/name")
+                .modelResolver(resolver)
+                .build()) {
+            assertEquals("resolved", pipeline.modelInfo().variant());
+        }
+        ModelLoadException e = assertThrows(
+                ModelLoadException.class,
                 () -> Flux2Pipeline.builder()
-                        .model("owner/name")
-                        .hubOptions(null)
+                        .model("other/name")
+                        .modelResolver(resolver)
                         .build());
+        assertTrue(e.getMessage().contains("not a model name model resolver 'test' accepts"), e.getMessage());
     }
 
     @Test

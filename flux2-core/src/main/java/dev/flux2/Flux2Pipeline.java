@@ -1,8 +1,22 @@
-package dev.flux2.api;
+package dev.flux2;
 
+import dev.flux2.api.GenerationCancelledException;
+import dev.flux2.api.GenerationControls;
+import dev.flux2.api.GenerationLimits;
+import dev.flux2.api.GenerationRequest;
+import dev.flux2.api.GenerationResult;
+import dev.flux2.api.InferenceException;
+import dev.flux2.api.InvalidRequestException;
+import dev.flux2.api.MemoryPolicy;
+import dev.flux2.api.ModelInfo;
+import dev.flux2.api.ModelLoadException;
+import dev.flux2.api.ModelRole;
+import dev.flux2.api.PipelineClosedException;
 import dev.flux2.pipeline.BackendLocator;
 import dev.flux2.pipeline.GenerationEngine;
+import dev.flux2.pipeline.ModelLocator;
 import dev.flux2.spi.BackendConfig;
+import dev.flux2.spi.ModelResolver;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -12,8 +26,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Generates images with FLUX.2 [klein] from a model folder, or from a model named by its Hugging Face repo id
- * ({@link Builder#model(String)}, fetched once into the shared hub cache).
+ * Generates images with FLUX.2 [klein] from a model folder, or from a model name that an installed
+ * {@link ModelResolver} resolves to a folder ({@link Builder#model(String)}; {@code flux2-hub}: a Hugging Face repo
+ * id, fetched once into the shared hub cache).
  *
  * <pre>{@code
  * try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(Path.of("flux2-klein-4b")).build()) {
@@ -59,11 +74,27 @@ public final class Flux2Pipeline implements AutoCloseable {
      *     bundle without VAE encoder, or explicit noise of the wrong size) or exceeds the {@link #limits()}
      * @throws InferenceException when a backend call fails, or a stage's output holds NaN or infinity (the
      *     message names the stage and step)
-     * @throws GenerationCancelledException when the request's token was cancelled
      * @throws PipelineClosedException after {@link #close()}
      */
     public GenerationResult generate(GenerationRequest request) {
-        return engine.generate(Objects.requireNonNull(request, "request"));
+        return generate(request, GenerationControls.none());
+    }
+
+    /**
+     * Runs one request with a progress listener and a cancellation token: what the caller controls while it runs
+     * stays out of the request, a plain value.
+     *
+     * @param request the request
+     * @param controls the listener that receives this generation's events and the token that cancels it
+     * @return the images and timings
+     * @throws InvalidRequestException as {@link #generate(GenerationRequest)}
+     * @throws InferenceException as {@link #generate(GenerationRequest)}
+     * @throws GenerationCancelledException when the token was cancelled
+     * @throws PipelineClosedException after {@link #close()}
+     */
+    public GenerationResult generate(GenerationRequest request, GenerationControls controls) {
+        return engine.generate(
+                Objects.requireNonNull(request, "request"), Objects.requireNonNull(controls, "controls"));
     }
 
     /**
@@ -96,7 +127,7 @@ public final class Flux2Pipeline implements AutoCloseable {
     public static final class Builder {
         private Path model;
         private String modelReference;
-        private HubOptions hubOptions = HubOptions.defaults();
+        private ModelResolver modelResolver;
         private MemoryPolicy memoryPolicy = MemoryPolicy.AUTO;
         private String backend;
         private GenerationLimits limits;
@@ -119,14 +150,17 @@ public final class Flux2Pipeline implements AutoCloseable {
         }
 
         /**
-         * Names the model: a string naming an existing folder is that folder; any other string is a Hugging Face
-         * repo id, {@code owner/name} (branch {@code main}) or {@code owner/name@revision} (a branch, tag or
-         * commit), looked up in the shared hub cache and fetched and verified when missing (needs {@code flux2-hub},
-         * which {@code flux2-onnx} brings). {@link Flux2Models#DEFAULT_MODEL} names the pinned default bundle.
+         * Names the model: a string naming an existing folder is that folder; any other string is a model name,
+         * resolved in {@link #build()} by the {@link #modelResolver(ModelResolver) model resolver}, by default the
+         * first installed one ({@link java.util.ServiceLoader}) that accepts it. {@code flux2-hub} (which
+         * {@code flux2-onnx} brings) installs one for Hugging Face repo ids, {@code owner/name} (branch
+         * {@code main}) or {@code owner/name@revision} (a branch, tag or commit), looked up in the shared hub cache
+         * and fetched and verified when missing; its {@code ModelNames.DEFAULT_MODEL} names the pinned default
+         * bundle. Without a resolver a name fails in {@code build()} with a {@link ModelLoadException} naming the
+         * module to add.
          *
-         * @param reference a folder or a repo id
+         * @param reference a folder or a model name
          * @return this
-         * @see #hubOptions(HubOptions)
          */
         public Builder model(String reference) {
             this.modelReference = reference;
@@ -135,12 +169,13 @@ public final class Flux2Pipeline implements AutoCloseable {
         }
 
         /**
-         * @param options how a model named by repo id is found and fetched (default: {@link HubOptions#defaults()},
-         *     the environment decides)
+         * @param resolver resolves a {@link #model(String) model name} instead of the installed resolvers (for
+         *     example {@code new HubModelResolver(hubOptions)} with its own cache folder, offline mode or download
+         *     listener); null: the installed ones
          * @return this
          */
-        public Builder hubOptions(HubOptions options) {
-            this.hubOptions = options;
+        public Builder modelResolver(ModelResolver resolver) {
+            this.modelResolver = resolver;
             return this;
         }
 
@@ -224,9 +259,6 @@ public final class Flux2Pipeline implements AutoCloseable {
             if (model == null && modelReference == null) {
                 throw new InvalidRequestException("the model must be set with model(Path) or model(String), got none");
             }
-            if (hubOptions == null) {
-                throw new InvalidRequestException("hubOptions must not be null (use HubOptions.defaults())");
-            }
             if (memoryPolicy == null) {
                 throw new InvalidRequestException("memoryPolicy must be SEQUENTIAL, RESIDENT or AUTO, got null");
             }
@@ -239,7 +271,7 @@ public final class Flux2Pipeline implements AutoCloseable {
                         "component role and source must not be null, got " + String.join(", ", nullComponents));
             }
             // Resolution (cache lookup, download, verification) comes after every cheap check above.
-            Path folder = model != null ? model : Flux2Models.resolve(modelReference, hubOptions);
+            Path folder = model != null ? model : ModelLocator.resolve(modelReference, modelResolver);
             BackendConfig config = new BackendConfig(folder, memoryPolicy, backendOptions, components);
             GenerationLimits effective = limits != null ? limits : GenerationLimits.defaults();
             return new Flux2Pipeline(new GenerationEngine(BackendLocator.open(config, backend), effective));

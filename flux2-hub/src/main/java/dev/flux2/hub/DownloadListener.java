@@ -1,4 +1,4 @@
-package dev.flux2.api;
+package dev.flux2.hub;
 
 /**
  * Receives the progress of fetching a model by name (see {@link HubOptions}), on the resolving thread.
