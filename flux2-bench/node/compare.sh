@@ -4,7 +4,7 @@
 # onnxruntime-node, the same ONNX Runtime version), interleaved N times, one generation per process. On demand only:
 # not part of ./mvnw verify.
 #
-#   ./mvnw -B -q -pl flux2-bench,flux2-examples -am package -DskipTests   # the jars
+#   ./mvnw -B -q -pl flux2-bench,flux2-cli -am package -DskipTests   # the jars
 #   (cd flux2-bench/node && npm install)                                  # onnxruntime-node 1.26.0
 #   flux2-bench/node/compare.sh [-n 3] [--bundle DIR] [--java-args "--cpu-tuned"] [--node-args "..."]
 #
@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 bench_jar="$repo/flux2-bench/target/benchmarks.jar"
-for f in "$bench_jar" "$repo/flux2-examples/target/flux2.jar" "$repo/flux2-bench/node/node_modules/onnxruntime-node"; do
+for f in "$bench_jar" "$repo/flux2-cli/target/flux2.jar" "$repo/flux2-bench/node/node_modules/onnxruntime-node"; do
   [[ -e "$f" ]] || { echo "missing $f: build the jars and run npm install first (see the header)" >&2; exit 1; }
 done
 if [[ ! -f "$bundle/flux2-config.json" ]]; then

@@ -4,7 +4,7 @@ prints each thread group's user + system seconds as last seen, summed over threa
 digits. A diagnosis aid for compare.sh's Java/Node gap (docs/performance.md); threads that end between two samples
 lose at most 0.1 s each.
 
-    python3 flux2-bench/node/thread-cpu.py java -jar flux2-examples/target/flux2.jar generate ...
+    python3 flux2-bench/node/thread-cpu.py java -jar flux2-cli/target/flux2.jar generate ...
 """
 import collections
 import os

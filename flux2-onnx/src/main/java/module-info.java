@@ -1,8 +1,9 @@
 /**
  * The ONNX Runtime backend of flux2-java. Applications use the API of {@code dev.flux2.core} and reach this backend
  * through {@link java.util.ServiceLoader} ({@code Flux2Pipeline.builder()}, backend name {@code onnx}, options by
- * {@code backendOption(key, value)}); the one exported package, {@code dev.flux2.onnx.runtime}, installs and chooses
- * the ONNX Runtime native library (the WebGPU runtime). The internals are exported to the benchmarks only,
+ * {@code backendOption(key, value)}). Two packages are exported: {@code dev.flux2.onnx.options}, the typed options
+ * ({@code OnnxOptions}, whose {@code asBackendOptions()} those are), and {@code dev.flux2.onnx.runtime}, which
+ * installs and chooses the ONNX Runtime native library (the WebGPU runtime). The internals are exported to the benchmarks only,
  * which time the backend's stages one by one.
  */
 // "module": dev.flux2.bench, an application jar (automatic module), is absent when this compiles, and "flux2" ends
@@ -25,14 +26,13 @@ module dev.flux2.onnx {
     provides dev.flux2.spi.Flux2BackendProvider with
             dev.flux2.onnx.OnnxBackendProvider;
 
+    exports dev.flux2.onnx.options;
     exports dev.flux2.onnx.runtime;
     exports dev.flux2.onnx to
             dev.flux2.bench;
     exports dev.flux2.onnx.attention to
             dev.flux2.bench;
-    exports dev.flux2.onnx.config to
-            dev.flux2.bench;
-    exports dev.flux2.onnx.graph to
+    exports dev.flux2.onnx.bundle to
             dev.flux2.bench;
     exports dev.flux2.onnx.memory to
             dev.flux2.bench;

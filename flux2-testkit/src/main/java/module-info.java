@@ -10,7 +10,9 @@ module dev.flux2.testkit {
     requires java.desktop; // PngText reads PNG text chunks through ImageIO
     requires jdk.httpserver; // FakeHub, the loopback Hugging Face hub
     requires org.slf4j;
+    requires com.tngtech.archunit; // ArchitectureRules
 
     exports dev.flux2.testkit;
     exports dev.flux2.testkit.timing;
+    exports dev.flux2.testkit.arch;
 }

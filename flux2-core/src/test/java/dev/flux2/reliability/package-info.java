@@ -3,6 +3,6 @@
  * (no resource limits), {@link dev.flux2.reliability.NonFiniteDetectionTest} (wrong output that looks like success),
  * {@link dev.flux2.reliability.ImageDecodingTest} (images decoded wrongly) and
  * {@link dev.flux2.reliability.InitImageInfluenceTest} (an init image that does nothing). The CLI, service, poisoned
- * bundle and download classes are in {@code flux2-examples}' {@code dev.flux2.examples.reliability}.
+ * bundle and download classes are in {@code flux2-cli}'s {@code dev.flux2.cli.reliability}.
  */
 package dev.flux2.reliability;

@@ -11,7 +11,7 @@ import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InvalidImageException;
 import dev.flux2.api.PipelineClosedException;
-import dev.flux2.examples.cli.Flux2Cli;
+import dev.flux2.cli.Flux2Cli;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;

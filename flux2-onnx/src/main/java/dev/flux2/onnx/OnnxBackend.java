@@ -5,7 +5,8 @@ import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
 import dev.flux2.hub.ModelNames;
-import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.bundle.FusedChoice;
+import dev.flux2.onnx.bundle.GraphKeys;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.session.SessionSpec;
 import dev.flux2.onnx.stage.AttentionSettings;
@@ -55,7 +56,7 @@ final class OnnxBackend implements Flux2Backend {
     private final TextEncoderStage textEncoder;
     private final VaeDecoderChain vaeDecoder;
     private final Optional<VaeEncoderStage> vaeEncoder;
-    private final boolean fusedEnabled;
+    private final FusedChoice fused;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The prefetches of each generation in progress, by its context; guarded by itself. */
@@ -76,7 +77,7 @@ final class OnnxBackend implements Flux2Backend {
                 .vaeEncoder()
                 .filter(e -> modelInfo.supportsImageInput())
                 .map(io -> new VaeEncoderStage(resources, io));
-        this.fusedEnabled = parts.fusedEnabled();
+        this.fused = parts.fused();
     }
 
     /**
@@ -86,19 +87,20 @@ final class OnnxBackend implements Flux2Backend {
      * @param tokenizer the prompt tokenizer
      * @param resources environment, sessions, config and checked graphs
      * @param attention VAE attention mode and chunk size
-     * @param fusedEnabled whether fused graphs may be used
+     * @param fused whether a fused graph may run, decided once when the bundle is opened
      */
     record Parts(
             ModelInfo modelInfo,
             TokenizerLoad tokenizer,
             StageResources resources,
             AttentionSettings attention,
-            boolean fusedEnabled) {
+            FusedChoice fused) {
         Parts {
             Objects.requireNonNull(modelInfo, "modelInfo");
             Objects.requireNonNull(tokenizer, "tokenizer");
             Objects.requireNonNull(resources, "resources");
             Objects.requireNonNull(attention, "attention");
+            Objects.requireNonNull(fused, "fused");
         }
     }
 
@@ -127,7 +129,7 @@ final class OnnxBackend implements Flux2Backend {
                 tokenizer.awaitLoaded();
             }
             GenerationPrefetches prefetches = new GenerationPrefetches(context);
-            if (!plan.referenceImages() && !(plan.fusedCandidate() && fusedEnabled)) {
+            if (!plan.referenceImages() && !(plan.fusedCandidate() && fused.usable())) {
                 // The text encoder is created while the transformer's creation runs: both peaks count.
                 prefetches.start(
                         "the transformer",
@@ -175,7 +177,7 @@ final class OnnxBackend implements Flux2Backend {
                 prefetches = generations.get(context);
             }
             Runnable afterTransformer = prefetches == null ? () -> {} : prefetches::startDecoder;
-            return new OnnxDenoiserSession(resources, setup, context, fusedEnabled, afterTransformer);
+            return new OnnxDenoiserSession(resources, setup, context, fused, afterTransformer);
         });
     }
 

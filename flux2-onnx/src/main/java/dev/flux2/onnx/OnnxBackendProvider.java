@@ -1,25 +1,31 @@
 package dev.flux2.onnx;
 
 import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
-import dev.flux2.onnx.config.BundleConfig;
-import dev.flux2.onnx.config.GraphKeys;
-import dev.flux2.onnx.config.ModelEntry;
-import dev.flux2.onnx.graph.BundleIo;
-import dev.flux2.onnx.layout.LayoutResolver;
+import dev.flux2.onnx.bundle.BundleConfig;
+import dev.flux2.onnx.bundle.BundleIo;
+import dev.flux2.onnx.bundle.FusedChoice;
+import dev.flux2.onnx.bundle.GraphKeys;
+import dev.flux2.onnx.bundle.LayoutResolver;
+import dev.flux2.onnx.bundle.ModelEntry;
+import dev.flux2.onnx.bundle.ModelInfoFactory;
+import dev.flux2.onnx.bundle.OnnxBundle;
 import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
 import dev.flux2.onnx.memory.SessionFootprint;
+import dev.flux2.onnx.options.OnnxOptions;
+import dev.flux2.onnx.options.ProviderFallback;
+import dev.flux2.onnx.options.ProviderNames;
 import dev.flux2.onnx.runtime.GlobalThreadPool;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import dev.flux2.onnx.runtime.RuntimeLibraryException;
 import dev.flux2.onnx.runtime.WebGpuRuntime;
 import dev.flux2.onnx.session.ExecutionProviders;
-import dev.flux2.onnx.session.ProviderFallback;
 import dev.flux2.onnx.session.ProviderSelector;
 import dev.flux2.onnx.session.SequentialBudget;
 import dev.flux2.onnx.session.SessionCache;
@@ -89,12 +95,15 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         BundleConfig bundleConfig = bundle.config();
         BundleIo io = bundle.io();
         AttentionSettings attention = attentionSettings(options, bundleConfig, io);
-        ModelInfo info = ModelInfoFactory.of(bundleConfig, io, options.fusedEnabled());
-        io.fused()
-                .filter(f -> options.fusedEnabled() && !f.usable())
-                .ifPresent(f -> LOG.warn(
-                        "the bundle's fused transformer cannot be used, every generation will run per step: {}",
-                        f.detail()));
+        // The one decision whether a fused graph may run: the model info, the sessions opened ahead and every denoiser
+        // session read it.
+        FusedChoice fused = FusedChoice.of(options.fusedEnabled(), io);
+        ModelInfo info = ModelInfoFactory.of(bundleConfig, fused);
+        if (options.fusedEnabled() && io.fused().isPresent() && !fused.usable()) {
+            LOG.warn(
+                    "the bundle's fused transformer cannot be used, every generation will run per step: {}",
+                    fused.reason());
+        }
         // The native library is chosen before anything initialises ONNX Runtime (the provider checks do).
         OrtEnvironment env = environment(options);
         ExecutionProviders providers =
@@ -132,8 +141,8 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                             derivedGraphs(
                                     bundleConfig,
                                     io,
-                                    options.cpuTuning(),
-                                    options.attention().fuses(providers.providers()))));
+                                    CpuTuning.of(options.cpuTuned()),
+                                    providers.fusesAttention(options.attention()))));
             LOG.debug(
                     "opened {} ({}, {}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
@@ -141,14 +150,13 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                     bundle.layout().name(),
                     memory.describe(),
                     providers.describe(),
-                    options.fusedEnabled() ? io.fusedConvention() : "off (backend option fused=off)",
+                    fused.usable() ? io.fusedConvention() : "off (" + fused.reason() + ")",
                     String.join(" -> ", io.decoder().graphKeys()),
                     io.splitDecoder().isEmpty()
                             ? ""
                             : ", VAE attention " + attention.mode() + " with " + attention.chunkRows()
                                     + " rows per chunk");
-            return new OnnxBackend(
-                    new OnnxBackend.Parts(info, tokenizer, resources, attention, options.fusedEnabled()));
+            return new OnnxBackend(new OnnxBackend.Parts(info, tokenizer, resources, attention, fused));
         } catch (RuntimeException e) {
             tokenizer.close();
             throw e;
@@ -164,7 +172,9 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         OrtNativeLibrary.Choice choice;
         try {
             choice = OrtNativeLibrary.choose(
-                    options.ortLibrary(), options.webGpuRequested(), WebGpuRuntime.defaultHome());
+                    options.ortLibrary(),
+                    options.providers().stream().anyMatch(n -> ProviderNames.parse(n) == OrtProvider.WEBGPU),
+                    WebGpuRuntime.defaultHome());
         } catch (RuntimeLibraryException e) {
             if (options.providerFallback() != ProviderFallback.WARN) {
                 throw e;

@@ -31,7 +31,7 @@ import java.util.Set;
  * @param steps denoising steps, an integer
  * @param guidance guidance scale, a number (base models only)
  */
-public record ImageRequestBody(
+record ImageRequestBody(
         String prompt, Integer width, Integer height, String size, Long seed, Integer steps, Double guidance) {
 
     private static final Set<String> FIELDS = Set.of("prompt", "width", "height", "size", "seed", "steps", "guidance");

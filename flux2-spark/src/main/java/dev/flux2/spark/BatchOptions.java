@@ -1,6 +1,7 @@
 package dev.flux2.spark;
 
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.onnx.options.OnnxOptions;
 import java.io.Serializable;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -118,12 +119,22 @@ public record BatchOptions(
         }
 
         /**
-         * @param key a backend option key (unknown keys fail the pipeline's build on the executors)
+         * @param key a backend option key of {@link OnnxOptions} ({@link #build()} checks it and its value)
          * @param value its value
          * @return this
          */
         public Builder backendOption(String key, String value) {
             backendOptions.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        /**
+         * @param options the ONNX backend's options, typed; they replace those set so far
+         * @return this
+         */
+        public Builder onnxOptions(OnnxOptions options) {
+            backendOptions.clear();
+            backendOptions.putAll(options.asBackendOptions());
             return this;
         }
 
@@ -141,9 +152,11 @@ public record BatchOptions(
 
         /**
          * @return the options
-         * @throws InvalidRequestException naming a bad value
+         * @throws InvalidRequestException naming a bad value, also a bad backend option: on the driver, before any
+         *     executor builds a pipeline with it
          */
         public BatchOptions build() {
+            OnnxOptions.parse(backendOptions);
             return new BatchOptions(
                     model, output, concurrency, failFast, partitions, backendOptions, hubCacheDir, hubEndpoint);
         }

@@ -1,6 +1,6 @@
 package dev.flux2.bench.math;
 
-import dev.flux2.onnx.graph.ElementType;
+import dev.flux2.onnx.bundle.ElementType;
 import dev.flux2.onnx.session.SharedEnvironment;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import java.util.concurrent.TimeUnit;

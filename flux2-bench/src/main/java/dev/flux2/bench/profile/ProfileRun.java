@@ -4,6 +4,7 @@ import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.MemoryPolicy;
+import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.session.SessionLifecycleClock;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
@@ -34,11 +35,13 @@ final class ProfileRun {
         long rssBefore = ProcStatus.rssBytes();
         long openStart = System.nanoTime();
         List<GenerationSample> samples = new ArrayList<>();
-        try (Flux2Pipeline pipeline = Flux2Pipeline.builder()
-                .model(bundle)
-                .memoryPolicy(policy)
-                .backendOption("threads", Integer.toString(options.threads()))
-                .build()) {
+        Flux2Pipeline.Builder builder = Flux2Pipeline.builder().model(bundle).memoryPolicy(policy);
+        OnnxOptions.builder()
+                .threads(options.threads())
+                .build()
+                .asBackendOptions()
+                .forEach(builder::backendOption);
+        try (Flux2Pipeline pipeline = builder.build()) {
             long openNanos = System.nanoTime() - openStart;
             long rssAfterOpen = ProcStatus.rssBytes();
             GenerationRequest base = GenerationRequest.builder(PROMPT)

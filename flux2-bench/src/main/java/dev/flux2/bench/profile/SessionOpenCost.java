@@ -1,7 +1,7 @@
 package dev.flux2.bench.profile;
 
-import dev.flux2.onnx.OnnxBundle;
-import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.bundle.GraphKeys;
+import dev.flux2.onnx.bundle.OnnxBundle;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.ManagedSession;
 import dev.flux2.onnx.session.SessionFactory;

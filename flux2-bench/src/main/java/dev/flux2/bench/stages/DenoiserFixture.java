@@ -4,6 +4,7 @@ import dev.flux2.bench.support.StageHarness;
 import dev.flux2.math.FlowMatchSchedule;
 import dev.flux2.math.PositionIds;
 import dev.flux2.math.TorchRandom;
+import dev.flux2.onnx.bundle.FusedChoice;
 import dev.flux2.onnx.stage.OnnxDenoiserSession;
 import dev.flux2.onnx.stage.OnnxTextEmbedding;
 import dev.flux2.onnx.stage.TextEncoderStage;
@@ -41,7 +42,11 @@ public final class DenoiserFixture implements AutoCloseable {
                 PositionIds.image(gridWidth, gridHeight),
                 new float[0],
                 PositionIds.text(textLength));
-        this.session = new OnnxDenoiserSession(harness.resources(), setup, harness.context(), true);
+        this.session = new OnnxDenoiserSession(
+                harness.resources(),
+                setup,
+                harness.context(),
+                FusedChoice.of(true, harness.resources().io()));
         this.noise = TorchRandom.randn(42L, 1, LatentGrid.CHANNELS, gridHeight, gridWidth);
         this.velocity = new float[noise.length];
         this.schedule = FlowMatchSchedule.forImage(tokens, STEPS);

@@ -1,8 +1,8 @@
 package dev.flux2.bench.support;
 
 import dev.flux2.api.MemoryPolicy;
-import dev.flux2.onnx.OnnxBundle;
-import dev.flux2.onnx.config.GraphKeys;
+import dev.flux2.onnx.bundle.GraphKeys;
+import dev.flux2.onnx.bundle.OnnxBundle;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.session.SessionFactory;

@@ -9,7 +9,9 @@ import javax.imageio.ImageIO;
 
 /**
  * The smallest complete program: load a bundle, generate one image, save it. This is the program the README
- * shows. Run: {@code java -cp flux2.jar dev.flux2.examples.embedding.MinimalExample MODEL_DIR "a prompt" out.png}.
+ * shows. Run: {@code java -cp flux2-cli/target/flux2.jar:flux2-examples/target/flux2-examples-0.1.0-SNAPSHOT.jar
+ * dev.flux2.examples.embedding.MinimalExample MODEL_DIR "a prompt" out.png} (the CLI's jar holds the libraries; see
+ * the package comment).
  */
 public final class MinimalExample {
     private MinimalExample() {}

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.flux2.examples.cli.CliProcess;
+import dev.flux2.examples.JavaProcess;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;
@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * bundle. That proves the {@code requires}, {@code uses} and {@code provides} directives complete: the backend is
  * found through the service binding, ONNX Runtime loads its natives, the tokenizer loads DJL's, the config is read
  * with Jackson, and the image equals the class-path run's. The module descriptors are checked for the boundary the
- * libraries draw: the API and SPI exported, the backend exporting only its runtime package (the ONNX Runtime library's
- * install and choice) and the rest to the benchmarks only.
+ * libraries draw: the API and SPI exported, the backend exporting only its typed options and its runtime package (the ONNX Runtime
+ * library's install and choice) and the rest to the benchmarks only.
  */
 class ModulePathIT {
     private static final String PROMPT = "a red fox in the snow";
@@ -51,20 +51,35 @@ class ModulePathIT {
                         names.stream().anyMatch(n -> n.startsWith(lib + "-")), lib + " on the module path: " + names);
             }
             assertFalse(
-                    names.stream().anyMatch(n -> n.startsWith("picocli") || n.startsWith("flux2-examples")),
+                    names.stream()
+                            .anyMatch(n -> n.startsWith("picocli")
+                                    || n.startsWith("flux2-examples")
+                                    || n.startsWith("flux2-cli")
+                                    || n.startsWith("flux2-server")
+                                    || n.startsWith("flux2-spark")),
                     "only the libraries and their dependencies: " + names);
         }
         return dir;
     }
 
-    private static CliProcess.Result java(String... args) throws IOException, InterruptedException {
-        return CliProcess.java(work, args);
+    /** The module path's jars and the examples' classes, as a class path. */
+    private static String classPath() throws IOException {
+        List<String> entries = new java.util.ArrayList<>();
+        entries.add(System.getProperty("flux2.examples.classes", "target/classes"));
+        try (Stream<Path> jars = Files.list(modulePath())) {
+            jars.map(p -> p.toAbsolutePath().toString()).sorted().forEach(entries::add);
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    private static JavaProcess.Result java(String... args) throws IOException, InterruptedException {
+        return JavaProcess.run(work, args);
     }
 
     @Test
     void minimalExampleGeneratesWithTheLibrariesOnTheModulePath() throws Exception {
         Path png = work.resolve("module-path.png");
-        CliProcess.Result r = java(
+        JavaProcess.Result r = java(
                 "--module-path",
                 modulePath().toString(),
                 "--add-modules",
@@ -81,18 +96,18 @@ class ModulePathIT {
         assertEquals(512, image.getWidth());
         assertEquals(512, image.getHeight());
 
-        // The same program on the class path (the shaded jar) draws the same pixels.
+        // The same program on the class path draws the same pixels, and also prints nothing on stderr: no log
+        // line, neither DJL's "Failed to detect GPU count" nor an SLF4J provider warning.
         Path classPathPng = work.resolve("class-path.png");
-        CliProcess.Result c = java(
+        JavaProcess.Result c = java(
                 "-cp",
-                Path.of(System.getProperty("flux2.cli.jar", "target/flux2.jar"))
-                        .toAbsolutePath()
-                        .toString(),
+                classPath(),
                 MinimalExample.class.getName(),
                 bundle.directory().toString(),
                 PROMPT,
                 classPathPng.toString());
         assertEquals(0, c.exitCode(), c.toString());
+        assertEquals("", c.err(), "MinimalExample writes nothing to stderr on success: " + c);
         BufferedImage expected = ImageIO.read(classPathPng.toFile());
         for (int y = 0; y < 512; y++) {
             for (int x = 0; x < 512; x++) {
@@ -102,17 +117,21 @@ class ModulePathIT {
     }
 
     @Test
-    void theBackendExportsOnlyItsRuntimePackageAndProvidesTheSpi() throws Exception {
-        CliProcess.Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.onnx");
+    void theBackendExportsOnlyItsOptionsAndRuntimePackagesAndProvidesTheSpi() throws Exception {
+        JavaProcess.Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.onnx");
         assertEquals(0, r.exitCode(), r.toString());
         List<String> lines = r.out().lines().map(String::strip).toList();
         assertTrue(
                 lines.contains("provides dev.flux2.spi.Flux2BackendProvider with dev.flux2.onnx.OnnxBackendProvider"),
                 r.out());
+        assertTrue(lines.contains("exports dev.flux2.onnx.options"), "the typed options are public: " + r.out());
         for (String line : lines) {
-            // The one package for applications: installing and choosing the ONNX Runtime library (docs/gpu.md).
+            // The packages for applications: the typed options, and installing and choosing the ONNX Runtime
+            // library (docs/gpu.md).
             assertFalse(
-                    line.startsWith("exports ") && !line.equals("exports dev.flux2.onnx.runtime"),
+                    line.startsWith("exports ")
+                            && !line.equals("exports dev.flux2.onnx.runtime")
+                            && !line.equals("exports dev.flux2.onnx.options"),
                     "unqualified export: " + line);
             if (line.startsWith("qualified exports ")) {
                 assertTrue(line.endsWith(" to dev.flux2.bench"), line);
@@ -122,7 +141,7 @@ class ModulePathIT {
 
     @Test
     void theCoreExportsItsApiAndSpiOnly() throws Exception {
-        CliProcess.Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.core");
+        JavaProcess.Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.core");
         assertEquals(0, r.exitCode(), r.toString());
         List<String> lines = r.out().lines().map(String::strip).toList();
         List<String> exports =

@@ -22,7 +22,7 @@ import java.util.OptionalLong;
  * @param usageBytes the group's current usage, empty when unknown
  * @param version 2, 1, or 0 when no cgroup memory controller was found
  */
-public record CgroupMemory(OptionalLong limitBytes, OptionalLong usageBytes, int version) {
+record CgroupMemory(OptionalLong limitBytes, OptionalLong usageBytes, int version) {
     /** v1 reports "no limit" as a value near Long.MAX_VALUE; anything above 2^60 bytes is treated as none. */
     static final long NO_LIMIT_THRESHOLD = 1L << 60;
 

@@ -1,8 +1,8 @@
 package dev.flux2.onnx.memory;
 
-import dev.flux2.onnx.config.BundleConfig;
-import dev.flux2.onnx.graph.BundleIo;
-import dev.flux2.onnx.graph.GraphSignature;
+import dev.flux2.onnx.bundle.BundleConfig;
+import dev.flux2.onnx.bundle.BundleIo;
+import dev.flux2.onnx.bundle.GraphSignature;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -3,6 +3,7 @@ package dev.flux2.onnx.session;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
+import dev.flux2.onnx.options.AttentionMode;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,6 +43,24 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
         for (OrtProvider p : providers) {
             enable(Objects.requireNonNull(p), deviceId, options);
         }
+    }
+
+    /**
+     * The one place where the backend option {@code attention} meets the providers.
+     *
+     * @param mode the backend option {@code attention}
+     * @return whether the transformer's and the VAE decoder's attention runs fused on these providers
+     */
+    public boolean fusesAttention(AttentionMode mode) {
+        return switch (mode) {
+            case FUSED -> true;
+            case GRAPH -> false;
+            // No provider is measured both faster and accurate fused (docs/fused-attention.md §5): WebGPU's step was
+            // 0.94x at 512² and 1.05x at 1024² with either layout, its flash shader 1.7e-2 from exact where the graph
+            // is 4.2e-3; the CPU's 1.41x at 512² but 0.94x (inconclusive) at 1024²; CUDA not measurable here. A
+            // provider joins here once it is.
+            case AUTO -> false;
+        };
     }
 
     /** @return whether sessions with these providers live on a device (WebGPU, DirectML, CUDA, …) */

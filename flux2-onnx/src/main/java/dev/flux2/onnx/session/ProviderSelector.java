@@ -6,13 +6,13 @@ import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.options.ProviderFallback;
+import dev.flux2.onnx.options.ProviderNames;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +44,7 @@ public final class ProviderSelector {
     public static ExecutionProviders select(List<String> requested, ProviderFallback fallback, int deviceId) {
         List<OrtProvider> chosen = new ArrayList<>();
         for (String name : requested) {
-            OrtProvider provider = parse(name);
+            OrtProvider provider = ProviderNames.parse(name);
             if (provider == OrtProvider.CPU || chosen.contains(provider)) {
                 continue;
             }
@@ -65,34 +65,6 @@ public final class ProviderSelector {
         ExecutionProviders result = new ExecutionProviders(chosen, deviceId);
         LOG.debug("execution providers: {}", result.describe());
         return result;
-    }
-
-    /**
-     * @param name a provider name, case-insensitive, with or without separators ({@code TensorRT}, {@code core_ml})
-     * @return the provider
-     * @throws InvalidRequestException naming the bad value and the known names
-     */
-    public static OrtProvider parse(String name) {
-        String key = normalise(name);
-        switch (key) {
-            case "trt" -> key = "tensorrt";
-            case "dml" -> key = "directml";
-            case "onednn" -> key = "dnnl";
-            default -> {}
-        }
-        for (OrtProvider p : OrtProvider.values()) {
-            if (normalise(p.name()).equals(key)) {
-                return p;
-            }
-        }
-        throw new InvalidRequestException("unknown execution provider '" + name + "'; known providers: "
-                + EnumSet.allOf(OrtProvider.class).stream()
-                        .map(p -> normalise(p.name()))
-                        .collect(Collectors.joining(", ")));
-    }
-
-    private static String normalise(String name) {
-        return name == null ? "" : name.trim().toLowerCase(Locale.ROOT).replaceAll("[-_ ]", "");
     }
 
     private static Optional<String> probe(OrtProvider provider, int deviceId) {

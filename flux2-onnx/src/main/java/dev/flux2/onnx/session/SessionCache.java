@@ -7,7 +7,6 @@ import dev.flux2.api.PipelineClosedException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -15,21 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides how long sessions live, per {@link MemoryPolicy}.
- *
- * <ul>
- *   <li>{@link MemoryPolicy#SEQUENTIAL}: every lease opens its own session and closing the lease closes it, so
- *       only the stages running right now hold memory (peak ≈ the largest stage). Native memory that earlier
- *       stages freed is handed back to the OS first ({@link NativeHeapTrim}), so it does not add to the peak that
- *       the new session's creation sets. Within its {@link SequentialBudget}, sessions are kept across
- *       generations instead of closed (and close again when a creation needs their room), and {@link #prefetch}
- *       opens the next stage's session in the background.</li>
- *   <li>{@link MemoryPolicy#RESIDENT}: one session per graph key is kept open across generations until
- *       {@link #close()}. A request for the same graph with other pinned dimensions (another resolution) replaces
- *       it; the replaced session closes when its last lease is released, so at most one resolution per graph is
- *       resident and memory stays bounded by the sum of the stages. {@link #prefetch} opens a graph that is not
- *       resident yet in the background.</li>
- * </ul>
+ * Decides how long sessions live, per {@link MemoryPolicy}: the policy itself is one of two halves,
+ * {@link SequentialSessions} (a session per lease, kept or opened ahead within a {@link SequentialBudget}) and
+ * {@link ResidentSessions} (one session per graph, kept until close); this class holds what they share.
  *
  * <p>Every session opened through the cache is tracked, so {@link #close()} releases all of them, including those a
  * running generation still leases (its next run then fails with {@link PipelineClosedException}; a run in flight
@@ -40,15 +27,14 @@ import org.slf4j.LoggerFactory;
 public final class SessionCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SessionCache.class);
 
-    private final SessionFactory factory;
+    final SessionFactory factory;
     private final MemoryPolicy policy;
-    private final SequentialBudget budget;
-    private final Map<String, Resident> resident = new HashMap<>();
+    /** The policy's half: which sessions live how long. */
+    private final Residency residency;
+    /** Every session opened through the cache and not closed yet; guarded by this. */
     private final Map<ManagedSession, Boolean> open = new IdentityHashMap<>();
-    /** SEQUENTIAL sessions kept across generations, by spec; guarded by this. */
-    private final Map<SessionSpec, Kept> kept = new LinkedHashMap<>();
     /** Sessions being (or already) created in the background and not yet taken, by spec; guarded by this. */
-    private final Map<SessionSpec, Prefetch> prefetched = new HashMap<>();
+    final Map<SessionSpec, Prefetch> prefetched = new HashMap<>();
 
     private boolean closed;
 
@@ -70,10 +56,12 @@ public final class SessionCache implements AutoCloseable {
     public SessionCache(SessionFactory factory, MemoryPolicy policy, SequentialBudget budget) {
         this.factory = Objects.requireNonNull(factory, "factory");
         this.policy = Objects.requireNonNull(policy, "policy");
-        this.budget = Objects.requireNonNull(budget, "budget");
-        if (policy == MemoryPolicy.AUTO) {
-            throw new IllegalArgumentException("the session cache needs a resolved policy, got AUTO");
-        }
+        Objects.requireNonNull(budget, "budget");
+        this.residency = switch (policy) {
+            case RESIDENT -> new ResidentSessions(this);
+            case SEQUENTIAL -> new SequentialSessions(this, budget);
+            case AUTO -> throw new IllegalArgumentException("the session cache needs a resolved policy, got AUTO");
+        };
     }
 
     /** @return the memory policy */
@@ -88,7 +76,7 @@ public final class SessionCache implements AutoCloseable {
      * @throws ModelLoadException when the session cannot be opened (also when its background creation failed)
      */
     public SessionLease acquire(SessionSpec spec) {
-        return policy == MemoryPolicy.RESIDENT ? acquireResident(spec) : acquireSequential(spec);
+        return residency.acquire(spec);
     }
 
     /**
@@ -111,28 +99,8 @@ public final class SessionCache implements AutoCloseable {
         }
         Prefetch p;
         synchronized (this) {
-            if (closed || prefetched.containsKey(spec)) {
+            if (closed || prefetched.containsKey(spec) || !residency.mayPrefetchLocked(spec, concurrentWeightBytes)) {
                 return Prefetch.NONE;
-            }
-            if (policy == MemoryPolicy.RESIDENT) {
-                Resident current = resident.get(spec.graphKey());
-                if (current != null && current.session.spec().equals(spec)) {
-                    return Prefetch.NONE;
-                }
-            } else {
-                if (kept.containsKey(spec)) {
-                    return Prefetch.NONE;
-                }
-                long held = heldSettledBytesLocked() + SequentialBudget.creationPeak(concurrentWeightBytes);
-                if (!budget.mayPrefetch(held, spec.weightBytes())) {
-                    LOG.debug(
-                            "not opening {} ahead: {} MiB of weights beside {} MiB held exceeds the SEQUENTIAL "
-                                    + "budget or the memory available",
-                            spec.label(),
-                            spec.weightBytes() >> 20,
-                            held >> 20);
-                    return Prefetch.NONE;
-                }
             }
             p = new Prefetch(this, spec);
             prefetched.put(spec, p);
@@ -142,137 +110,20 @@ public final class SessionCache implements AutoCloseable {
         return p;
     }
 
-    private SessionLease acquireSequential(SessionSpec spec) {
-        Prefetch ahead;
-        synchronized (this) {
-            checkOpenLocked(spec);
-            Kept k = kept.get(spec);
-            if (k != null) {
-                k.leases++;
-                return new SessionLease(k.session, () -> releaseKept(k));
-            }
-            ahead = prefetched.remove(spec);
-        }
-        ManagedSession session;
-        if (ahead != null) {
-            session = ahead.take();
-        } else {
-            for (ManagedSession evicted : evictKeptFor(spec)) {
-                closeTracked(evicted);
-            }
-            // What earlier stages freed goes back to the OS before this session's creation sets the peak.
-            NativeHeapTrim.trim();
-            // Opened outside the lock: creating a multi-GB session takes seconds and must not block other
-            // generations.
-            session = factory.open(spec);
-            synchronized (this) {
-                if (closed) {
-                    session.close();
-                    throw closedError(spec);
-                }
-                open.put(session, Boolean.TRUE);
-            }
-        }
-        if (budget.mayKeep(spec.weightBytes(), List.of()) && !budget.keepsEverything()) {
-            // A session that may be kept must not keep its activations' memory while a later creation sets the peak.
-            session.shrinkArenaAfterRuns();
-        }
-        return new SessionLease(session, () -> releaseSequential(session));
-    }
-
-    private void releaseSequential(ManagedSession session) {
-        SessionSpec spec = session.spec();
-        synchronized (this) {
-            if (!closed && !kept.containsKey(spec) && budget.mayKeep(spec.weightBytes(), keptWeightsLocked())) {
-                Kept k = new Kept(session);
-                kept.put(spec, k);
-                LOG.debug(
-                        "keeping {} open across generations ({} KiB of weights)",
-                        spec.label(),
-                        spec.weightBytes() >> 10);
-                return;
-            }
-        }
-        closeTracked(session);
-    }
-
-    private synchronized void releaseKept(Kept k) {
-        k.leases--;
-    }
-
-    private SessionLease acquireResident(SessionSpec spec) {
-        Prefetch ahead;
-        synchronized (this) {
-            checkOpenLocked(spec);
-            Resident current = resident.get(spec.graphKey());
-            if (current != null && current.session.spec().equals(spec)) {
-                return lease(current);
-            }
-            ahead = prefetched.remove(spec);
-            if (ahead == null) {
-                // Held under the lock so that two generations never open the same resident graph twice.
-                ManagedSession session = factory.open(spec);
-                open.put(session, Boolean.TRUE);
-                return lease(install(spec, session));
-            }
-        }
-        ManagedSession session = ahead.take();
-        synchronized (this) {
-            Resident current = resident.get(spec.graphKey());
-            if (current != null && current.session.spec().equals(spec)) {
-                // Another generation installed one meanwhile: use it, drop the prefetched one.
-                closeTrackedLocked(session);
-                return lease(current);
-            }
-            return lease(install(spec, session));
-        }
-    }
-
-    private Resident install(SessionSpec spec, ManagedSession session) {
-        Resident current = resident.get(spec.graphKey());
-        if (current != null) {
-            LOG.debug(
-                    "replacing resident session {} {} by {}",
-                    spec.label(),
-                    current.session.spec().dimensions(),
-                    spec.dimensions());
-            current.evicted = true;
-            closeIfUnused(current);
-        }
-        Resident installed = new Resident(session);
-        resident.put(spec.graphKey(), installed);
-        return installed;
-    }
-
-    private SessionLease lease(Resident r) {
-        r.leases++;
-        return new SessionLease(r.session, () -> release(r));
-    }
-
-    private synchronized void release(Resident r) {
-        r.leases--;
-        closeIfUnused(r);
-    }
-
-    private void closeIfUnused(Resident r) {
-        if (r.evicted && r.leases == 0) {
-            closeTrackedLocked(r.session);
-        }
-    }
-
-    private void closeTracked(ManagedSession session) {
+    void closeTracked(ManagedSession session) {
         synchronized (this) {
             open.remove(session);
         }
         session.close();
     }
 
-    private void closeTrackedLocked(ManagedSession session) {
+    void closeTrackedLocked(ManagedSession session) {
         open.remove(session);
         session.close();
     }
 
-    private long heldSettledBytesLocked() {
+    /** @return the settled size of every session open or being opened; the caller holds this cache's lock */
+    long heldSettledBytesLocked() {
         long held = 0;
         for (ManagedSession s : open.keySet()) {
             held += SequentialBudget.settled(s.spec().weightBytes());
@@ -283,66 +134,23 @@ public final class SessionCache implements AutoCloseable {
         return held;
     }
 
-    private List<Long> keptWeightsLocked() {
-        List<Long> weights = new ArrayList<>();
-        for (SessionSpec s : kept.keySet()) {
-            weights.add(s.weightBytes());
-        }
-        return weights;
-    }
-
-    /**
-     * Takes out of the kept set, for closing, the sessions that must give way to the creation of {@code spec}: the
-     * same graph kept for other dimensions (one size per graph, as RESIDENT), then, largest first, those without a
-     * lease while the creation would not fit beside what is held.
-     */
-    private synchronized List<ManagedSession> evictKeptFor(SessionSpec spec) {
-        List<ManagedSession> out = new ArrayList<>();
-        for (var it = kept.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<SessionSpec, Kept> e = it.next();
-            if (e.getValue().leases == 0 && e.getKey().graphKey().equals(spec.graphKey())) {
-                it.remove();
-                out.add(e.getValue().session);
-            }
-        }
-        long held = heldSettledBytesLocked()
-                - out.stream()
-                        .mapToLong(m -> SequentialBudget.settled(m.spec().weightBytes()))
-                        .sum();
-        while (budget.mustEvict(held, spec.weightBytes())) {
-            Map.Entry<SessionSpec, Kept> largest = null;
-            for (Map.Entry<SessionSpec, Kept> e : kept.entrySet()) {
-                if (e.getValue().leases == 0
-                        && (largest == null
-                                || e.getKey().weightBytes() > largest.getKey().weightBytes())) {
-                    largest = e;
-                }
-            }
-            if (largest == null) {
-                break;
-            }
-            kept.remove(largest.getKey());
-            out.add(largest.getValue().session);
-            held -= SequentialBudget.settled(largest.getKey().weightBytes());
-        }
-        for (ManagedSession m : out) {
-            LOG.debug("closing kept session {} to make room for {}", m.spec().label(), spec.label());
-        }
-        return out;
-    }
-
     /** @return the number of sessions this cache holds open (resident, kept, leased or prefetched) */
     public synchronized int openSessions() {
         return open.size();
     }
 
-    private void checkOpenLocked(SessionSpec spec) {
+    void checkOpenLocked(SessionSpec spec) {
         if (closed) {
             throw closedError(spec);
         }
     }
 
-    private static PipelineClosedException closedError(SessionSpec spec) {
+    /** @return whether {@link #close()} has been called; the caller holds this cache's lock */
+    boolean closedLocked() {
+        return closed;
+    }
+
+    static PipelineClosedException closedError(SessionSpec spec) {
         return new PipelineClosedException("cannot open " + spec.label() + ": the pipeline has been closed");
     }
 
@@ -361,8 +169,7 @@ public final class SessionCache implements AutoCloseable {
             closed = true;
             toClose = new ArrayList<>(open.keySet());
             open.clear();
-            resident.clear();
-            kept.clear();
+            residency.clearLocked();
             pending = new ArrayList<>(prefetched.values());
             prefetched.clear();
         }
@@ -374,6 +181,11 @@ public final class SessionCache implements AutoCloseable {
         }
     }
 
+    /** Tracks a session opened for a lease; the caller holds this cache's lock. */
+    void trackLocked(ManagedSession session) {
+        open.put(session, Boolean.TRUE);
+    }
+
     /** Called by a prefetch whose session is ready: track it, unless the cache closed or it was discarded. */
     private synchronized boolean adopt(ManagedSession session) {
         if (closed) {
@@ -381,27 +193,6 @@ public final class SessionCache implements AutoCloseable {
         }
         open.put(session, Boolean.TRUE);
         return true;
-    }
-
-    /** A resident session and how many leases use it. Guarded by the cache's lock. */
-    private static final class Resident {
-        final ManagedSession session;
-        int leases;
-        boolean evicted;
-
-        Resident(ManagedSession session) {
-            this.session = session;
-        }
-    }
-
-    /** A SEQUENTIAL session kept across generations and how many leases use it. Guarded by the cache's lock. */
-    private static final class Kept {
-        final ManagedSession session;
-        int leases;
-
-        Kept(ManagedSession session) {
-            this.session = session;
-        }
     }
 
     /**
@@ -449,7 +240,7 @@ public final class SessionCache implements AutoCloseable {
             ManagedSession created = null;
             RuntimeException error = null;
             try {
-                if (cache.policy == MemoryPolicy.SEQUENTIAL) {
+                if (cache.residency.trimsBeforeCreation()) {
                     NativeHeapTrim.trim();
                 }
                 created = cache.factory.open(spec);
@@ -485,7 +276,7 @@ public final class SessionCache implements AutoCloseable {
         }
 
         /** Waits for the creation and hands the session over (the cache tracks it already). */
-        private ManagedSession take() {
+        ManagedSession take() {
             synchronized (this) {
                 taken = true;
                 boolean interrupted = false;

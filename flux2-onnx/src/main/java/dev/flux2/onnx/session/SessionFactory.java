@@ -4,6 +4,7 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.onnx.runtime.GlobalThreadPool;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import java.util.Collections;
@@ -108,7 +109,7 @@ public final class SessionFactory {
     public ManagedSession open(SessionSpec spec) {
         OrtSession.SessionOptions options = new OrtSession.SessionOptions();
         try {
-            options.setOptimizationLevel(spec.optimizationLevel().ortLevel());
+            options.setOptimizationLevel(ortLevel(spec.optimizationLevel()));
             // Why both: see the class comment and docs/performance.md (RSS growth and step time).
             options.setMemoryPatternOptimization(false);
             options.setCPUArenaAllocator(true);
@@ -164,5 +165,15 @@ public final class SessionFactory {
             options.close();
             throw e;
         }
+    }
+
+    private static OrtSession.SessionOptions.OptLevel ortLevel(OptimizationLevel level) {
+        return switch (level) {
+            case DISABLED -> OrtSession.SessionOptions.OptLevel.NO_OPT;
+            case BASIC -> OrtSession.SessionOptions.OptLevel.BASIC_OPT;
+            case EXTENDED -> OrtSession.SessionOptions.OptLevel.EXTENDED_OPT;
+            case LAYOUT -> OrtSession.SessionOptions.OptLevel.LAYOUT_OPT;
+            case ALL -> OrtSession.SessionOptions.OptLevel.ALL_OPT;
+        };
     }
 }

@@ -1,5 +1,6 @@
 package dev.flux2.onnx.session;
 
+import dev.flux2.onnx.options.OptimizationLevel;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.Map;

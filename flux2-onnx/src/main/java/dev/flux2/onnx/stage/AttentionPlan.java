@@ -1,6 +1,7 @@
 package dev.flux2.onnx.stage;
 
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.options.VaeAttentionMode;
 
 /**
  * How the VAE decoder's single-head attention over S = (H/8)(W/8) positions is computed: in one call over the

@@ -1,5 +1,6 @@
 package dev.flux2.onnx.stage;
 
+import dev.flux2.onnx.options.VaeAttentionMode;
 import java.util.Objects;
 
 /**

@@ -1,7 +1,7 @@
 package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensor;
-import dev.flux2.onnx.graph.TensorSignature;
+import dev.flux2.onnx.bundle.TensorSignature;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.spi.TextEmbedding;
 import java.util.IdentityHashMap;

@@ -2,12 +2,13 @@ package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensorLike;
 import ai.onnxruntime.OrtSession;
-import dev.flux2.onnx.config.GraphKeys;
-import dev.flux2.onnx.graph.Dim;
-import dev.flux2.onnx.graph.FusedConvention;
-import dev.flux2.onnx.graph.FusedIo;
-import dev.flux2.onnx.graph.TensorSignature;
-import dev.flux2.onnx.graph.TransformerInputs;
+import dev.flux2.onnx.bundle.Dim;
+import dev.flux2.onnx.bundle.FusedChoice;
+import dev.flux2.onnx.bundle.FusedConvention;
+import dev.flux2.onnx.bundle.FusedIo;
+import dev.flux2.onnx.bundle.GraphKeys;
+import dev.flux2.onnx.bundle.TensorSignature;
+import dev.flux2.onnx.bundle.TransformerInputs;
 import dev.flux2.onnx.session.RunCall;
 import dev.flux2.onnx.session.SessionLease;
 import dev.flux2.onnx.tensor.TensorBuffer;
@@ -18,9 +19,7 @@ import dev.flux2.spi.StageContext;
 import dev.flux2.spi.TextEmbedding;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -40,34 +39,26 @@ final class FusedDenoiser {
     private final StageResources resources;
     private final DenoiserSetup setup;
     private final StageContext context;
-    private final Optional<FusedIo> fused;
-    private final boolean enabled;
+    private final FusedChoice choice;
 
     /**
      * @param resources the backend's resources
      * @param setup the generation's token layout
      * @param context the generation's context
-     * @param enabled false when the {@code fused=off} option disables fused graphs
+     * @param choice the backend's decision whether a fused graph may run
      */
-    FusedDenoiser(StageResources resources, DenoiserSetup setup, StageContext context, boolean enabled) {
+    FusedDenoiser(StageResources resources, DenoiserSetup setup, StageContext context, FusedChoice choice) {
         this.resources = resources;
         this.setup = setup;
         this.context = context;
-        this.fused = resources.io().fused();
-        this.enabled = enabled;
+        this.choice = choice;
     }
 
     FusedSupport support(int steps) {
-        if (!enabled) {
-            return FusedSupport.unavailable("fused graphs are disabled by the backend option fused=off");
+        if (!choice.usable()) {
+            return FusedSupport.unavailable(choice.reason());
         }
-        if (fused.isEmpty()) {
-            return FusedSupport.unavailable("the bundle has no " + GraphKeys.TRANSFORMER_FUSED + " graph");
-        }
-        FusedIo io = fused.get();
-        if (!io.usable()) {
-            return FusedSupport.unavailable(io.detail());
-        }
+        FusedIo io = choice.graph().orElseThrow();
         if (steps != io.steps()) {
             return FusedSupport.unavailable(
                     "the fused graph runs exactly " + io.steps() + " steps, the schedule has " + steps);
@@ -81,7 +72,7 @@ final class FusedDenoiser {
             return FusedSupport.unavailable("the fused graph is fixed to " + tokens.value() + " image tokens and this "
                     + "generation has " + setup.noiseTokens());
         }
-        return FusedSupport.available(io.convention().name().toLowerCase(Locale.ROOT) + ": " + io.detail());
+        return FusedSupport.available(choice.reason());
     }
 
     void denoise(float[] sigmas, float[] latentTokens, TextEmbedding text) {
@@ -99,7 +90,7 @@ final class FusedDenoiser {
             throw new IllegalArgumentException(
                     "expected " + values + " latent values (N·128), got " + latentTokens.length);
         }
-        FusedIo io = fused.orElseThrow();
+        FusedIo io = choice.graph().orElseThrow();
         TransformerInputs in = io.inputs().orElseThrow();
         TensorSignature latentOut = io.latent().orElseThrow();
         int tokens = setup.noiseTokens();

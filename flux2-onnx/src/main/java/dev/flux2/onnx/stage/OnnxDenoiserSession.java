@@ -1,6 +1,7 @@
 package dev.flux2.onnx.stage;
 
 import dev.flux2.api.PipelineClosedException;
+import dev.flux2.onnx.bundle.FusedChoice;
 import dev.flux2.onnx.session.SessionSpec;
 import dev.flux2.spi.DenoiseStep;
 import dev.flux2.spi.DenoiserSession;
@@ -28,18 +29,17 @@ public final class OnnxDenoiserSession implements DenoiserSession {
      * @param resources the backend's resources
      * @param setup the generation's token layout
      * @param context the generation's context
-     * @param fusedEnabled false when fused graphs are disabled by option
+     * @param fused the backend's decision whether a fused graph may run
      */
-    public OnnxDenoiserSession(
-            StageResources resources, DenoiserSetup setup, StageContext context, boolean fusedEnabled) {
-        this(resources, setup, context, fusedEnabled, () -> {});
+    public OnnxDenoiserSession(StageResources resources, DenoiserSetup setup, StageContext context, FusedChoice fused) {
+        this(resources, setup, context, fused, () -> {});
     }
 
     /**
      * @param resources the backend's resources
      * @param setup the generation's token layout
      * @param context the generation's context
-     * @param fusedEnabled false when fused graphs are disabled by option
+     * @param fused the backend's decision whether a fused graph may run
      * @param afterTransformerOpened run once, after the per-step transformer's session is open (the backend opens
      *     the VAE decoder ahead from there)
      */
@@ -47,7 +47,7 @@ public final class OnnxDenoiserSession implements DenoiserSession {
             StageResources resources,
             DenoiserSetup setup,
             StageContext context,
-            boolean fusedEnabled,
+            FusedChoice fused,
             Runnable afterTransformerOpened) {
         this.afterTransformerOpened = afterTransformerOpened;
         int textLength = resources.config().text().sequenceLength();
@@ -58,7 +58,7 @@ public final class OnnxDenoiserSession implements DenoiserSession {
         this.resources = resources;
         this.setup = setup;
         this.context = context;
-        this.fused = new FusedDenoiser(resources, setup, context, fusedEnabled);
+        this.fused = new FusedDenoiser(resources, setup, context, fused);
     }
 
     @Override

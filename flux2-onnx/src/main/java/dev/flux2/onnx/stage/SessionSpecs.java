@@ -1,14 +1,14 @@
 package dev.flux2.onnx.stage;
 
 import dev.flux2.api.InvalidRequestException;
-import dev.flux2.onnx.config.BundleConfig;
-import dev.flux2.onnx.config.ModelEntry;
-import dev.flux2.onnx.graph.BundleIo;
-import dev.flux2.onnx.graph.Dim;
-import dev.flux2.onnx.graph.GraphSignature;
-import dev.flux2.onnx.graph.TensorSignature;
+import dev.flux2.onnx.bundle.BundleConfig;
+import dev.flux2.onnx.bundle.BundleIo;
+import dev.flux2.onnx.bundle.Dim;
+import dev.flux2.onnx.bundle.GraphSignature;
+import dev.flux2.onnx.bundle.ModelEntry;
+import dev.flux2.onnx.bundle.TensorSignature;
 import dev.flux2.onnx.memory.SessionFootprint;
-import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.onnx.session.SessionSpec;
 import dev.flux2.onnx.tuning.TunedGraph;
 import java.util.Arrays;

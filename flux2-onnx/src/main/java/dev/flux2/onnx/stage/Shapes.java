@@ -1,7 +1,7 @@
 package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensorLike;
-import dev.flux2.onnx.graph.TensorSignature;
+import dev.flux2.onnx.bundle.TensorSignature;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;

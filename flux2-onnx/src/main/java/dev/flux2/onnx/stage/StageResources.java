@@ -2,9 +2,9 @@ package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
-import dev.flux2.onnx.config.BundleConfig;
-import dev.flux2.onnx.graph.BundleIo;
-import dev.flux2.onnx.graph.ElementType;
+import dev.flux2.onnx.bundle.BundleConfig;
+import dev.flux2.onnx.bundle.BundleIo;
+import dev.flux2.onnx.bundle.ElementType;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.tensor.DirectBufferPool;
 import dev.flux2.onnx.tensor.TensorBuffer;

@@ -2,8 +2,8 @@ package dev.flux2.onnx.stage;
 
 import ai.onnxruntime.OnnxTensorLike;
 import ai.onnxruntime.OrtSession;
-import dev.flux2.onnx.config.GraphKeys;
-import dev.flux2.onnx.graph.VaeEncoderIo;
+import dev.flux2.onnx.bundle.GraphKeys;
+import dev.flux2.onnx.bundle.VaeEncoderIo;
 import dev.flux2.onnx.session.RunCall;
 import dev.flux2.onnx.session.SessionLease;
 import dev.flux2.onnx.tensor.TensorBuffer;

@@ -1,7 +1,7 @@
 package dev.flux2.onnx.tensor;
 
 import ai.onnxruntime.platform.Fp16Conversions;
-import dev.flux2.onnx.graph.ElementType;
+import dev.flux2.onnx.bundle.ElementType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;

@@ -1,6 +1,6 @@
 package dev.flux2.onnx.tensor;
 
-import dev.flux2.onnx.graph.ElementType;
+import dev.flux2.onnx.bundle.ElementType;
 import java.nio.ByteBuffer;
 
 /**

@@ -4,7 +4,7 @@ import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import dev.flux2.api.InferenceException;
-import dev.flux2.onnx.graph.ElementType;
+import dev.flux2.onnx.bundle.ElementType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.IntBuffer;

@@ -2,7 +2,7 @@ package dev.flux2.onnx.tensor;
 
 import ai.onnxruntime.OnnxJavaType;
 import ai.onnxruntime.OnnxTensor;
-import dev.flux2.onnx.graph.ElementType;
+import dev.flux2.onnx.bundle.ElementType;
 
 /** Maps between the graph's {@link ElementType} and ONNX Runtime's {@link OnnxJavaType}. Stateless. */
 public final class TensorTypes {

@@ -1,5 +1,8 @@
 package dev.flux2.onnx.tuning;
 
+import dev.flux2.onnx.options.CpuTuned;
+import java.util.Optional;
+
 /**
  * Which edits a CPU-tuned graph gets.
  *
@@ -26,6 +29,19 @@ public record CpuTuning(boolean accuracyLevelZero, boolean fp32Activations, bool
      */
     public CpuTuning(boolean accuracyLevelZero, boolean fp32Activations) {
         this(accuracyLevelZero, fp32Activations, false);
+    }
+
+    /**
+     * @param option the backend option {@code cpu_tuned}
+     * @return its edits, empty for {@link CpuTuned#OFF} (the graphs as exported)
+     */
+    public static Optional<CpuTuning> of(CpuTuned option) {
+        return switch (option) {
+            case OFF -> Optional.empty();
+            case FULL -> Optional.of(FULL);
+            case FP32 -> Optional.of(new CpuTuning(false, true));
+            case ACC0 -> Optional.of(new CpuTuning(true, false));
+        };
     }
 
     /** @return these edits with fused attention on or off */

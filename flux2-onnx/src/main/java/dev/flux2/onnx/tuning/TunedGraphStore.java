@@ -4,7 +4,7 @@ import ai.onnx.proto.OnnxMl.ModelProto;
 import com.google.protobuf.CodedInputStream;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.attention.AttentionFuser;
-import dev.flux2.onnx.graph.GraphSignature;
+import dev.flux2.onnx.bundle.GraphSignature;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnx.proto.OnnxMl.ModelProto;
-import dev.flux2.onnx.graph.GraphSignature;
+import dev.flux2.onnx.bundle.GraphSignature;
 import dev.flux2.onnx.tuning.CpuTuning;
 import dev.flux2.onnx.tuning.TunedGraph;
 import dev.flux2.onnx.tuning.TunedGraphStore;

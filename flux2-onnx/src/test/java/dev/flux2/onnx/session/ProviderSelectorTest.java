@@ -8,6 +8,8 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.options.ProviderFallback;
+import dev.flux2.onnx.options.ProviderNames;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -15,12 +17,12 @@ import org.junit.jupiter.api.Test;
 class ProviderSelectorTest {
     @Test
     void namesAreCaseInsensitiveWithAliases() {
-        assertEquals(OrtProvider.CUDA, ProviderSelector.parse("CUDA"));
-        assertEquals(OrtProvider.TENSOR_RT, ProviderSelector.parse("TensorRT"));
-        assertEquals(OrtProvider.TENSOR_RT, ProviderSelector.parse("trt"));
-        assertEquals(OrtProvider.CORE_ML, ProviderSelector.parse("core_ml"));
-        assertEquals(OrtProvider.DIRECT_ML, ProviderSelector.parse("dml"));
-        assertEquals(OrtProvider.CPU, ProviderSelector.parse(" cpu "));
+        assertEquals(OrtProvider.CUDA, ProviderNames.parse("CUDA"));
+        assertEquals(OrtProvider.TENSOR_RT, ProviderNames.parse("TensorRT"));
+        assertEquals(OrtProvider.TENSOR_RT, ProviderNames.parse("trt"));
+        assertEquals(OrtProvider.CORE_ML, ProviderNames.parse("core_ml"));
+        assertEquals(OrtProvider.DIRECT_ML, ProviderNames.parse("dml"));
+        assertEquals(OrtProvider.CPU, ProviderNames.parse(" cpu "));
     }
 
     @Test

@@ -16,6 +16,7 @@ import dev.flux2.api.InferenceException;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.PipelineClosedException;
 import dev.flux2.onnx.TestStageContext;
+import dev.flux2.onnx.options.OptimizationLevel;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.Map;

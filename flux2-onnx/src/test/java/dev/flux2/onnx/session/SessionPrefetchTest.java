@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.onnxruntime.OrtEnvironment;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.options.OptimizationLevel;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

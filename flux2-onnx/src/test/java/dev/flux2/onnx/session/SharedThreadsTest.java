@@ -11,6 +11,7 @@ import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
 import dev.flux2.onnx.TestStageContext;
+import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.onnx.runtime.GlobalThreadPool;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import java.nio.FloatBuffer;

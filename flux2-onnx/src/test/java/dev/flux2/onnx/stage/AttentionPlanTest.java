@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.options.VaeAttentionMode;
 import org.junit.jupiter.api.Test;
 
 class AttentionPlanTest {

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.onnx.SeedConfigFiles;
-import dev.flux2.onnx.config.BundleConfig;
-import dev.flux2.onnx.config.BundleConfigReader;
-import dev.flux2.onnx.graph.BundleIo;
-import dev.flux2.onnx.graph.GraphContracts;
-import dev.flux2.onnx.graph.GraphContractsTest;
-import dev.flux2.onnx.session.OptimizationLevel;
+import dev.flux2.onnx.bundle.BundleConfig;
+import dev.flux2.onnx.bundle.BundleConfigReader;
+import dev.flux2.onnx.bundle.BundleIo;
+import dev.flux2.onnx.bundle.GraphContracts;
+import dev.flux2.onnx.bundle.GraphContractsTest;
+import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.onnx.session.SessionSpec;
 import java.nio.file.Path;
 import java.util.Map;

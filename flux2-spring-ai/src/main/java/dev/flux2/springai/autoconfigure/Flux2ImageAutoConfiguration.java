@@ -5,6 +5,7 @@ import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.hub.HubModelResolver;
 import dev.flux2.hub.HubOptions;
+import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.springai.Flux2ImageModel;
 import dev.flux2.springai.Flux2ImageOptions;
 import io.micrometer.observation.ObservationRegistry;
@@ -60,7 +61,7 @@ public class Flux2ImageAutoConfiguration {
         b.limits(limits(properties.getLimits()));
         properties.getBackendOptions().forEach(b::backendOption);
         if (properties.getProvider() != null) {
-            b.backendOption("providers", properties.getProvider());
+            b.backendOption(OnnxOptions.PROVIDERS, properties.getProvider());
         }
         return b.build();
     }

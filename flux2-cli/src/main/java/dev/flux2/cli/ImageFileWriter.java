@@ -1,0 +1,72 @@
+package dev.flux2.cli;
+
+import dev.flux2.api.GeneratedImage;
+import dev.flux2.api.PngFiles;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Writes a generated image in the format its extension names ({@link ImageFormat}), atomically: into a temporary
+ * file in the same folder, then moved over the target, so a failure leaves no partial file. Every failure is an
+ * {@link IOException} naming the file and the reason. Stateless and thread-safe.
+ */
+final class ImageFileWriter {
+    private ImageFileWriter() {}
+
+    /**
+     * @param image the image and its metadata
+     * @param file the target (replaced if it exists)
+     * @param jpegQuality JPEG quality 0–1 (ignored for PNG)
+     * @throws IOException naming the file and the reason
+     */
+    public static void write(GeneratedImage image, Path file, float jpegQuality) throws IOException {
+        ImageFormat format = ImageFormat.of(file);
+        Path absolute = file.toAbsolutePath();
+        // Not Files.createTempFile: its owner-only permissions would survive the rename; this one follows the umask.
+        Path tmp = absolute.resolveSibling("." + absolute.getFileName() + "." + System.nanoTime() + ".tmp");
+        try {
+            try (OutputStream out =
+                    Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                if (format == ImageFormat.PNG) {
+                    PngFiles.write(image, out);
+                } else {
+                    JpegMetadataWriter.write(image, jpegQuality, out);
+                }
+            }
+            Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new IOException("cannot write " + file + ": " + reason(e), e);
+        } finally {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // The temporary file's folder is what failed; nothing more to clean.
+            }
+        }
+    }
+
+    /**
+     * @param e an I/O failure
+     * @return a reason a person understands: the file-system reason, or the exception's kind and message
+     */
+    public static String reason(IOException e) {
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason();
+        }
+        String m = e.getMessage();
+        return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+    }
+}
