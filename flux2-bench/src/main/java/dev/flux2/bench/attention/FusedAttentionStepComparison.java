@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.CodedInputStream;
 import dev.flux2.onnx.attention.AttentionFuser;
+import dev.flux2.onnx.weights.WeightDequantizer;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
 import dev.flux2.testkit.timing.TimingTransformerWriter;
 import java.io.IOException;
@@ -28,6 +29,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -41,7 +43,10 @@ import java.util.stream.Stream;
  *
  * <pre>java -Xmx8g -cp flux2-bench/target/benchmarks.jar dev.flux2.bench.attention.FusedAttentionStepComparison \
  *     [--size 512[,1024]] [--blocks 5+20] [--provider cpu|webgpu] [--pairs 3] [--threads 0] [--text 512] \
- *     [--width klein|tiny] [--layouts batch_heads,bsnh] [--block 16] [--profile] [--dir DIR]</pre>
+ *     [--width klein|tiny] [--layouts batch_heads,bsnh|none] [--block 16] [--dequantized] [--profile] [--dir DIR]</pre>
+ *
+ * <p>{@code --dequantized} adds the graph with its block-16 weight products dequantized in the graph ({@link
+ * WeightDequantizer}), as {@code dq}, and each layout fused over it, as {@code dq-<layout>}.
  *
  * <p>{@code --block} writes the weights with another MatMulNBits block size (the seed's export uses 16), to measure
  * what the weight products cost at other block sizes.
@@ -75,6 +80,7 @@ public final class FusedAttentionStepComparison {
         boolean profile = false;
         String layouts = "bsnh";
         int block = 16;
+        boolean dequantized = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> sizes = args[++i];
@@ -88,6 +94,7 @@ public final class FusedAttentionStepComparison {
                 case "--profile" -> profile = true;
                 case "--layouts" -> layouts = args[++i];
                 case "--block" -> block = Integer.parseInt(args[++i]);
+                case "--dequantized" -> dequantized = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -106,23 +113,37 @@ public final class FusedAttentionStepComparison {
             if (graphFile == null) {
                 graphFile = TimingTransformerWriter.write(spec, dir).graphFile();
             }
-            List<AttentionFuser.Layout> chosen = new ArrayList<>();
+            List<String> chosen = new ArrayList<>();
             List<Path> fusedFiles = new ArrayList<>();
             StringBuilder described = new StringBuilder();
-            for (String l : layouts.split(",")) {
-                AttentionFuser.Layout layout =
-                        AttentionFuser.Layout.valueOf(l.trim().toUpperCase(Locale.ROOT));
-                Path fusedFile =
-                        graphFile.resolveSibling("fused-" + layout.name().toLowerCase(Locale.ROOT) + ".onnx");
-                AttentionFuser.Result fusion = fuse(graphFile, fusedFile, layout);
-                chosen.add(layout);
-                fusedFiles.add(fusedFile);
+            List<Path> sources = new ArrayList<>(List.of(graphFile));
+            if (dequantized) {
+                Path dq = graphFile.resolveSibling("dq-graph.onnx");
                 described
-                        .append(" ")
-                        .append(layout)
-                        .append(": ")
-                        .append(fusion.describe())
+                        .append(" dequantized: ")
+                        .append(dequantize(graphFile, dq).describe())
                         .append(';');
+                chosen.add("dq");
+                fusedFiles.add(dq);
+                sources.add(dq);
+            }
+            for (Path source : sources) {
+                String prefix = source.equals(graphFile) ? "" : "dq-";
+                for (String l : layouts.equals("none") ? new String[0] : layouts.split(",")) {
+                    AttentionFuser.Layout layout =
+                            AttentionFuser.Layout.valueOf(l.trim().toUpperCase(Locale.ROOT));
+                    String label = prefix + layout.name().toLowerCase(Locale.ROOT);
+                    Path fusedFile = graphFile.resolveSibling("fused-" + label + ".onnx");
+                    AttentionFuser.Result fusion = fuse(source, fusedFile, layout);
+                    chosen.add(label);
+                    fusedFiles.add(fusedFile);
+                    described
+                            .append(" ")
+                            .append(label)
+                            .append(": ")
+                            .append(fusion.describe())
+                            .append(';');
+                }
             }
             System.out.printf(
                     Locale.ROOT,
@@ -136,7 +157,7 @@ public final class FusedAttentionStepComparison {
             List<Step> fused = new ArrayList<>();
             try (Step graph = new Step(env, graphFile, provider, threads, profile ? dir.resolve("graph") : null)) {
                 for (int i = 0; i < fusedFiles.size(); i++) {
-                    String name = chosen.get(i).name().toLowerCase(Locale.ROOT);
+                    String name = chosen.get(i);
                     fused.add(new Step(env, fusedFiles.get(i), provider, threads, profile ? dir.resolve(name) : null));
                 }
                 for (String sz : sizes.split(",")) {
@@ -168,7 +189,7 @@ public final class FusedAttentionStepComparison {
             OrtEnvironment env,
             Step graph,
             List<Step> fused,
-            List<AttentionFuser.Layout> layouts,
+            List<String> layouts,
             int size,
             int text,
             int contextDim,
@@ -205,9 +226,7 @@ public final class FusedAttentionStepComparison {
                                 .count());
             }
             StringBuilder header = new StringBuilder("size\tpair\tgraph_ms");
-            layouts.forEach(l -> header.append("\t")
-                    .append(l.name().toLowerCase(Locale.ROOT))
-                    .append("_ms"));
+            layouts.forEach(l -> header.append("\t").append(l).append("_ms"));
             System.out.println(header + "\tratio\tload1");
             List<Double> graphMs = new ArrayList<>();
             List<List<Double>> fusedMs = new ArrayList<>();
@@ -258,10 +277,25 @@ public final class FusedAttentionStepComparison {
     private static Path existingGraph(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.filter(p -> p.toString().endsWith(".onnx")
-                            && !p.getFileName().toString().startsWith("fused"))
+                            && !p.getFileName().toString().startsWith("fused")
+                            && !p.getFileName().toString().startsWith("dq"))
                     .findFirst()
                     .orElse(null);
         }
+    }
+
+    private static WeightDequantizer.Result dequantize(Path source, Path target) throws IOException {
+        ModelProto model;
+        try (InputStream in = Files.newInputStream(source)) {
+            CodedInputStream coded = CodedInputStream.newInstance(in);
+            coded.setSizeLimit(Integer.MAX_VALUE);
+            model = ModelProto.parseFrom(coded);
+        }
+        WeightDequantizer.Rewrite r = WeightDequantizer.dequantize(model, Set.of(16));
+        try (OutputStream out = Files.newOutputStream(target)) {
+            r.model().writeTo(out);
+        }
+        return r.result();
     }
 
     private static AttentionFuser.Result fuse(Path source, Path target, AttentionFuser.Layout layout)
