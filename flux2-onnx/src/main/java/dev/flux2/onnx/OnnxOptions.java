@@ -7,6 +7,7 @@ import dev.flux2.onnx.session.ProviderFallback;
 import dev.flux2.onnx.session.ProviderSelector;
 import dev.flux2.onnx.stage.VaeAttentionMode;
 import dev.flux2.onnx.tuning.CpuTuning;
+import dev.flux2.onnx.weights.WeightsMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -62,6 +63,12 @@ import java.util.Optional;
  *       {@code com.microsoft.MultiHeadAttention} in a derived graph (stored like the CPU-tuned graphs);
  *       {@code graph} runs the attention as exported; {@code auto} (default) fuses where measured faster and accurate,
  *       which is nowhere yet (docs/fused-attention.md §5): it runs the graphs as exported.</td></tr>
+ *   <tr><td>{@value #WEIGHTS}</td><td>{@code auto} | {@code packed} | {@code dequantized}</td><td>how the
+ *       transformer's 4-bit block-16 weight products run: {@code packed} as the bundle's {@code MatMulNBits};
+ *       {@code dequantized} as an in-graph {@code DequantizeLinear} of the same packed weights and an fp16
+ *       {@code MatMul}, in a derived graph (stored like the CPU-tuned graphs; same weight values, no weight file
+ *       written; per run transient device memory for the largest weight in fp16, twice); {@code auto} (default)
+ *       dequantizes where measured faster: on WebGPU (docs/fused-attention.md §8).</td></tr>
  *   <tr><td>{@value #DEVICE_ID}</td><td>an integer ≥ 0</td><td>device index for CUDA, TensorRT, ROCm and DirectML.
  *       Default 0.</td></tr>
  * </table>
@@ -79,6 +86,7 @@ import java.util.Optional;
  * @param allowSpinning whether ONNX Runtime's idle intra-op threads spin
  * @param ortLibrary the ONNX Runtime native library to load, if named
  * @param attention whether attention runs fused
+ * @param weights how the block-16 weight products run
  */
 record OnnxOptions(
         int threads,
@@ -93,7 +101,8 @@ record OnnxOptions(
         Optional<CpuTuning> cpuTuning,
         boolean allowSpinning,
         Optional<String> ortLibrary,
-        AttentionMode attention) {
+        AttentionMode attention,
+        WeightsMode weights) {
     /** Option key: threads per inference call. */
     static final String THREADS = "threads";
     /** Option key: execution providers in order of preference. */
@@ -120,6 +129,8 @@ record OnnxOptions(
     static final String ORT_LIBRARY = "ort_library";
     /** Option key: fused attention. */
     static final String ATTENTION = "attention";
+    /** Option key: block-16 weight products packed or dequantized in the graph. */
+    static final String WEIGHTS = "weights";
 
     /** Every key, in the order the documentation lists them. */
     static final List<String> KEYS = List.of(
@@ -135,7 +146,8 @@ record OnnxOptions(
             CPU_TUNED,
             ALLOW_SPINNING,
             ORT_LIBRARY,
-            ATTENTION);
+            ATTENTION,
+            WEIGHTS);
 
     /** Validates and copies. */
     OnnxOptions {
@@ -146,6 +158,7 @@ record OnnxOptions(
         Objects.requireNonNull(cpuTuning, "cpuTuning");
         Objects.requireNonNull(ortLibrary, "ortLibrary");
         Objects.requireNonNull(attention, "attention");
+        Objects.requireNonNull(weights, "weights");
         if (threads < 0 || vaeChunkSize < 0 || deviceId < 0) {
             throw new IllegalArgumentException("threads, vaeChunkSize and deviceId must be >= 0, got " + threads + ", "
                     + vaeChunkSize + ", " + deviceId);
@@ -224,6 +237,12 @@ record OnnxOptions(
                     case "fused" -> AttentionMode.FUSED;
                     case "graph" -> AttentionMode.GRAPH;
                     default -> throw bad(ATTENTION, options.get(ATTENTION), "auto, fused or graph");
+                },
+                switch (value(options, WEIGHTS, "auto")) {
+                    case "auto" -> WeightsMode.AUTO;
+                    case "packed" -> WeightsMode.PACKED;
+                    case "dequantized" -> WeightsMode.DEQUANTIZED;
+                    default -> throw bad(WEIGHTS, options.get(WEIGHTS), "auto, packed or dequantized");
                 });
     }
 

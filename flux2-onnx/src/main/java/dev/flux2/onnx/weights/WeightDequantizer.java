@@ -140,6 +140,12 @@ public final class WeightDequantizer {
             "Where",
             "Xor");
 
+    /**
+     * The block sizes whose WebGPU {@code MatMulNBits} is slower than the dequantized form: 16, the seed's (ONNX
+     * Runtime 1.26 takes its tiled shaders only at block 32; measured in docs/fused-attention.md §8).
+     */
+    public static final Set<Integer> SLOW_BLOCK_SIZES = Set.of(16);
+
     private WeightDequantizer() {}
 
     /**
