@@ -78,7 +78,8 @@ public final class MatMulNBitsCheck {
                     "nbits128-acc4",
                     "fp16-matmul",
                     "dq16-matmul",
-                    "dq16-folded");
+                    "dq16-folded",
+                    "dq16-fp32");
             for (String form : forms) {
                 ModelProto model = form.equals("fp16-matmul")
                         ? dense(k, n, tokens, rnd)

@@ -188,6 +188,21 @@ public final class WeightDequantizer {
      * @return the rewrite
      */
     public static Rewrite dequantize(ModelProto model, Set<Integer> blockSizes) {
+        return dequantize(model, blockSizes, false);
+    }
+
+    /**
+     * Like {@link #dequantize(ModelProto, Set)}, optionally computing the product in fp32: the fp16 scales are cast
+     * to fp32 (so the weight is {@code (q − zero_point) · scale} exactly, in fp32), the activations cast to fp32
+     * before the {@code MatMul} and its output cast back to fp16. For providers whose fp16 {@code MatMul}
+     * accumulates in fp16 (WebGPU, as measured in docs/fused-attention.md §8).
+     *
+     * @param model the model (not modified)
+     * @param blockSizes the block sizes to rewrite
+     * @param fp32 whether an fp16 product is computed in fp32
+     * @return the rewrite
+     */
+    public static Rewrite dequantize(ModelProto model, Set<Integer> blockSizes, boolean fp32) {
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(blockSizes, "blockSizes");
         GraphProto graph = model.getGraph();
@@ -244,7 +259,8 @@ public final class WeightDequantizer {
             String codes = p + "codes";
             String scales = p + "scales";
             String zeros = p + "zero_points";
-            for (String name : List.of(codes, scales, zeros, p + "weight", p + "weight_t", p + "product")) {
+            for (String name : List.of(
+                    codes, scales, zeros, p + "weight", p + "weight_t", p + "product", p + "x32", p + "scales32")) {
                 if (names.contains(name)) {
                     notRewritten.add(describe(n) + ": the name " + name + " is taken");
                     reason = "taken";
@@ -257,7 +273,12 @@ public final class WeightDequantizer {
             TensorProto scaleTensor = initializers.get(n.getInput(2));
             retyped.put(n.getInput(2), retype(scaleTensor, scales, scaleTensor.getDataType(), nOut, blocks));
             List<NodeProto> nodes = new ArrayList<>();
-            List<String> dqInputs = new ArrayList<>(List.of(codes, scales));
+            boolean widen = fp32 && scaleTensor.getDataType() == FLOAT16;
+            if (widen) {
+                nodes.add(cast(p + "CastScales", scales, p + "scales32", FLOAT));
+                nodes.add(cast(p + "CastInput", n.getInput(0), p + "x32", FLOAT));
+            }
+            List<String> dqInputs = new ArrayList<>(List.of(codes, widen ? p + "scales32" : scales));
             if (hasInput(n, 3)) {
                 retyped.put(n.getInput(3), retype(initializers.get(n.getInput(3)), zeros, UINT4, nOut, blocks));
                 dqInputs.add(zeros);
@@ -286,13 +307,17 @@ public final class WeightDequantizer {
                             .addInts(0))
                     .build());
             boolean bias = hasInput(n, 5);
+            String product = bias ? p + "product" : n.getOutput(0);
             nodes.add(NodeProto.newBuilder()
                     .setOpType("MatMul")
                     .setName(p + "MatMul")
-                    .addInput(n.getInput(0))
+                    .addInput(widen ? p + "x32" : n.getInput(0))
                     .addInput(p + "weight_t")
-                    .addOutput(bias ? p + "product" : n.getOutput(0))
+                    .addOutput(widen ? p + "product32" : product)
                     .build());
+            if (widen) {
+                nodes.add(cast(p + "CastOutput", p + "product32", product, FLOAT16));
+            }
             if (bias) {
                 nodes.add(NodeProto.newBuilder()
                         .setOpType("Add")
@@ -502,6 +527,16 @@ public final class WeightDequantizer {
             }
         }
         return fallback;
+    }
+
+    private static NodeProto cast(String name, String in, String out, int to) {
+        return NodeProto.newBuilder()
+                .setOpType("Cast")
+                .setName(name)
+                .addInput(in)
+                .addOutput(out)
+                .addAttribute(attr("to", to))
+                .build();
     }
 
     private static AttributeProto attr(String name, long v) {
