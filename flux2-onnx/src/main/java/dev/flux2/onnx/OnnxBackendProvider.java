@@ -31,6 +31,7 @@ import dev.flux2.onnx.stage.StageResources;
 import dev.flux2.onnx.tuning.CpuTuning;
 import dev.flux2.onnx.tuning.TunedGraph;
 import dev.flux2.onnx.tuning.TunedGraphStore;
+import dev.flux2.onnx.weights.WeightForm;
 import dev.flux2.spi.BackendConfig;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.Flux2BackendProvider;
@@ -134,7 +135,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                                     io,
                                     options.cpuTuning(),
                                     options.attention().fuses(providers.providers()),
-                                    options.weights().dequantizes(providers.providers()))));
+                                    options.weights().form(providers.providers()))));
             LOG.debug(
                     "opened {} ({}, {}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
@@ -187,7 +188,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             BundleIo io,
             Optional<CpuTuning> cpuTuning,
             boolean fusedAttention,
-            boolean dequantizedWeights) {
+            WeightForm weights) {
         TunedGraphStore store = new TunedGraphStore(TunedGraphStore.defaultCacheRoot(), true);
         Map<String, TunedGraph> tuned = new LinkedHashMap<>();
         List<String> cpuKeys = List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER, GraphKeys.TRANSFORMER_FUSED);
@@ -197,7 +198,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                     CpuTuning t = cpuTuning
                             .get()
                             .withFusedAttention(fusedAttention)
-                            .withDequantizedWeights(dequantizedWeights && transformer(key));
+                            .withWeights(transformer(key) ? weights : WeightForm.PACKED);
                     tuned.put(key, store.derive(key, io.signature(key), t));
                 }
             }
@@ -209,7 +210,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                 GraphKeys.TRANSFORMER_FUSED,
                 GraphKeys.VAE_DECODER_ATTN_CHUNK,
                 GraphKeys.VAE_DECODER)) {
-            CpuTuning t = new CpuTuning(false, false, fusedAttention, dequantizedWeights && transformer(key));
+            CpuTuning t = new CpuTuning(false, false, fusedAttention, transformer(key) ? weights : WeightForm.PACKED);
             if (t.editsAnything()
                     && !tuned.containsKey(key)
                     && config.usedModelKeys().contains(key)) {

@@ -63,12 +63,13 @@ import java.util.Optional;
  *       {@code com.microsoft.MultiHeadAttention} in a derived graph (stored like the CPU-tuned graphs);
  *       {@code graph} runs the attention as exported; {@code auto} (default) fuses where measured faster and accurate,
  *       which is nowhere yet (docs/fused-attention.md §5): it runs the graphs as exported.</td></tr>
- *   <tr><td>{@value #WEIGHTS}</td><td>{@code auto} | {@code packed} | {@code dequantized}</td><td>how the
- *       transformer's 4-bit block-16 weight products run: {@code packed} as the bundle's {@code MatMulNBits};
- *       {@code dequantized} as an in-graph {@code DequantizeLinear} of the same packed weights and an fp16
- *       {@code MatMul}, in a derived graph (stored like the CPU-tuned graphs; same weight values, no weight file
- *       written; per run transient device memory for the largest weight in fp16, twice); {@code auto} (default)
- *       dequantizes where measured faster: on WebGPU (docs/fused-attention.md §8).</td></tr>
+ *   <tr><td>{@value #WEIGHTS}</td><td>{@code auto} | {@code packed} | {@code dequantized} |
+ *       {@code dequantized_fp16}</td><td>how the transformer's 4-bit block-16 weight products run: {@code packed}
+ *       as the bundle's {@code MatMulNBits}; {@code dequantized} as an in-graph {@code DequantizeLinear} of the same
+ *       packed weights and an fp32 {@code MatMul}, {@code dequantized_fp16} an fp16 one (faster, less accurate on
+ *       WebGPU), in a derived graph (stored like the CPU-tuned graphs; same weight values, no weight file written;
+ *       per run transient device memory for the largest dequantized weight, twice); {@code auto} (default)
+ *       {@code dequantized} on WebGPU, {@code packed} elsewhere (docs/fused-attention.md §8).</td></tr>
  *   <tr><td>{@value #DEVICE_ID}</td><td>an integer ≥ 0</td><td>device index for CUDA, TensorRT, ROCm and DirectML.
  *       Default 0.</td></tr>
  * </table>
@@ -242,7 +243,9 @@ record OnnxOptions(
                     case "auto" -> WeightsMode.AUTO;
                     case "packed" -> WeightsMode.PACKED;
                     case "dequantized" -> WeightsMode.DEQUANTIZED;
-                    default -> throw bad(WEIGHTS, options.get(WEIGHTS), "auto, packed or dequantized");
+                    case "dequantized_fp16" -> WeightsMode.DEQUANTIZED_FP16;
+                    default ->
+                        throw bad(WEIGHTS, options.get(WEIGHTS), "auto, packed, dequantized or dequantized_fp16");
                 });
     }
 

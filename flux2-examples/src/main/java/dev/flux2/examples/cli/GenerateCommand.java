@@ -210,9 +210,10 @@ final class GenerateCommand extends BaseCommand {
             names = "--gpu-weights",
             paramLabel = "MODE",
             description = "dequantized: run the transformer's 4-bit block-16 weight products as an in-graph "
-                    + "DequantizeLinear of the same packed weights and an fp16 MatMul (6x less GPU time on WebGPU), "
-                    + "in graphs derived once like --cpu-tuned's; packed: as exported (MatMulNBits). Default: auto "
-                    + "(dequantized on WebGPU, packed elsewhere); backend option weights.")
+                    + "DequantizeLinear of the same packed weights and an fp32 MatMul (2x faster steps on WebGPU); "
+                    + "dequantized_fp16: with an fp16 MatMul (faster, less accurate on WebGPU); in graphs derived "
+                    + "once like --cpu-tuned's; packed: as exported (MatMulNBits). Default: auto (dequantized on "
+                    + "WebGPU, packed elsewhere); backend option weights.")
     String gpuWeights;
 
     @Option(

@@ -1,5 +1,7 @@
 package dev.flux2.onnx.tuning;
 
+import dev.flux2.onnx.weights.WeightForm;
+
 /**
  * Which edits a CPU-tuned graph gets.
  *
@@ -10,11 +12,11 @@ package dev.flux2.onnx.tuning;
  * @param fusedAttention replace every recognised attention subgraph with ONNX Runtime's fused
  *     {@code com.microsoft.MultiHeadAttention} ({@link dev.flux2.onnx.attention.AttentionFuser}); not CPU-specific
  *     despite this type's name: the derived graphs of every provider share this store
- * @param dequantizedWeights replace every 4-bit block-16 {@code MatMulNBits} by an in-graph dequantization and an
- *     fp16 {@code MatMul} ({@link dev.flux2.onnx.weights.WeightDequantizer}); for WebGPU, not the CPU
+ * @param weights how the 4-bit block-16 {@code MatMulNBits} are computed: packed as exported, or dequantized in the
+ *     graph before a {@code MatMul} ({@link dev.flux2.onnx.weights.WeightDequantizer}); for WebGPU, not the CPU
  */
 public record CpuTuning(
-        boolean accuracyLevelZero, boolean fp32Activations, boolean fusedAttention, boolean dequantizedWeights) {
+        boolean accuracyLevelZero, boolean fp32Activations, boolean fusedAttention, WeightForm weights) {
     /** Both CPU edits: what the {@code cpu_tuned} backend option applies. */
     public static final CpuTuning FULL = new CpuTuning(true, true);
 
@@ -22,7 +24,12 @@ public record CpuTuning(
     public static final CpuTuning ATTENTION_ONLY = new CpuTuning(false, false, true);
 
     /** Dequantized weights alone: what the {@code weights} backend option applies without other edits. */
-    public static final CpuTuning WEIGHTS_ONLY = new CpuTuning(false, false, false, true);
+    public static final CpuTuning WEIGHTS_ONLY = new CpuTuning(false, false, false, WeightForm.DEQUANTIZED);
+
+    /** Checks for null. */
+    public CpuTuning {
+        java.util.Objects.requireNonNull(weights, "weights");
+    }
 
     /**
      * The edits with the weights kept packed.
@@ -32,7 +39,7 @@ public record CpuTuning(
      * @param fusedAttention see the record
      */
     public CpuTuning(boolean accuracyLevelZero, boolean fp32Activations, boolean fusedAttention) {
-        this(accuracyLevelZero, fp32Activations, fusedAttention, false);
+        this(accuracyLevelZero, fp32Activations, fusedAttention, WeightForm.PACKED);
     }
 
     /**
@@ -47,17 +54,17 @@ public record CpuTuning(
 
     /** @return these edits with fused attention on or off */
     public CpuTuning withFusedAttention(boolean fused) {
-        return new CpuTuning(accuracyLevelZero, fp32Activations, fused, dequantizedWeights);
+        return new CpuTuning(accuracyLevelZero, fp32Activations, fused, weights);
     }
 
-    /** @return these edits with the block-16 weights dequantized in the graph or kept packed */
-    public CpuTuning withDequantizedWeights(boolean dequantized) {
-        return new CpuTuning(accuracyLevelZero, fp32Activations, fusedAttention, dequantized);
+    /** @return these edits with the block-16 weight products in the given form */
+    public CpuTuning withWeights(WeightForm form) {
+        return new CpuTuning(accuracyLevelZero, fp32Activations, fusedAttention, form);
     }
 
     /** @return whether the rewrite changes anything */
     public boolean editsAnything() {
-        return editsCpu() || fusedAttention || dequantizedWeights;
+        return editsCpu() || fusedAttention || weights != WeightForm.PACKED;
     }
 
     /** @return whether anything besides attention is edited */
@@ -70,6 +77,6 @@ public record CpuTuning(
         return (accuracyLevelZero ? "acc0" : "acc-kept")
                 + (fp32Activations ? "-fp32" : "-fp16")
                 + (fusedAttention ? "-mha" : "")
-                + (dequantizedWeights ? "-dq" : "");
+                + weights.label();
     }
 }

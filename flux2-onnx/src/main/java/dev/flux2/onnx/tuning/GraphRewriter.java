@@ -12,6 +12,7 @@ import ai.onnxruntime.platform.Fp16Conversions;
 import com.google.protobuf.ByteString;
 import dev.flux2.onnx.attention.AttentionFuser;
 import dev.flux2.onnx.weights.WeightDequantizer;
+import dev.flux2.onnx.weights.WeightForm;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -105,9 +106,10 @@ final class GraphRewriter {
     RewriteResult rewrite(ModelProto model, CpuTuning tuning) throws IOException {
         Optional<AttentionFuser.Result> attention = Optional.empty();
         Optional<WeightDequantizer.Result> weights = Optional.empty();
-        if (tuning.dequantizedWeights()) {
+        if (tuning.weights() != WeightForm.PACKED) {
             // First: the fp32 conversion below then widens the re-typed scales like any fp16 initializer.
-            WeightDequantizer.Rewrite r = WeightDequantizer.dequantize(model, WeightDequantizer.SLOW_BLOCK_SIZES);
+            WeightDequantizer.Rewrite r = WeightDequantizer.dequantize(
+                    model, WeightDequantizer.SLOW_BLOCK_SIZES, tuning.weights() == WeightForm.DEQUANTIZED);
             model = r.model();
             weights = Optional.of(r.result());
         }
