@@ -44,4 +44,6 @@ module dev.flux2.onnx {
             dev.flux2.bench;
     exports dev.flux2.onnx.tuning to
             dev.flux2.bench;
+    exports dev.flux2.onnx.weights to
+            dev.flux2.bench;
 }

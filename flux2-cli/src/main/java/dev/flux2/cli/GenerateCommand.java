@@ -206,8 +206,19 @@ final class GenerateCommand extends BaseCommand {
             paramLabel = "MODE",
             description = "fused: run the transformer's and VAE decoder's attention as ONNX Runtime's fused "
                     + "MultiHeadAttention (fp32), in graphs derived once like --cpu-tuned's; graph: as exported. "
-                    + "Default: graph (fused is not yet measured faster on any provider); backend option attention.")
+                    + "Default: graph (fused is 2.4x faster on WebGPU at 1024² but its accuracy is not settled); "
+                    + "backend option attention.")
     String attention;
+
+    @Option(
+            names = "--gpu-weights",
+            paramLabel = "MODE",
+            description = "dequantized: run the transformer's 4-bit block-16 weight products as an in-graph "
+                    + "DequantizeLinear of the same packed weights and an fp32 MatMul (2x faster steps on WebGPU); "
+                    + "dequantized_fp16: with an fp16 MatMul (faster, less accurate on WebGPU); in graphs derived "
+                    + "once like --cpu-tuned's; packed: as exported (MatMulNBits). Default: auto (dequantized on "
+                    + "WebGPU, packed elsewhere); backend option weights.")
+    String gpuWeights;
 
     @Option(
             names = "--no-spinning",
@@ -390,6 +401,9 @@ final class GenerateCommand extends BaseCommand {
         }
         if (attention != null) {
             onnx.option(OnnxOptions.ATTENTION, attention);
+        }
+        if (gpuWeights != null) {
+            onnx.option(OnnxOptions.WEIGHTS, gpuWeights);
         }
         Flux2Pipeline.Builder b = Flux2Pipeline.builder()
                 .model(modelOption.resolve(!noProgress, cancel))

@@ -141,6 +141,9 @@ class Flux2CliTest {
         assertEquals("fp32", parseGenerate("generate", "--model", "m", "-p", "x", "--cpu-tuned=fp32").cpuTuned);
         assertEquals(null, g.attention);
         assertEquals("fused", parseGenerate("generate", "--model", "m", "-p", "x", "--attention", "fused").attention);
+        assertEquals(null, g.gpuWeights);
+        assertEquals(
+                "packed", parseGenerate("generate", "--model", "m", "-p", "x", "--gpu-weights", "packed").gpuWeights);
 
         GenerateCommand all = parseGenerate(
                 "generate",

@@ -37,6 +37,7 @@ import dev.flux2.onnx.stage.StageResources;
 import dev.flux2.onnx.tuning.CpuTuning;
 import dev.flux2.onnx.tuning.TunedGraph;
 import dev.flux2.onnx.tuning.TunedGraphStore;
+import dev.flux2.onnx.weights.WeightForm;
 import dev.flux2.spi.BackendConfig;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.Flux2BackendProvider;
@@ -142,7 +143,8 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                                     bundleConfig,
                                     io,
                                     CpuTuning.of(options.cpuTuned()),
-                                    providers.fusesAttention(options.attention()))));
+                                    providers.fusesAttention(options.attention()),
+                                    providers.weightForm(options.weights()))));
             LOG.debug(
                     "opened {} ({}, {}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
@@ -192,32 +194,44 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
      * sources.
      */
     private static Map<String, TunedGraph> derivedGraphs(
-            BundleConfig config, BundleIo io, Optional<CpuTuning> cpuTuning, boolean fusedAttention) {
+            BundleConfig config,
+            BundleIo io,
+            Optional<CpuTuning> cpuTuning,
+            boolean fusedAttention,
+            WeightForm weights) {
         TunedGraphStore store = new TunedGraphStore(TunedGraphStore.defaultCacheRoot(), true);
         Map<String, TunedGraph> tuned = new LinkedHashMap<>();
         List<String> cpuKeys = List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER, GraphKeys.TRANSFORMER_FUSED);
         if (cpuTuning.isPresent()) {
-            CpuTuning t = cpuTuning.get().withFusedAttention(fusedAttention);
             for (String key : cpuKeys) {
                 if (config.usedModelKeys().contains(key)) {
+                    CpuTuning t = cpuTuning
+                            .get()
+                            .withFusedAttention(fusedAttention)
+                            .withWeights(transformer(key) ? weights : WeightForm.PACKED);
                     tuned.put(key, store.derive(key, io.signature(key), t));
                 }
             }
         }
-        if (fusedAttention) {
-            // The text encoder's attention is masked (causal), which the fuser does not take: it is not looked at.
-            for (String key : List.of(
-                    GraphKeys.TRANSFORMER,
-                    GraphKeys.TRANSFORMER_FUSED,
-                    GraphKeys.VAE_DECODER_ATTN_CHUNK,
-                    GraphKeys.VAE_DECODER)) {
-                if (!tuned.containsKey(key) && config.usedModelKeys().contains(key)) {
-                    store.deriveIfChanged(key, io.signature(key), CpuTuning.ATTENTION_ONLY)
-                            .ifPresent(g -> tuned.put(key, g));
-                }
+        // The text encoder's attention is masked (causal), which the fuser does not take: it is not looked at; its
+        // weights are not dequantized either (one run per prompt, not measured).
+        for (String key : List.of(
+                GraphKeys.TRANSFORMER,
+                GraphKeys.TRANSFORMER_FUSED,
+                GraphKeys.VAE_DECODER_ATTN_CHUNK,
+                GraphKeys.VAE_DECODER)) {
+            CpuTuning t = new CpuTuning(false, false, fusedAttention, transformer(key) ? weights : WeightForm.PACKED);
+            if (t.editsAnything()
+                    && !tuned.containsKey(key)
+                    && config.usedModelKeys().contains(key)) {
+                store.deriveIfChanged(key, io.signature(key), t).ifPresent(g -> tuned.put(key, g));
             }
         }
         return tuned;
+    }
+
+    private static boolean transformer(String key) {
+        return key.equals(GraphKeys.TRANSFORMER) || key.equals(GraphKeys.TRANSFORMER_FUSED);
     }
 
     /** The unified decoder has no attention graph: the settings then only matter for reporting. */

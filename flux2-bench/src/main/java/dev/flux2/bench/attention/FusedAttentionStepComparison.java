@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.CodedInputStream;
 import dev.flux2.onnx.attention.AttentionFuser;
+import dev.flux2.onnx.weights.WeightDequantizer;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
 import dev.flux2.testkit.timing.TimingTransformerWriter;
 import java.io.IOException;
@@ -28,6 +29,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -41,7 +43,14 @@ import java.util.stream.Stream;
  *
  * <pre>java -Xmx8g -cp flux2-bench/target/benchmarks.jar dev.flux2.bench.attention.FusedAttentionStepComparison \
  *     [--size 512[,1024]] [--blocks 5+20] [--provider cpu|webgpu] [--pairs 3] [--threads 0] [--text 512] \
- *     [--width klein|tiny] [--layouts batch_heads,bsnh] [--block 16] [--profile] [--dir DIR]</pre>
+ *     [--width klein|tiny] [--layouts batch_heads,bsnh|none] [--block 16] [--dequantized] [--profile] [--dir DIR]</pre>
+ *
+ * <p>{@code --dequantized} adds the graph with its block-16 weight products dequantized in the graph ({@link
+ * WeightDequantizer}), as {@code dq}, and each layout fused over it, as {@code dq-<layout>}.
+ *
+ * <p>{@code --acc0} runs the graph with every {@code MatMulNBits} at accuracy level 0 (fp32 compute; a CPU reference);
+ * {@code --save DIR} writes each first prediction to {@code DIR/<label>-<size>.f32}; {@code --against DIR} prints
+ * each prediction's relative RMS difference from a saved {@code graph-<size>.f32} (another provider's, say).
  *
  * <p>{@code --block} writes the weights with another MatMulNBits block size (the seed's export uses 16), to measure
  * what the weight products cost at other block sizes.
@@ -75,6 +84,7 @@ public final class FusedAttentionStepComparison {
         boolean profile = false;
         String layouts = "bsnh";
         int block = 16;
+        boolean dequantized = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--size" -> sizes = args[++i];
@@ -88,6 +98,10 @@ public final class FusedAttentionStepComparison {
                 case "--profile" -> profile = true;
                 case "--layouts" -> layouts = args[++i];
                 case "--block" -> block = Integer.parseInt(args[++i]);
+                case "--dequantized" -> dequantized = true;
+                case "--acc0" -> acc0 = true;
+                case "--save" -> save = Files.createDirectories(Path.of(args[++i]));
+                case "--against" -> against = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -106,23 +120,48 @@ public final class FusedAttentionStepComparison {
             if (graphFile == null) {
                 graphFile = TimingTransformerWriter.write(spec, dir).graphFile();
             }
-            List<AttentionFuser.Layout> chosen = new ArrayList<>();
+            if (acc0) {
+                graphFile = accuracyZero(graphFile, graphFile.resolveSibling("acc0-graph.onnx"));
+            }
+            List<String> chosen = new ArrayList<>();
             List<Path> fusedFiles = new ArrayList<>();
             StringBuilder described = new StringBuilder();
-            for (String l : layouts.split(",")) {
-                AttentionFuser.Layout layout =
-                        AttentionFuser.Layout.valueOf(l.trim().toUpperCase(Locale.ROOT));
-                Path fusedFile =
-                        graphFile.resolveSibling("fused-" + layout.name().toLowerCase(Locale.ROOT) + ".onnx");
-                AttentionFuser.Result fusion = fuse(graphFile, fusedFile, layout);
-                chosen.add(layout);
-                fusedFiles.add(fusedFile);
+            List<Path> sources = new ArrayList<>(List.of(graphFile));
+            if (dequantized) {
+                Path dq = graphFile.resolveSibling("dq-graph.onnx");
                 described
-                        .append(" ")
-                        .append(layout)
-                        .append(": ")
-                        .append(fusion.describe())
+                        .append(" dequantized: ")
+                        .append(dequantize(graphFile, dq, false).describe())
                         .append(';');
+                chosen.add("dq");
+                fusedFiles.add(dq);
+                sources.add(dq);
+                // the same with the products computed in fp32
+                Path dq32 = graphFile.resolveSibling("dq32-graph.onnx");
+                dequantize(graphFile, dq32, true);
+                chosen.add("dq32");
+                fusedFiles.add(dq32);
+                sources.add(dq32);
+            }
+            for (Path source : sources) {
+                String prefix = source.equals(graphFile)
+                        ? ""
+                        : source.getFileName().toString().replace("-graph.onnx", "") + "-";
+                for (String l : layouts.equals("none") ? new String[0] : layouts.split(",")) {
+                    AttentionFuser.Layout layout =
+                            AttentionFuser.Layout.valueOf(l.trim().toUpperCase(Locale.ROOT));
+                    String label = prefix + layout.name().toLowerCase(Locale.ROOT);
+                    Path fusedFile = graphFile.resolveSibling("fused-" + label + ".onnx");
+                    AttentionFuser.Result fusion = fuse(source, fusedFile, layout);
+                    chosen.add(label);
+                    fusedFiles.add(fusedFile);
+                    described
+                            .append(" ")
+                            .append(label)
+                            .append(": ")
+                            .append(fusion.describe())
+                            .append(';');
+                }
             }
             System.out.printf(
                     Locale.ROOT,
@@ -136,7 +175,7 @@ public final class FusedAttentionStepComparison {
             List<Step> fused = new ArrayList<>();
             try (Step graph = new Step(env, graphFile, provider, threads, profile ? dir.resolve("graph") : null)) {
                 for (int i = 0; i < fusedFiles.size(); i++) {
-                    String name = chosen.get(i).name().toLowerCase(Locale.ROOT);
+                    String name = chosen.get(i);
                     fused.add(new Step(env, fusedFiles.get(i), provider, threads, profile ? dir.resolve(name) : null));
                 }
                 for (String sz : sizes.split(",")) {
@@ -168,7 +207,7 @@ public final class FusedAttentionStepComparison {
             OrtEnvironment env,
             Step graph,
             List<Step> fused,
-            List<AttentionFuser.Layout> layouts,
+            List<String> layouts,
             int size,
             int text,
             int contextDim,
@@ -179,10 +218,12 @@ public final class FusedAttentionStepComparison {
         try {
             long w = System.nanoTime();
             float[] a = graph.run(inputs);
+            keep("graph", size, a);
             double graphFirst = (System.nanoTime() - w) / 1e6;
             for (int i = 0; i < fused.size(); i++) {
                 w = System.nanoTime();
                 float[] b = fused.get(i).run(inputs);
+                keep(layouts.get(i), size, b);
                 double fusedFirst = (System.nanoTime() - w) / 1e6;
                 System.out.printf(
                         Locale.ROOT,
@@ -205,13 +246,14 @@ public final class FusedAttentionStepComparison {
                                 .count());
             }
             StringBuilder header = new StringBuilder("size\tpair\tgraph_ms");
-            layouts.forEach(l -> header.append("\t")
-                    .append(l.name().toLowerCase(Locale.ROOT))
-                    .append("_ms"));
+            layouts.forEach(l -> header.append("\t").append(l).append("_ms"));
             System.out.println(header + "\tratio\tload1");
             List<Double> graphMs = new ArrayList<>();
             List<List<Double>> fusedMs = new ArrayList<>();
             fused.forEach(f -> fusedMs.add(new ArrayList<>()));
+            if (fused.isEmpty() || pairs == 0) {
+                return;
+            }
             for (int p = 1; p <= pairs; p++) {
                 double g = 0;
                 double[] f = new double[fused.size()];
@@ -258,10 +300,26 @@ public final class FusedAttentionStepComparison {
     private static Path existingGraph(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.filter(p -> p.toString().endsWith(".onnx")
-                            && !p.getFileName().toString().startsWith("fused"))
+                            && !p.getFileName().toString().startsWith("fused")
+                            && !p.getFileName().toString().startsWith("dq")
+                            && !p.getFileName().toString().startsWith("acc0"))
                     .findFirst()
                     .orElse(null);
         }
+    }
+
+    private static WeightDequantizer.Result dequantize(Path source, Path target, boolean fp32) throws IOException {
+        ModelProto model;
+        try (InputStream in = Files.newInputStream(source)) {
+            CodedInputStream coded = CodedInputStream.newInstance(in);
+            coded.setSizeLimit(Integer.MAX_VALUE);
+            model = ModelProto.parseFrom(coded);
+        }
+        WeightDequantizer.Rewrite r = WeightDequantizer.dequantize(model, Set.of(16), fp32);
+        try (OutputStream out = Files.newOutputStream(target)) {
+            r.model().writeTo(out);
+        }
+        return r.result();
     }
 
     private static AttentionFuser.Result fuse(Path source, Path target, AttentionFuser.Layout layout)
@@ -319,6 +377,64 @@ public final class FusedAttentionStepComparison {
         }
         return Math.sqrt(num / den);
     }
+
+    /** {@code --save}: writes the prediction; {@code --against}: prints its difference from a saved graph's. */
+    private static void keep(String label, int size, float[] pred) {
+        try {
+            if (save != null) {
+                ByteBuffer b = ByteBuffer.allocate(pred.length * 4).order(ByteOrder.LITTLE_ENDIAN);
+                b.asFloatBuffer().put(pred);
+                Files.write(save.resolve(label + "-" + size + ".f32"), b.array());
+            }
+            if (against != null) {
+                Path ref = against.resolve("graph-" + size + ".f32");
+                java.nio.FloatBuffer fb = ByteBuffer.wrap(Files.readAllBytes(ref))
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .asFloatBuffer();
+                float[] r = new float[fb.remaining()];
+                fb.get(r);
+                System.out.printf(
+                        Locale.ROOT,
+                        "%dx%d %s vs the reference %s: relative RMS %.3g%n",
+                        size,
+                        size,
+                        label,
+                        ref,
+                        relativeRms(r, pred));
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** {@code --acc0}: the graph with every MatMulNBits at accuracy level 0 (fp32 compute), as a CPU reference. */
+    private static Path accuracyZero(Path source, Path target) throws IOException {
+        ModelProto model;
+        try (InputStream in = Files.newInputStream(source)) {
+            CodedInputStream coded = CodedInputStream.newInstance(in);
+            coded.setSizeLimit(Integer.MAX_VALUE);
+            model = ModelProto.parseFrom(coded);
+        }
+        ai.onnx.proto.OnnxMl.GraphProto.Builder g = model.getGraph().toBuilder();
+        for (int i = 0; i < g.getNodeCount(); i++) {
+            ai.onnx.proto.OnnxMl.NodeProto.Builder n = g.getNode(i).toBuilder();
+            for (int j = 0; j < n.getAttributeCount(); j++) {
+                if (n.getOpType().equals("MatMulNBits")
+                        && n.getAttribute(j).getName().equals("accuracy_level")) {
+                    n.setAttribute(j, n.getAttribute(j).toBuilder().setI(0));
+                }
+            }
+            g.setNode(i, n);
+        }
+        try (OutputStream out = Files.newOutputStream(target)) {
+            model.toBuilder().setGraph(g).build().writeTo(out);
+        }
+        return target;
+    }
+
+    private static Path save;
+    private static Path against;
+    private static boolean acc0;
 
     private static double median(List<Double> values) {
         double[] s = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();

@@ -15,18 +15,22 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.platform.Fp16Conversions;
 import com.google.protobuf.ByteString;
+import dev.flux2.onnx.weights.WeightDequantizer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
  * One weight product of the klein transformer ([1, tokens, K] fp16 times a K×N weight) on one provider, as
  * {@code MatMulNBits} with 4-bit blocks of several sizes and accuracy levels, and as a plain fp16 {@code MatMul}
- * with the weight dequantized: which form of the transformer's biggest cost on WebGPU is fastest. The output is
+ * with the weight dequantized ({@code fp16-matmul}), and as the in-graph dequantization {@link WeightDequantizer}
+ * writes, dequantized in every run ({@code dq16-matmul}) or constant-folded at session creation
+ * ({@code dq16-folded}): which form of the transformer's biggest cost on WebGPU is fastest. The output is
  * reduced to one value per token inside the graph so that copying it back does not dominate.
  *
  * <pre>java -cp flux2-bench/target/benchmarks.jar dev.flux2.bench.attention.MatMulNBitsCheck \
@@ -72,20 +76,30 @@ public final class MatMulNBitsCheck {
                     "nbits32-acc0",
                     "nbits64-acc4",
                     "nbits128-acc4",
-                    "fp16-matmul");
+                    "fp16-matmul",
+                    "dq16-matmul",
+                    "dq16-folded",
+                    "dq16-fp32");
             for (String form : forms) {
                 ModelProto model = form.equals("fp16-matmul")
                         ? dense(k, n, tokens, rnd)
-                        : nbits(
-                                k,
-                                n,
-                                tokens,
-                                Integer.parseInt(form.substring(5, form.indexOf('-'))),
-                                form.endsWith("acc4") ? 4 : 0,
-                                rnd);
+                        : form.startsWith("dq16")
+                                ? WeightDequantizer.dequantize(nbits(k, n, tokens, 16, 4, rnd), Set.of(16))
+                                        .model()
+                                : nbits(
+                                        k,
+                                        n,
+                                        tokens,
+                                        Integer.parseInt(form.substring(5, form.indexOf('-'))),
+                                        form.endsWith("acc4") ? 4 : 0,
+                                        rnd);
                 try (OrtSession.SessionOptions o = new OrtSession.SessionOptions()) {
                     if (provider.equals("webgpu")) {
                         o.addWebGPU(Map.of());
+                    }
+                    if (form.equals("dq16-folded")) {
+                        // ONNX Runtime then constant-folds DequantizeLinear (and the Transpose) at session creation
+                        o.addConfigEntry("session.disable_quant_qdq", "1");
                     }
                     try (OrtSession s = env.createSession(model.toByteArray(), o)) {
                         s.run(Map.of("x", input)).close();

@@ -66,7 +66,14 @@ import java.util.Optional;
  *       replaces the attention of the transformer and VAE decoder graphs with ONNX Runtime's fused
  *       {@code com.microsoft.MultiHeadAttention} in a derived graph (stored like the CPU-tuned graphs);
  *       {@code graph} runs the attention as exported; {@code auto} (default) fuses where measured faster and accurate,
- *       which is nowhere yet (docs/fused-attention.md §5): it runs the graphs as exported.</td></tr>
+ *       which is nowhere yet (docs/fused-attention.md §8): it runs the graphs as exported.</td></tr>
+ *   <tr><td>{@value #WEIGHTS}</td><td>{@code auto} | {@code packed} | {@code dequantized} |
+ *       {@code dequantized_fp16}</td><td>how the transformer's 4-bit block-16 weight products run ({@link
+ *       WeightsMode}): {@code packed} as the bundle's {@code MatMulNBits}; {@code dequantized} as an in-graph
+ *       {@code DequantizeLinear} of the same packed weights and an fp32 {@code MatMul}, {@code dequantized_fp16} an
+ *       fp16 one (faster, less accurate on WebGPU), in a derived graph (stored like the CPU-tuned graphs; same weight
+ *       values, no weight file written); {@code auto} (default) {@code dequantized} on WebGPU, {@code packed}
+ *       elsewhere (docs/fused-attention.md §8).</td></tr>
  *   <tr><td>{@value #DEVICE_ID}</td><td>an integer ≥ 0</td><td>device index for CUDA, TensorRT, ROCm and DirectML.
  *       Default 0.</td></tr>
  * </table>
@@ -98,6 +105,8 @@ public final class OnnxOptions {
     public static final String ORT_LIBRARY = "ort_library";
     /** Option key: fused attention. */
     public static final String ATTENTION = "attention";
+    /** Option key: block-16 weight products packed or dequantized in the graph. */
+    public static final String WEIGHTS = "weights";
 
     /** Every key, in the order the documentation lists them. */
     public static final List<String> KEYS = List.of(
@@ -113,7 +122,8 @@ public final class OnnxOptions {
             CPU_TUNED,
             ALLOW_SPINNING,
             ORT_LIBRARY,
-            ATTENTION);
+            ATTENTION,
+            WEIGHTS);
 
     private static final OnnxOptions DEFAULTS = builder().build();
 
@@ -130,6 +140,7 @@ public final class OnnxOptions {
     private final boolean allowSpinning;
     private final Optional<String> ortLibrary;
     private final AttentionMode attention;
+    private final WeightsMode weights;
 
     private OnnxOptions(Builder b) {
         threads = b.threads;
@@ -145,6 +156,7 @@ public final class OnnxOptions {
         allowSpinning = b.allowSpinning;
         ortLibrary = b.ortLibrary;
         attention = b.attention;
+        weights = b.weights;
     }
 
     /** @return a builder holding the defaults: runtime threads, CPU only, fail on an unavailable provider, … */
@@ -219,6 +231,9 @@ public final class OnnxOptions {
         if (attention != AttentionMode.AUTO) {
             m.put(ATTENTION, lower(attention));
         }
+        if (weights != WeightsMode.AUTO) {
+            m.put(WEIGHTS, lower(weights));
+        }
         return Collections.unmodifiableMap(m);
     }
 
@@ -287,6 +302,11 @@ public final class OnnxOptions {
         return attention;
     }
 
+    /** @return how the transformer's block-16 weight products run */
+    public WeightsMode weights() {
+        return weights;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof OnnxOptions other && asBackendOptions().equals(other.asBackendOptions());
@@ -318,6 +338,7 @@ public final class OnnxOptions {
         private boolean allowSpinning = true;
         private Optional<String> ortLibrary = Optional.empty();
         private AttentionMode attention = AttentionMode.AUTO;
+        private WeightsMode weights = WeightsMode.AUTO;
 
         private Builder() {}
 
@@ -448,6 +469,15 @@ public final class OnnxOptions {
         }
 
         /**
+         * @param mode {@value #WEIGHTS}: how the transformer's block-16 weight products run (default auto)
+         * @return this builder
+         */
+        public Builder weights(WeightsMode mode) {
+            this.weights = Objects.requireNonNull(mode, WEIGHTS);
+            return this;
+        }
+
+        /**
          * Sets one option from its string form, as {@code Flux2Pipeline.Builder.backendOption(key, value)} takes it:
          * the one place where option strings are read ({@link OnnxOptions#parse(Map)} calls it for each entry).
          *
@@ -488,6 +518,7 @@ public final class OnnxOptions {
                 case ALLOW_SPINNING -> allowSpinning(bool(key, value));
                 case ORT_LIBRARY -> ortLibrary(value.trim().isEmpty() ? null : value.trim());
                 case ATTENTION -> attention(choice(key, value, AttentionMode.values()));
+                case WEIGHTS -> weights(choice(key, value, WeightsMode.values()));
                 default -> throw new IllegalStateException("a key of KEYS without a parser: " + key);
             };
         }

@@ -4,6 +4,8 @@ import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
 import dev.flux2.onnx.options.AttentionMode;
+import dev.flux2.onnx.options.WeightsMode;
+import dev.flux2.onnx.weights.WeightForm;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -55,12 +57,36 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
         return switch (mode) {
             case FUSED -> true;
             case GRAPH -> false;
-            // No provider is measured both faster and accurate fused (docs/fused-attention.md §5): WebGPU's step was
-            // 0.94x at 512² and 1.05x at 1024² with either layout, its flash shader 1.7e-2 from exact where the graph
-            // is 4.2e-3; the CPU's 1.41x at 512² but 0.94x (inconclusive) at 1024²; CUDA not measurable here. A
-            // provider joins here once it is.
+            // Not fused by default anywhere yet. WebGPU (H200, 2026-12-02, docs/fused-attention.md §8): with the
+            // dequantized weights of weightForm's AUTO the 5+20-block step is 2.4x faster fused at 1024² (7.6 s ->
+            // 3.19 s) but 0.88x at 512², and the accuracy evidence disagrees: the step's prediction is closer to a
+            // CPU fp32 reference fused, one attention alone is further from exact fused (1.7e-2 against 4.2e-3),
+            // and on lavapipe the synthetic bundles' images are 3-9 levels from the CPU provider's fused against
+            // at most 1 with the graph (WebGpuPipelineTest). The CPU's 1.41x at 512² but 0.94x (inconclusive) at
+            // 1024²; CUDA not measurable here. A provider joins here once it is measured faster and accurate.
             case AUTO -> false;
         };
+    }
+
+    /**
+     * The one place where the backend option {@code weights} meets the providers.
+     *
+     * @param mode the backend option {@code weights}
+     * @return the form of the transformer's block-16 weight products on these providers
+     */
+    public WeightForm weightForm(WeightsMode mode) {
+        return switch (mode) {
+            case PACKED -> WeightForm.PACKED;
+            case DEQUANTIZED -> WeightForm.DEQUANTIZED;
+            case DEQUANTIZED_FP16 -> WeightForm.DEQUANTIZED_FP16;
+            // WebGPU's MatMulNBits shader at block 16 is a matrix-vector kernel (docs/fused-attention.md §8); the
+            // CPU's MatMulNBits is its fast path; CUDA not measured.
+            case AUTO -> firstIsWebGpu() ? WeightForm.DEQUANTIZED : WeightForm.PACKED;
+        };
+    }
+
+    private boolean firstIsWebGpu() {
+        return !providers.isEmpty() && providers.get(0) == OrtProvider.WEBGPU;
     }
 
     /** @return whether sessions with these providers live on a device (WebGPU, DirectML, CUDA, …) */

@@ -1,6 +1,7 @@
 package dev.flux2.onnx.tuning;
 
 import dev.flux2.onnx.options.CpuTuned;
+import dev.flux2.onnx.weights.WeightForm;
 import java.util.Optional;
 
 /**
@@ -13,13 +14,35 @@ import java.util.Optional;
  * @param fusedAttention replace every recognised attention subgraph with ONNX Runtime's fused
  *     {@code com.microsoft.MultiHeadAttention} ({@link dev.flux2.onnx.attention.AttentionFuser}); not CPU-specific
  *     despite this type's name: the derived graphs of every provider share this store
+ * @param weights how the 4-bit block-16 {@code MatMulNBits} are computed: packed as exported, or dequantized in the
+ *     graph before a {@code MatMul} ({@link dev.flux2.onnx.weights.WeightDequantizer}); for WebGPU, not the CPU
  */
-public record CpuTuning(boolean accuracyLevelZero, boolean fp32Activations, boolean fusedAttention) {
+public record CpuTuning(
+        boolean accuracyLevelZero, boolean fp32Activations, boolean fusedAttention, WeightForm weights) {
     /** Both CPU edits: what the {@code cpu_tuned} backend option applies. */
     public static final CpuTuning FULL = new CpuTuning(true, true);
 
     /** Fused attention alone: what the {@code attention} backend option applies without {@code cpu_tuned}. */
     public static final CpuTuning ATTENTION_ONLY = new CpuTuning(false, false, true);
+
+    /** Dequantized weights alone: what the {@code weights} backend option applies without other edits. */
+    public static final CpuTuning WEIGHTS_ONLY = new CpuTuning(false, false, false, WeightForm.DEQUANTIZED);
+
+    /** Checks for null. */
+    public CpuTuning {
+        java.util.Objects.requireNonNull(weights, "weights");
+    }
+
+    /**
+     * The edits with the weights kept packed.
+     *
+     * @param accuracyLevelZero see the record
+     * @param fp32Activations see the record
+     * @param fusedAttention see the record
+     */
+    public CpuTuning(boolean accuracyLevelZero, boolean fp32Activations, boolean fusedAttention) {
+        this(accuracyLevelZero, fp32Activations, fusedAttention, WeightForm.PACKED);
+    }
 
     /**
      * The CPU edits without fused attention.
@@ -46,7 +69,17 @@ public record CpuTuning(boolean accuracyLevelZero, boolean fp32Activations, bool
 
     /** @return these edits with fused attention on or off */
     public CpuTuning withFusedAttention(boolean fused) {
-        return new CpuTuning(accuracyLevelZero, fp32Activations, fused);
+        return new CpuTuning(accuracyLevelZero, fp32Activations, fused, weights);
+    }
+
+    /** @return these edits with the block-16 weight products in the given form */
+    public CpuTuning withWeights(WeightForm form) {
+        return new CpuTuning(accuracyLevelZero, fp32Activations, fusedAttention, form);
+    }
+
+    /** @return whether the rewrite changes anything */
+    public boolean editsAnything() {
+        return editsCpu() || fusedAttention || weights != WeightForm.PACKED;
     }
 
     /** @return whether anything besides attention is edited */
@@ -54,10 +87,11 @@ public record CpuTuning(boolean accuracyLevelZero, boolean fp32Activations, bool
         return accuracyLevelZero || fp32Activations;
     }
 
-    /** @return a short label for file names and logs, e.g. {@code acc0-fp32}, {@code acc0-fp32-mha} */
+    /** @return a short label for file names and logs, e.g. {@code acc0-fp32}, {@code acc-kept-fp16-dq} */
     public String label() {
         return (accuracyLevelZero ? "acc0" : "acc-kept")
                 + (fp32Activations ? "-fp32" : "-fp16")
-                + (fusedAttention ? "-mha" : "");
+                + (fusedAttention ? "-mha" : "")
+                + weights.label();
     }
 }

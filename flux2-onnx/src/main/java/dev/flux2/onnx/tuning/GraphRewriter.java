@@ -11,6 +11,8 @@ import ai.onnx.proto.OnnxMl.ValueInfoProto;
 import ai.onnxruntime.platform.Fp16Conversions;
 import com.google.protobuf.ByteString;
 import dev.flux2.onnx.attention.AttentionFuser;
+import dev.flux2.onnx.weights.WeightDequantizer;
+import dev.flux2.onnx.weights.WeightForm;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -52,7 +54,14 @@ final class GraphRewriter {
             int tensorsRetyped,
             long newDataBytes,
             boolean activationsConverted,
-            Optional<AttentionFuser.Result> attention) {}
+            Optional<AttentionFuser.Result> attention,
+            Optional<WeightDequantizer.Result> weights) {
+        /** @return whether the graph changed beyond the CPU edits: attention fused or weights dequantized */
+        boolean fusedOrDequantized() {
+            return attention.map(a -> a.fused() > 0).orElse(false)
+                    || weights.map(w -> w.rewritten() > 0).orElse(false);
+        }
+    }
 
     private final Path sourceFolder;
     private final NewData newData;
@@ -96,6 +105,14 @@ final class GraphRewriter {
      */
     RewriteResult rewrite(ModelProto model, CpuTuning tuning) throws IOException {
         Optional<AttentionFuser.Result> attention = Optional.empty();
+        Optional<WeightDequantizer.Result> weights = Optional.empty();
+        if (tuning.weights() != WeightForm.PACKED) {
+            // First: the fp32 conversion below then widens the re-typed scales like any fp16 initializer.
+            WeightDequantizer.Rewrite r = WeightDequantizer.dequantize(
+                    model, WeightDequantizer.SLOW_BLOCK_SIZES, tuning.weights() == WeightForm.DEQUANTIZED);
+            model = r.model();
+            weights = Optional.of(r.result());
+        }
         if (tuning.fusedAttention()) {
             // First, on the source's types: the fp32 conversion below then also re-types the casts it adds.
             AttentionFuser.Fusion fusion = AttentionFuser.fuse(model);
@@ -127,7 +144,8 @@ final class GraphRewriter {
                         tensorsRetyped,
                         newData.size(),
                         convert,
-                        attention));
+                        attention,
+                        weights));
     }
 
     /** The rewritten model and its report. */

@@ -5,6 +5,7 @@ import com.google.protobuf.CodedInputStream;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.attention.AttentionFuser;
 import dev.flux2.onnx.bundle.GraphSignature;
+import dev.flux2.onnx.weights.WeightDequantizer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -85,8 +86,8 @@ public final class TunedGraphStore {
     }
 
     /**
-     * Like {@link #derive}, except that when the only edit is fused attention and the graph has no attention the
-     * rewrite recognises, no derived graph is written (an empty marker file remembers it) and the source graph is to be
+     * Like {@link #derive}, except that when the only edits are fused attention and dequantized weights and the graph
+     * has neither attention nor block-16 weight products the rewrite recognises, no derived graph is written (an empty marker file remembers it) and the source graph is to be
      * run unchanged.
      *
      * @param graphKey the config key
@@ -129,7 +130,7 @@ public final class TunedGraphStore {
             }
             if (!alwaysWrite && Files.isRegularFile(unchanged)) {
                 LOG.debug(
-                        "the {} graph {} has no attention to fuse (remembered by {}): run as it is",
+                        "the {} graph {} has nothing to fuse or dequantize (remembered by {}): run as it is",
                         graphKey,
                         graph,
                         unchanged);
@@ -178,11 +179,16 @@ public final class TunedGraphStore {
             }
             Optional<AttentionFuser.Result> attention = result.report().attention();
             attention.ifPresent(a -> LOG.debug("{}: {}", graph.getFileName(), a.describe()));
-            if (!alwaysWrite && attention.map(a -> a.fused() == 0).orElse(true)) {
+            result.report().weights().ifPresent(w -> LOG.debug("{}: {}", graph.getFileName(), w.describe()));
+            if (!alwaysWrite && !result.report().fusedOrDequantized()) {
                 LOG.debug(
-                        "the graph {} has no attention to fuse ({}): run as it is",
+                        "the graph {} has no attention to fuse ({}) and no weights to dequantize ({}): run as it is",
                         graph,
-                        attention.map(AttentionFuser.Result::describe).orElse("not looked for"));
+                        attention.map(AttentionFuser.Result::describe).orElse("not looked for"),
+                        result.report()
+                                .weights()
+                                .map(WeightDequantizer.Result::describe)
+                                .orElse("not looked for"));
                 return Optional.empty();
             }
             try (OutputStream out = Files.newOutputStream(graphTmp)) {

@@ -1,0 +1,24 @@
+package dev.flux2.onnx.options;
+
+/**
+ * The backend option {@code weights}: whether the transformer's block-16 4-bit weight products run as ONNX Runtime's
+ * {@code MatMulNBits} on the packed weights or are dequantized in the graph before a {@code MatMul}. Either way the
+ * weights' values are the same and only the packed form is resident; the dequantized form needs, per run, transient
+ * device memory for the largest dequantized weight and its transpose (2 × 170 MB for klein's 3072 × 27648
+ * projection). Which form runs on which provider is decided where the providers are chosen.
+ */
+public enum WeightsMode {
+    /**
+     * Dequantized with fp32 products (the packed graph's accuracy) when the first provider is WebGPU, packed
+     * elsewhere (the CPU's {@code MatMulNBits} is its fast path). Measured on an H200, 2026-12-02, 5+20-block step
+     * (docs/fused-attention.md §8): 512² 2.05 s → 0.98 s; 1024² 7.1 s → 7.6 s with the graph's attention (one pair;
+     * its wall time is then the score buffers', not the products'), 7.0 s → 3.2 s with fused attention.
+     */
+    AUTO,
+    /** Always {@code MatMulNBits} on the packed weights: the graphs as exported. */
+    PACKED,
+    /** Always dequantized, fp32 products. */
+    DEQUANTIZED,
+    /** Always dequantized, fp16 products: fastest, less accurate on WebGPU. */
+    DEQUANTIZED_FP16
+}
