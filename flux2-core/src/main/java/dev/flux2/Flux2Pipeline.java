@@ -209,7 +209,7 @@ public final class Flux2Pipeline implements AutoCloseable {
         /**
          * Sets an option of the backend (threads, execution providers, …), replacing an earlier value of the same
          * key. The keys and values a backend accepts are its own: see the backend's documentation (the ONNX
-         * backend's keys are listed in the project README). The backend parses every option in {@code build()} and
+         * backend's keys are listed in docs/embedding.md §6). The backend parses every option in {@code build()} and
          * rejects an unknown key or a bad value.
          *
          * @param key option key

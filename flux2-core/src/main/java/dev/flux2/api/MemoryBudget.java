@@ -5,8 +5,7 @@ import java.lang.management.OperatingSystemMXBean;
 
 /**
  * What the memory limits are derived from: the Java heap's maximum and the machine's physical memory. The working-set
- * figures are estimates of the FLUX.2 [klein] pipeline's largest buffers, documented in the README ("Limits and
- * failure behaviour").
+ * figures are estimates of the FLUX.2 [klein] pipeline's largest buffers, documented in docs/limits.md §1.
  */
 final class MemoryBudget {
     /**

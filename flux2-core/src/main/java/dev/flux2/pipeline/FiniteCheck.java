@@ -7,7 +7,7 @@ import java.util.Locale;
 /**
  * Stops a generation whose stage produced NaN or infinity (poisoned weights, a broken runtime), instead of letting it
  * end in a black or garbage image that looks like success. Scans the host-side arrays the engine already holds (no
- * copy); the cost is measured in the README ("Limits and failure behaviour"). Stateless and thread-safe.
+ * copy); the cost is measured in docs/limits.md §3. Stateless and thread-safe.
  */
 final class FiniteCheck {
     private FiniteCheck() {}

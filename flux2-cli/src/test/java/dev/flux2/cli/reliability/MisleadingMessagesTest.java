@@ -208,7 +208,7 @@ class MisleadingMessagesTest {
             assertTrue(help.out().contains(ModelNames.DEFAULT_MODEL_COMMIT), help.out());
         }
         CliHarness.Run generate = CliHarness.run("generate", "--help");
-        // The README's default: 0.8, or (n-1)/n when 0.8 starts at sigma = 1 (4 steps: 0.75).
+        // The documented default (docs/limits.md §5): 0.8, or (n-1)/n when 0.8 starts at sigma = 1 (4 steps: 0.75).
         assertTrue(generate.out().replaceAll("\\s+", " ").contains("0.75 for 4 steps"), generate.out());
     }
 }
