@@ -85,4 +85,23 @@ public final class Flux2Models {
         return BackendLocator.inspect(
                 Objects.requireNonNull(directory, "directory"), Objects.requireNonNull(components, "components"));
     }
+
+    /**
+     * Describes a model of which some files were not fetched but are listed with their sizes (the hub's file list of
+     * a partial snapshot): each such file is checked against its listed size instead of its size on disk, and the
+     * description says so. A backend that cannot use the listing reports such files missing.
+     *
+     * @param directory the model folder
+     * @param components each replaced part's source, a folder or a file
+     * @param listedSizes sizes of files absent from the folder, by path relative to it with {@code /} separators
+     * @return the summary
+     * @throws ModelLoadException when the folder does not exist, no backend understands it, or a part cannot be
+     *     read
+     */
+    public static ModelSummary inspect(Path directory, Map<ModelRole, Path> components, Map<String, Long> listedSizes) {
+        return BackendLocator.inspect(
+                Objects.requireNonNull(directory, "directory"),
+                Objects.requireNonNull(components, "components"),
+                Objects.requireNonNull(listedSizes, "listedSizes"));
+    }
 }

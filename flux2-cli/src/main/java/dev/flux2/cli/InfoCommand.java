@@ -9,6 +9,7 @@ import dev.flux2.api.ModelSummary;
 import dev.flux2.api.ModelSummary.FileEntry;
 import dev.flux2.api.ModelSummary.GraphEntry;
 import dev.flux2.api.ModelSummary.TensorEntry;
+import dev.flux2.hub.FileSelection;
 import dev.flux2.onnx.runtime.RuntimeReport;
 import dev.flux2.onnx.runtime.WebGpuRuntime;
 import java.io.IOException;
@@ -26,7 +27,8 @@ import picocli.CommandLine.Option;
  * {@code flux2 info}: a model's layout (how its parts were found), files and sizes, each graph's inputs and outputs
  * with the part it plays and which tensor plays which part, and the backend's details (for ONNX: the defaults, the
  * fused-denoiser convention detected, the execution providers of this ONNX Runtime, every problem found), without
- * loading weights; {@code --component} describes a composed model. Exits with 3 when the parts found do not make a
+ * loading weights; {@code --component} describes a composed model. A repo id fetches everything but the external
+ * data: the shards are checked against the sizes of the hub's file list (detail {@code shard_sizes}). Exits with 3 when the parts found do not make a
  * model (the problems are printed on stderr). Exits with 3 when a file is missing, has the wrong size
  * or lists shards that do not add up; an optional file that is absent is not an error.
  */
@@ -81,7 +83,10 @@ final class InfoCommand extends BaseCommand {
             runtime = RuntimeReport.of(
                     Optional.ofNullable(ortLibrary).map(Path::toString), webGpu, WebGpuRuntime.defaultHome());
         }
-        ModelSummary summary = Flux2Models.inspect(modelOption.resolve(true), components);
+        // A repo id fetches the config, manifests, tokenizer and graphs, not the external data: each shard is
+        // checked against the size the hub's file list gives it (the detail shard_sizes says so).
+        ModelOption.PartialModel model = modelOption.resolvePart(true, FileSelection.WITHOUT_EXTERNAL_DATA);
+        ModelSummary summary = Flux2Models.inspect(model.directory(), components, model.listedSizes());
         if (!runtime.isEmpty()) {
             Map<String, String> details = new java.util.LinkedHashMap<>(summary.details());
             details.putAll(runtime);

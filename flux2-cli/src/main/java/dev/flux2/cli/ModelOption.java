@@ -8,8 +8,10 @@ import dev.flux2.hub.HubOptions;
 import dev.flux2.hub.ModelHub;
 import dev.flux2.hub.ModelNames;
 import dev.flux2.hub.RepoRef;
+import dev.flux2.hub.ResolvedModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
@@ -51,18 +53,37 @@ final class ModelOption {
      * @throws dev.flux2.api.ModelLoadException naming what is missing or wrong
      */
     Path resolve(boolean progress, FileSelection selection) {
+        return resolvePart(progress, selection).directory();
+    }
+
+    /**
+     * As {@link #resolve(boolean, FileSelection)}, with the sizes the hub's file list gives the files not fetched.
+     *
+     * @param progress whether to draw download progress bars
+     * @param selection the files the command reads
+     * @return the model folder and, for a repo id, the listed size of each of the model's files (empty for a folder)
+     * @throws dev.flux2.api.ModelLoadException naming what is missing or wrong
+     */
+    PartialModel resolvePart(boolean progress, FileSelection selection) {
         String ref = model.trim();
         if (!RepoRef.isValid(ref) || Files.exists(Path.of(ref))) {
-            return resolveNow(progress);
+            return new PartialModel(resolveNow(progress), Map.of());
         }
         try (DownloadProgressBars bars = new DownloadProgressBars(System.err, progress)) {
-            return ModelHub.builder()
-                    .options(hubOptions(bars))
-                    .build()
-                    .resolve(RepoRef.parse(ref), selection)
-                    .directory();
+            ResolvedModel resolved =
+                    ModelHub.builder().options(hubOptions(bars)).build().resolve(RepoRef.parse(ref), selection);
+            return new PartialModel(resolved.directory(), resolved.listedSizes());
         }
     }
+
+    /**
+     * A model folder that may hold only some of the model's files.
+     *
+     * @param directory the folder
+     * @param listedSizes the hub's size of each of the model's files by path relative to the folder; empty for a
+     *     folder given as such
+     */
+    record PartialModel(Path directory, Map<String, Long> listedSizes) {}
 
     /**
      * Resolves while a cancellation (Ctrl-C) interrupts this thread, so that a first download stops at once (its

@@ -3,6 +3,8 @@ package dev.flux2.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.testkit.FakeHub;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
@@ -193,5 +195,130 @@ class Flux2DownloadIT {
             assertEquals(0, again.exitCode(), again.toString());
             assertEquals(List.of(), hub.requests(), "the second run makes no request");
         }
+    }
+
+    /**
+     * {@code info --model REPO} fetches the configuration, manifests, tokenizer and graphs but no external data
+     * (counted on the hub), and describes the same files and graphs as the folder, each shard checked against the
+     * hub's listed size (detail {@code shard_sizes}); a second run makes no request.
+     */
+    @Test
+    void infoByRepoIdFetchesNoExternalDataAndChecksTheShardsAgainstTheListing() throws Exception {
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), work.resolve("origin"));
+        List<String> shards = externalData(bundle.directory());
+        assertTrue(shards.size() >= 2, shards.toString());
+        try (FakeHub hub = new FakeHub().publish(REPO, COMMIT, bundle.directory())) {
+            Map<String, String> env = hubEnv(hub);
+            CliProcess.Result plain = CliProcess.run(
+                    work, env, "info", "--json", "--model", bundle.directory().toString());
+            assertEquals(0, plain.exitCode(), plain.toString());
+            JsonNode folder = JSON.readTree(plain.out());
+            assertTrue(folder.path("details").path("shard_sizes").isMissingNode(), plain.out());
+
+            CliProcess.Result byRepo = CliProcess.run(work, env, "info", "--json", "--model", REPO);
+            assertEquals(0, byRepo.exitCode(), byRepo.toString());
+            List<String> fetched = fetched(hub);
+            assertTrue(fetched.stream().anyMatch(p -> p.endsWith(".onnx")), fetched.toString());
+            assertTrue(fetched.stream().noneMatch(shards::contains), "no external data fetched: " + fetched);
+            JsonNode repo = JSON.readTree(byRepo.out());
+            assertEquals(folder.get("files"), repo.get("files"), "the same files, sizes and problems as the folder");
+            assertEquals(folder.get("graphs"), repo.get("graphs"));
+            String listed = repo.path("details").path("shard_sizes").asText();
+            assertTrue(listed.startsWith("checked against the hub's file list, not downloaded"), listed);
+            for (String shard : shards) {
+                assertTrue(listed.contains(shard), shard + " in " + listed);
+            }
+            assertEquals(
+                    folder.path("details").path("session_weights"),
+                    repo.path("details").path("session_weights"),
+                    "the weights weighed from the listed sizes");
+
+            hub.clearRequests();
+            CliProcess.Result again = CliProcess.run(work, env, "info", "--json", "--model", REPO, "--offline");
+            assertEquals(0, again.exitCode(), again.toString());
+            assertEquals(List.of(), hub.requests(), "the second run makes no request");
+            assertEquals(folder.get("files"), JSON.readTree(again.out()).get("files"));
+        }
+    }
+
+    /**
+     * A shard the hub lists shorter than its graph reads, and one it does not list, are reported by
+     * {@code info --model REPO} (exit 3) as by the folder, without fetching either.
+     */
+    @Test
+    void infoByRepoIdReportsAShardListedTooShortOrNotListed() throws Exception {
+        SyntheticBundle bundle =
+                SyntheticBundleWriter.write(SyntheticBundleSpec.builder().build(), work.resolve("origin"));
+        Path shortShard = bundle.shardFiles("transformer").get(0);
+        byte[] content = Files.readAllBytes(shortShard);
+        Files.write(shortShard, java.util.Arrays.copyOf(content, content.length / 2));
+        Path unlisted = bundle.shardFiles("text_encoder").get(0);
+        Files.delete(unlisted);
+        try (FakeHub hub = new FakeHub().publish(REPO, COMMIT, bundle.directory())) {
+            Map<String, String> env = hubEnv(hub);
+            CliProcess.Result plain = CliProcess.run(
+                    work, env, "info", "--json", "--model", bundle.directory().toString());
+            assertEquals(3, plain.exitCode(), plain.toString());
+            CliProcess.Result byRepo = CliProcess.run(work, env, "info", "--json", "--model", REPO);
+            assertEquals(3, byRepo.exitCode(), byRepo.toString());
+            List<String> shards = externalData(bundle.directory());
+            assertTrue(
+                    fetched(hub).stream().noneMatch(shards::contains),
+                    fetched(hub).toString());
+            String shortName = shortShard.getFileName().toString();
+            String unlistedName = unlisted.getFileName().toString();
+            assertTrue(byRepo.err().contains(shortName), byRepo.err());
+            assertTrue(byRepo.err().contains(unlistedName), byRepo.err());
+            assertTrue(byRepo.err().contains("has no size in the hub's file list"), byRepo.err());
+            assertEquals(
+                    badFiles(JSON.readTree(plain.out())),
+                    badFiles(JSON.readTree(byRepo.out())),
+                    "the same files reported, with the same sizes");
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private Map<String, String> hubEnv(FakeHub hub) {
+        return Map.of(
+                "HF_HUB_CACHE",
+                work.resolve("hub-cache").toString(),
+                "HF_ENDPOINT",
+                hub.endpoint().toString());
+    }
+
+    /** @return the repository paths fetched from the hub, distinct and sorted */
+    private static List<String> fetched(FakeHub hub) {
+        String prefix = "/" + REPO + "/resolve/";
+        return hub.requests().stream()
+                .filter(r -> r.server().equals("hub") && r.path().startsWith(prefix))
+                .map(r -> r.path().substring(prefix.length()).replaceFirst("^[^/]+/", ""))
+                .distinct()
+                .sorted()
+                .toList();
+    }
+
+    /** @return the external-data files of a folder, by path relative to it */
+    private static List<String> externalData(Path folder) throws Exception {
+        try (java.util.stream.Stream<Path> files = Files.walk(folder)) {
+            return files.filter(Files::isRegularFile)
+                    .map(p -> folder.relativize(p).toString().replace('\\', '/'))
+                    .filter(p -> p.endsWith(".onnx_data") || p.endsWith(".data"))
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    /** @return "path size" of each file reported with a problem or missing */
+    private static List<String> badFiles(JsonNode summary) {
+        List<String> bad = new java.util.ArrayList<>();
+        for (JsonNode f : summary.get("files")) {
+            if (!f.path("problem").asText().isEmpty() || f.path("actualBytes").asLong() < 0) {
+                bad.add(f.path("path").asText() + " " + f.path("actualBytes").asLong());
+            }
+        }
+        assertTrue(!bad.isEmpty(), summary.toString());
+        return bad;
     }
 }

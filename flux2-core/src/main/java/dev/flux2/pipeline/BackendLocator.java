@@ -59,6 +59,21 @@ public final class BackendLocator {
     }
 
     /**
+     * @param directory the model folder
+     * @param components parts taken from elsewhere (empty for the folder alone)
+     * @param listedSizes sizes of files absent from the folder, as a hub lists them
+     * @return the summary from the first backend that recognises the folder
+     * @throws ModelLoadException when the folder is missing or no backend recognises it
+     */
+    public static ModelSummary inspect(Path directory, Map<ModelRole, Path> components, Map<String, Long> listedSizes) {
+        if (listedSizes.isEmpty()) {
+            return inspect(directory, components);
+        }
+        Flux2BackendProvider provider = select(directory, null, installedProviders());
+        return call(provider, directory, "inspect", p -> p.inspect(directory, components, listedSizes));
+    }
+
+    /**
      * Checks a folder with every installed backend that recognises it: each file its configuration names must
      * exist with the size it promises.
      *

@@ -58,4 +58,20 @@ public interface Flux2BackendProvider {
         }
         return inspect(modelDirectory);
     }
+
+    /**
+     * Describes a model of which some files are not in the folder but listed elsewhere with their sizes (a hub's
+     * file list: {@code flux2 info --model REPO} fetches no external data), each such file checked against its
+     * listed size as it would be against its size on disk. Must not load weights. The default ignores the listing,
+     * so that such files are reported missing.
+     *
+     * @param modelDirectory the model folder
+     * @param components each replaced part's source, a folder or a file
+     * @param listedSizes sizes of files absent from the folder, by path relative to it with {@code /} separators
+     * @return the summary
+     * @throws ModelLoadException when the model cannot be described, or this backend takes no components
+     */
+    default ModelSummary inspect(Path modelDirectory, Map<ModelRole, Path> components, Map<String, Long> listedSizes) {
+        return inspect(modelDirectory, components);
+    }
 }

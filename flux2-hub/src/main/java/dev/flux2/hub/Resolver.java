@@ -90,8 +90,10 @@ final class Resolver {
         Path folder = repo.snapshot(local.commit());
         LOG.debug("the selected files of {} are in the cache at {}; no request made", ref, folder);
         long bytes = local.files().stream().mapToLong(RemoteFile::size).sum();
+        Map<String, Long> listed =
+                listedSizes(repo.readSnapshotRecord(local.commit()).orElse(List.of()));
         return Optional.of(
-                new ResolvedModel(folder, ref, local.commit(), local.files().size(), bytes, 0, 0, false));
+                new ResolvedModel(folder, ref, local.commit(), local.files().size(), bytes, 0, 0, false, listed));
     }
 
     /** As {@link #local(CacheRepo, RepoRef)} for the selected files of a recorded snapshot; no backend check. */
@@ -302,7 +304,19 @@ final class Resolver {
                     + "the model folder " + store.folder() + " is not usable: " + summary(problems));
         }
         long total = files.stream().mapToLong(RemoteFile::size).sum();
-        return new ResolvedModel(store.folder(), ref, commit, files.size(), total, fetched, downloaded, true);
+        Map<String, Long> sizes = selection == FileSelection.ALL ? Map.of() : listedSizes(bundle);
+        return new ResolvedModel(store.folder(), ref, commit, files.size(), total, fetched, downloaded, true, sizes);
+    }
+
+    /** @return the size of each listed file whose size the listing gives, by repository path */
+    private static Map<String, Long> listedSizes(List<RemoteFile> files) {
+        Map<String, Long> sizes = new LinkedHashMap<>();
+        for (RemoteFile f : files) {
+            if (f.size() >= 0) {
+                sizes.put(f.path(), f.size());
+            }
+        }
+        return sizes;
     }
 
     /**

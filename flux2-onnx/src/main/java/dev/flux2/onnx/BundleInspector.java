@@ -14,6 +14,7 @@ import dev.flux2.onnx.bundle.BundleIo;
 import dev.flux2.onnx.bundle.BundleLayout;
 import dev.flux2.onnx.bundle.BundleValidator;
 import dev.flux2.onnx.bundle.ExternalDataCheck;
+import dev.flux2.onnx.bundle.FileSizes;
 import dev.flux2.onnx.bundle.GraphClassification;
 import dev.flux2.onnx.bundle.GraphClassifier;
 import dev.flux2.onnx.bundle.GraphContracts;
@@ -66,6 +67,11 @@ final class BundleInspector {
      * {@code problems} says why), {@code true} otherwise (files may still be missing or short).
      */
     static final String USABLE = "parts_complete";
+    /**
+     * Detail key, present only when the hub's file list stood in for files not fetched: which external-data files
+     * were checked against their listed sizes instead of their size on disk.
+     */
+    static final String LISTED_SIZES = "shard_sizes";
     /** Detail key: the attention blocks backend option {@code attention=fused} fuses per graph, and why not others. */
     static final String ATTENTION_FUSION = "attention_fusion";
 
@@ -78,16 +84,46 @@ final class BundleInspector {
      * @throws ModelLoadException when the folder's config or a graph cannot be read, or a component cannot be used
      */
     static ModelSummary inspect(Path directory, Map<ModelRole, Path> components) {
+        return inspect(directory, components, Map.of());
+    }
+
+    /**
+     * As {@link #inspect(Path, Map)} for a folder that lacks files a hub lists with their sizes (a snapshot fetched
+     * without external data): each external-data file absent from the folder is checked against its listed size,
+     * and the detail {@value #LISTED_SIZES} names the files so checked.
+     *
+     * @param directory the model folder
+     * @param components parts taken from elsewhere
+     * @param listedSizes sizes of files absent from the folder, by path relative to it with {@code /} separators
+     * @return the summary
+     * @throws ModelLoadException when the folder's config or a graph cannot be read, or a component cannot be used
+     */
+    static ModelSummary inspect(Path directory, Map<ModelRole, Path> components, Map<String, Long> listedSizes) {
+        FileSizes sizes = listedSizes.isEmpty() ? FileSizes.disk() : FileSizes.listed(directory, listedSizes);
+        ModelSummary summary = describe(directory, components, sizes);
+        if (sizes.fromListing().isEmpty()) {
+            return summary;
+        }
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put(
+                LISTED_SIZES,
+                "checked against the hub's file list, not downloaded: " + String.join(", ", sizes.fromListing()));
+        details.putAll(summary.details());
+        return new ModelSummary(
+                summary.directory(), summary.backend(), summary.variant(), summary.files(), summary.graphs(), details);
+    }
+
+    private static ModelSummary describe(Path directory, Map<ModelRole, Path> components, FileSizes sizes) {
         BundleLayout layout = LayoutResolver.resolve(directory, components);
         if (layout.config().isEmpty()) {
-            return unusable(directory, layout);
+            return unusable(directory, layout, sizes);
         }
         BundleConfig named = layout.config().get();
         // Described as the backend opens it: an optional graph the revision lacks is not a missing file.
         List<ModelEntry> absent = BundleValidator.absentOptionalGraphs(named);
         Set<String> absentKeys = absent.stream().map(ModelEntry::key).collect(Collectors.toSet());
         BundleConfig config = named.withoutModels(absentKeys);
-        BundleInventory inventory = BundleValidator.inventory(named, absentKeys);
+        BundleInventory inventory = BundleValidator.inventory(named, absentKeys, sizes);
         List<String> problems = new ArrayList<>(inventory.problems());
         List<ModelSummary.FileEntry> files = new ArrayList<>();
         for (BundleFile f : inventory.files()) {
@@ -103,9 +139,9 @@ final class BundleInspector {
                 Map<String, Long> unreported = new LinkedHashMap<>(s.externalData());
                 inventory.files().stream().filter(f -> !f.exists()).forEach(f -> unreported.remove(f.path()));
                 List<String> shardProblems = ExternalDataCheck.problems(
-                        entry.key(), new GraphSignature(s.file(), s.inputs(), s.outputs(), unreported));
+                        entry.key(), new GraphSignature(s.file(), s.inputs(), s.outputs(), unreported), sizes);
                 problems.addAll(shardProblems);
-                addExternalData(config.directory(), s, shardProblems, files);
+                addExternalData(config.directory(), s, shardProblems, files, sizes);
             } catch (ModelLoadException e) {
                 if (inventory.files().stream().anyMatch(f -> f.path().equals(entry.file()) && f.exists())) {
                     problems.add(e.getMessage());
@@ -139,8 +175,8 @@ final class BundleInspector {
         for (GraphClassification g : layout.unknownGraphs()) {
             graphs.add(ignored(config.directory(), g));
         }
-        Map<String, String> details =
-                new LinkedHashMap<>(details(layout, config, fused, absent, problems, memoryFacts(signatures, config)));
+        Map<String, String> details = new LinkedHashMap<>(
+                details(layout, config, fused, absent, problems, memoryFacts(signatures, config, sizes)));
         details.put(ATTENTION_FUSION, attentionFusion(signatures));
         return new ModelSummary(
                 directory, OnnxBackendProvider.NAME, config.defaults().variant(), files, graphs, details);
@@ -176,7 +212,7 @@ final class BundleInspector {
     }
 
     /** The parts do not make a model: describe every graph found, its files and what is missing. */
-    private static ModelSummary unusable(Path directory, BundleLayout layout) {
+    private static ModelSummary unusable(Path directory, BundleLayout layout, FileSizes sizes) {
         Path dir = layout.directory();
         List<ModelSummary.FileEntry> files = new ArrayList<>();
         List<ModelSummary.GraphEntry> graphs = new ArrayList<>();
@@ -185,9 +221,9 @@ final class BundleInspector {
             files.add(
                     new ModelSummary.FileEntry(BundleValidator.display(dir, g.file()), -1, size(g.file()), false, ""));
             List<String> shardProblems =
-                    ExternalDataCheck.problems(g.file().getFileName().toString(), g.signature());
+                    ExternalDataCheck.problems(g.file().getFileName().toString(), g.signature(), sizes);
             problems.addAll(shardProblems);
-            addExternalData(dir, g.signature(), shardProblems, files);
+            addExternalData(dir, g.signature(), shardProblems, files, sizes);
             graphs.add(g.role().isPresent() ? found(dir, g) : ignored(dir, g));
         }
         Map<String, String> d = new LinkedHashMap<>();
@@ -223,7 +259,7 @@ final class BundleInspector {
      * show (missing, or shorter than the bytes read from it).
      */
     private static void addExternalData(
-            Path dir, GraphSignature s, List<String> problems, List<ModelSummary.FileEntry> files) {
+            Path dir, GraphSignature s, List<String> problems, List<ModelSummary.FileEntry> files, FileSizes sizes) {
         Path folder = s.file().toAbsolutePath().getParent();
         for (String location : s.externalData().keySet()) {
             Path file = folder.resolve(location).normalize();
@@ -232,7 +268,13 @@ final class BundleInspector {
                 continue;
             }
             String problem = problems.stream().filter(p -> p.contains(location)).collect(Collectors.joining("; "));
-            files.add(new ModelSummary.FileEntry(name, -1, size(file), false, problem));
+            long size;
+            try {
+                size = sizes.sizeOf(file);
+            } catch (ModelLoadException e) {
+                size = -1; // ExternalDataCheck reported why
+            }
+            files.add(new ModelSummary.FileEntry(name, -1, size, false, problem));
         }
     }
 
@@ -273,14 +315,22 @@ final class BundleInspector {
      * What {@link MemoryPolicy#AUTO} would choose for this bundle in this process, and the weights it weighs; unknown
      * while a graph or one of its files is missing.
      */
-    private static Map<String, String> memoryFacts(Map<String, GraphSignature> signatures, BundleConfig config) {
+    private static Map<String, String> memoryFacts(
+            Map<String, GraphSignature> signatures, BundleConfig config, FileSizes sizes) {
         Map<String, String> d = new LinkedHashMap<>();
         if (signatures.size() != config.usedModelKeys().size()) {
             d.put(MEMORY_POLICY_AUTO, "unknown (a graph could not be read)");
             return d;
         }
         try {
-            SessionFootprint footprint = SessionFootprint.of(signatures);
+            SessionFootprint footprint = SessionFootprint.of(signatures, file -> {
+                long size = sizes.sizeOf(file);
+                if (size < 0) {
+                    throw new UncheckedIOException(
+                            "cannot read the size of " + file, new IOException(file + " is not a regular file"));
+                }
+                return size;
+            });
             d.put(
                     "session_weights",
                     footprint.graphs().stream()
@@ -289,7 +339,7 @@ final class BundleInspector {
                             .collect(Collectors.joining(", ")));
             MemoryDecision decision = AutoMemoryPolicy.decide(MemoryPolicy.AUTO, footprint, MemorySnapshot.current());
             d.put(MEMORY_POLICY_AUTO, decision.policy().name().toLowerCase(Locale.ROOT) + ": " + decision.reason());
-        } catch (UncheckedIOException e) {
+        } catch (UncheckedIOException | ModelLoadException e) {
             d.put(MEMORY_POLICY_AUTO, "unknown (" + e.getMessage() + ")");
         }
         return d;

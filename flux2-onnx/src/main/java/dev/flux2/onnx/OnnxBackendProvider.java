@@ -262,4 +262,12 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         }
         return BundleInspector.inspect(modelDirectory, components);
     }
+
+    @Override
+    public ModelSummary inspect(Path modelDirectory, Map<ModelRole, Path> components, Map<String, Long> listedSizes) {
+        if (!Files.isDirectory(modelDirectory)) {
+            throw new ModelLoadException("model directory " + modelDirectory.toAbsolutePath() + " does not exist");
+        }
+        return BundleInspector.inspect(modelDirectory, components, listedSizes);
+    }
 }

@@ -48,6 +48,17 @@ public final class BundleValidator {
      *     files)
      */
     public static BundleInventory inventory(BundleConfig config, Set<String> absentOptional) {
+        return inventory(config, absentOptional, FileSizes.disk());
+    }
+
+    /**
+     * @param config the parsed config
+     * @param absentOptional as {@link #inventory(BundleConfig, Set)}
+     * @param shardSizes where each manifest-listed shard's size comes from (the disk, or a hub's file list for
+     *     shards not fetched)
+     * @return the files and the problems found (never throws for missing files)
+     */
+    public static BundleInventory inventory(BundleConfig config, Set<String> absentOptional, FileSizes shardSizes) {
         Path dir = config.directory();
         Collector found = new Collector();
         config.file().ifPresent(f -> found.add(display(dir, f), "config", -1, sizeOf(f), false));
@@ -62,7 +73,7 @@ public final class BundleValidator {
             checkGraphFile(dir, entry, found);
             if (entry.manifest().isPresent()
                     && manifestsSeen.add(entry.manifest().get())) {
-                checkManifest(dir, entry, found);
+                checkManifest(dir, entry, found, shardSizes);
             }
         }
         checkTokenizer(dir, config.text().tokenizerDir(), found);
@@ -126,7 +137,7 @@ public final class BundleValidator {
         }
     }
 
-    private static void checkManifest(Path dir, ModelEntry entry, Collector found) {
+    private static void checkManifest(Path dir, ModelEntry entry, Collector found, FileSizes shardSizes) {
         String manifest = entry.manifest().orElseThrow();
         String owner = "models." + entry.key() + ".manifest";
         Path path = dir.resolve(manifest);
@@ -149,7 +160,7 @@ public final class BundleValidator {
         Path shardFolder = path.toAbsolutePath().getParent();
         for (String shard : shardNames) {
             String name = display(dir, shardFolder.resolve(shard));
-            long actual = sizeOf(shardFolder.resolve(shard));
+            long actual = shardSizes.sizeOf(shardFolder.resolve(shard));
             found.add(name, manifest, -1, actual, false);
             sizes.add(actual);
             if (actual < 0) {
@@ -157,7 +168,8 @@ public final class BundleValidator {
                 found.problem(
                         name,
                         "shard " + shard + " (listed in " + manifest + ") "
-                                + absence(shardFolder.resolve(shard), shardFolder));
+                                + absence(shardFolder.resolve(shard), shardFolder)
+                                + shardSizes.absenceNote());
             }
         }
         Optional<ShardInfo> info = entry.shards();

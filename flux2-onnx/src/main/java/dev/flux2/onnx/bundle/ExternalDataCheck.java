@@ -1,8 +1,5 @@
 package dev.flux2.onnx.bundle;
 
-import dev.flux2.api.ModelLoadException;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,6 +21,16 @@ public final class ExternalDataCheck {
      * @return human-readable problems, empty when every referenced shard is present and large enough
      */
     public static List<String> problems(String key, GraphSignature signature) {
+        return problems(key, signature, FileSizes.disk());
+    }
+
+    /**
+     * @param key the graph's config key
+     * @param signature its signature (with the external-data references)
+     * @param sizes where each shard's size comes from (the disk, or a hub's file list for shards not fetched)
+     * @return human-readable problems, empty when every referenced shard is present (or listed) and large enough
+     */
+    public static List<String> problems(String key, GraphSignature signature, FileSizes sizes) {
         List<String> problems = new ArrayList<>();
         Path folder = signature.file().toAbsolutePath().getParent();
         String graph = "graph " + key + " (" + signature.file().getFileName() + ")";
@@ -42,26 +49,16 @@ public final class ExternalDataCheck {
                         + ", which ONNX Runtime refuses to load");
                 continue;
             }
-            long size = sizeOf(shard);
+            long size = sizes.sizeOf(shard);
             if (size < 0) {
                 String what = dev.flux2.spi.ModelFiles.notRegular(shard).orElse("does not exist");
                 problems.add(graph + " reads its weights from " + location + ", which "
-                        + (what.equals("does not exist") ? "is missing from " + folder : what));
+                        + (what.equals("does not exist") ? "is missing from " + folder + sizes.absenceNote() : what));
             } else if (size < ref.getValue()) {
                 problems.add("shard " + location + " is " + size + " bytes but " + graph + " reads up to byte "
                         + ref.getValue() + " of it: truncated or incomplete download");
             }
         }
         return problems;
-    }
-
-    /** @return the size, or -1 when there is no such file; an I/O error is not reported as a missing file */
-    private static long sizeOf(Path path) {
-        try {
-            return Files.isRegularFile(path) ? Files.size(path) : -1;
-        } catch (IOException e) {
-            throw new ModelLoadException(
-                    "cannot read the size of " + path + ": " + dev.flux2.spi.ModelFiles.reason(e), e);
-        }
     }
 }

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ToLongFunction;
 
 /**
  * What the bundle's sessions need in native memory, estimated from the sizes of their weights with factors measured
@@ -89,6 +90,16 @@ public record SessionFootprint(List<GraphWeights> graphs) {
      * @throws UncheckedIOException when a file's size cannot be read (a missing file)
      */
     public static SessionFootprint of(Map<String, GraphSignature> signatures) {
+        return of(signatures, SessionFootprint::size);
+    }
+
+    /**
+     * @param signatures each graph's signature by config key (for its file and external-data files)
+     * @param sizeOf each file's size (for {@code flux2 info --model REPO}: a shard not fetched has its listed size)
+     * @return the weights of those graphs
+     * @throws UncheckedIOException when a file's size cannot be read (a missing file)
+     */
+    public static SessionFootprint of(Map<String, GraphSignature> signatures, ToLongFunction<Path> sizeOf) {
         List<GraphWeights> graphs = new ArrayList<>();
         for (Map.Entry<String, GraphSignature> e : signatures.entrySet()) {
             String key = e.getKey();
@@ -97,9 +108,9 @@ public record SessionFootprint(List<GraphWeights> graphs) {
             Path folder = file.toAbsolutePath().getParent();
             long external = 0;
             for (String location : signature.externalData().keySet()) {
-                external += size(folder.resolve(location));
+                external += sizeOf.applyAsLong(folder.resolve(location));
             }
-            graphs.add(new GraphWeights(key, size(file), external));
+            graphs.add(new GraphWeights(key, sizeOf.applyAsLong(file), external));
         }
         return new SessionFootprint(graphs);
     }
