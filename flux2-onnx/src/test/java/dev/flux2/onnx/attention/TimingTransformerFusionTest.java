@@ -4,24 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnx.proto.OnnxMl.ModelProto;
-import ai.onnxruntime.OnnxJavaType;
-import ai.onnxruntime.OnnxTensor;
-import ai.onnxruntime.OrtEnvironment;
-import ai.onnxruntime.OrtSession;
-import ai.onnxruntime.platform.Fp16Conversions;
 import com.google.protobuf.CodedInputStream;
 import dev.flux2.testkit.timing.TimingTransformerFiles;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
 import dev.flux2.testkit.timing.TimingTransformerWriter;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -94,8 +84,8 @@ class TimingTransformerFusionTest {
         try (OutputStream out = Files.newOutputStream(fused)) {
             f.model().writeTo(out);
         }
-        float[] a = predict(files.graphFile());
-        float[] b = predict(fused);
+        float[] a = TimingStepPrediction.predict(files.graphFile(), TOKENS, TEXT);
+        float[] b = TimingStepPrediction.predict(fused, TOKENS, TEXT);
         double num = 0;
         double den = 0;
         double max = 0;
@@ -110,55 +100,5 @@ class TimingTransformerFusionTest {
         // relative RMS 4.6e-4, largest difference 0.0039 (one fp16 ulp of values in [4, 8)). 3e-3 leaves room for
         // other summation orders without admitting a wrong attention (a wrong scale or a transposed k gives ~1).
         assertTrue(relRms < 3e-3, "relative RMS difference " + relRms + ", max " + max);
-    }
-
-    private static float[] predict(Path graph) throws Exception {
-        OrtEnvironment env = OrtEnvironment.getEnvironment();
-        SplittableRandom rnd = new SplittableRandom(5);
-        float[] x = random(rnd, TOKENS * 128);
-        float[] ctx = random(rnd, TEXT * 64);
-        float[] xIds = new float[TOKENS * 4];
-        for (int t = 0; t < TOKENS; t++) {
-            xIds[t * 4 + 1] = t / 4;
-            xIds[t * 4 + 2] = t % 4;
-        }
-        float[] ctxIds = new float[TEXT * 4];
-        for (int t = 0; t < TEXT; t++) {
-            ctxIds[t * 4 + 3] = t;
-        }
-        try (OrtSession.SessionOptions opts = new OrtSession.SessionOptions();
-                OrtSession session = env.createSession(graph.toString(), opts);
-                OnnxTensor xt = half(env, x, 1, TOKENS, 128);
-                OnnxTensor xi = OnnxTensor.createTensor(env, FloatBuffer.wrap(xIds), new long[] {1, TOKENS, 4});
-                OnnxTensor sigma = half(env, new float[] {0.6f}, 1);
-                OnnxTensor c = half(env, ctx, 1, TEXT, 64);
-                OnnxTensor ci = OnnxTensor.createTensor(env, FloatBuffer.wrap(ctxIds), new long[] {1, TEXT, 4});
-                OrtSession.Result r =
-                        session.run(Map.of("x", xt, "x_ids", xi, "timesteps", sigma, "ctx", c, "ctx_ids", ci))) {
-            ByteBuffer out =
-                    ((OnnxTensor) r.get("pred").orElseThrow()).getByteBuffer().order(ByteOrder.nativeOrder());
-            float[] y = new float[out.remaining() / 2];
-            for (int i = 0; i < y.length; i++) {
-                y[i] = Fp16Conversions.fp16ToFloat(out.getShort());
-            }
-            return y;
-        }
-    }
-
-    private static float[] random(SplittableRandom rnd, int n) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = (float) (2 * rnd.nextDouble() - 1);
-        }
-        return v;
-    }
-
-    private static OnnxTensor half(OrtEnvironment env, float[] values, long... shape) throws Exception {
-        ByteBuffer buf = ByteBuffer.allocateDirect(values.length * 2).order(ByteOrder.nativeOrder());
-        for (float v : values) {
-            buf.putShort(Fp16Conversions.floatToFp16(v));
-        }
-        buf.flip();
-        return OnnxTensor.createTensor(env, buf.asShortBuffer(), shape, OnnxJavaType.FLOAT16);
     }
 }

@@ -10,12 +10,12 @@ import ai.onnx.proto.OnnxMl.StringStringEntryProto;
 import ai.onnx.proto.OnnxMl.TensorProto;
 import ai.onnx.proto.OnnxMl.TypeProto;
 import ai.onnx.proto.OnnxMl.ValueInfoProto;
-import ai.onnxruntime.OnnxJavaType;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.platform.Fp16Conversions;
 import com.google.protobuf.CodedInputStream;
+import dev.flux2.onnx.attention.TimingStepPrediction;
 import dev.flux2.onnx.bundle.GraphSignature;
 import dev.flux2.onnx.tuning.CpuTuning;
 import dev.flux2.onnx.tuning.TunedGraph;
@@ -28,14 +28,12 @@ import java.io.OutputStream;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -147,8 +145,8 @@ class WeightDequantizerTest {
         try (OutputStream out = Files.newOutputStream(rewritten)) {
             fp32.model().writeTo(out);
         }
-        float[] a = predict(files.graphFile());
-        float[] b = predict(rewritten);
+        float[] a = TimingStepPrediction.predict(files.graphFile(), TOKENS, TEXT);
+        float[] b = TimingStepPrediction.predict(rewritten, TOKENS, TEXT);
         double num = 0;
         double den = 0;
         for (int i = 0; i < a.length; i++) {
@@ -232,8 +230,8 @@ class WeightDequantizerTest {
         try (OutputStream out = Files.newOutputStream(rewritten)) {
             rewrite.model().writeTo(out);
         }
-        float[] a = predict(files.graphFile());
-        float[] b = predict(rewritten);
+        float[] a = TimingStepPrediction.predict(files.graphFile(), TOKENS, TEXT);
+        float[] b = TimingStepPrediction.predict(rewritten, TOKENS, TEXT);
         double num = 0;
         double den = 0;
         for (int i = 0; i < a.length; i++) {
@@ -309,55 +307,5 @@ class WeightDequantizerTest {
         return m.getGraph().getNodeList().stream()
                 .filter(n -> n.getOpType().equals(op))
                 .count();
-    }
-
-    private static float[] predict(Path graph) throws Exception {
-        OrtEnvironment env = OrtEnvironment.getEnvironment();
-        SplittableRandom rnd = new SplittableRandom(5);
-        float[] x = random(rnd, TOKENS * 128);
-        float[] ctx = random(rnd, TEXT * 64);
-        float[] xIds = new float[TOKENS * 4];
-        for (int t = 0; t < TOKENS; t++) {
-            xIds[t * 4 + 1] = t / 4;
-            xIds[t * 4 + 2] = t % 4;
-        }
-        float[] ctxIds = new float[TEXT * 4];
-        for (int t = 0; t < TEXT; t++) {
-            ctxIds[t * 4 + 3] = t;
-        }
-        try (OrtSession.SessionOptions opts = new OrtSession.SessionOptions();
-                OrtSession session = env.createSession(graph.toString(), opts);
-                OnnxTensor xt = half(env, x, 1, TOKENS, 128);
-                OnnxTensor xi = OnnxTensor.createTensor(env, FloatBuffer.wrap(xIds), new long[] {1, TOKENS, 4});
-                OnnxTensor sigma = half(env, new float[] {0.6f}, 1);
-                OnnxTensor c = half(env, ctx, 1, TEXT, 64);
-                OnnxTensor ci = OnnxTensor.createTensor(env, FloatBuffer.wrap(ctxIds), new long[] {1, TEXT, 4});
-                OrtSession.Result r =
-                        session.run(Map.of("x", xt, "x_ids", xi, "timesteps", sigma, "ctx", c, "ctx_ids", ci))) {
-            ByteBuffer out =
-                    ((OnnxTensor) r.get("pred").orElseThrow()).getByteBuffer().order(ByteOrder.nativeOrder());
-            float[] y = new float[out.remaining() / 2];
-            for (int i = 0; i < y.length; i++) {
-                y[i] = Fp16Conversions.fp16ToFloat(out.getShort());
-            }
-            return y;
-        }
-    }
-
-    private static float[] random(SplittableRandom rnd, int n) {
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = (float) (2 * rnd.nextDouble() - 1);
-        }
-        return v;
-    }
-
-    private static OnnxTensor half(OrtEnvironment env, float[] values, long... shape) throws Exception {
-        ByteBuffer buf = ByteBuffer.allocateDirect(values.length * 2).order(ByteOrder.nativeOrder());
-        for (float v : values) {
-            buf.putShort(Fp16Conversions.floatToFp16(v));
-        }
-        buf.flip();
-        return OnnxTensor.createTensor(env, buf.asShortBuffer(), shape, OnnxJavaType.FLOAT16);
     }
 }
