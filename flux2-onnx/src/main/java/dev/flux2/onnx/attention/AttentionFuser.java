@@ -53,6 +53,22 @@ public final class AttentionFuser {
     private static final int DOUBLE = TensorProto.DataType.DOUBLE_VALUE;
     private static final int INT64 = TensorProto.DataType.INT64_VALUE;
     private static final String MS = "com.microsoft";
+    /** Element-wise operators of one input: their output has their input's shape (the static dimension walk). */
+    private static final Set<String> SHAPE_PRESERVING = Set.of(
+            "Cast",
+            "Identity",
+            "Neg",
+            "Sqrt",
+            "Reciprocal",
+            "Sigmoid",
+            "Relu",
+            "Tanh",
+            "Erf",
+            "Exp",
+            "Abs",
+            "Softmax",
+            "Gelu");
+
     private static final String PREFIX = "flux2_mha";
     /** Swaps axes 1 and 2 of a 4-D tensor: [B, N, S, H] ↔ [B, S, N, H]. */
     private static final long[] BNSH_BSNH = {0, 2, 1, 3};
@@ -428,6 +444,9 @@ public final class AttentionFuser {
                 return -1;
             }
             NodeProto n = graph.getNode(p);
+            if (SHAPE_PRESERVING.contains(n.getOpType())) {
+                return staticDim(n.getInput(0), axis, depth + 1);
+            }
             switch (n.getOpType()) {
                 case "Transpose" -> {
                     List<Long> perm = perm(n);
@@ -466,21 +485,6 @@ public final class AttentionFuser {
                         sum += d;
                     }
                     return sum;
-                }
-                case "Cast",
-                        "Identity",
-                        "Neg",
-                        "Sqrt",
-                        "Reciprocal",
-                        "Sigmoid",
-                        "Relu",
-                        "Tanh",
-                        "Erf",
-                        "Exp",
-                        "Abs",
-                        "Softmax",
-                        "Gelu" -> {
-                    return staticDim(n.getInput(0), axis, depth + 1);
                 }
                 case "Mul", "Add", "Sub", "Div", "Pow", "Max", "Min" -> {
                     // Broadcasting: the axis's size is the largest over the inputs (each aligned from the right).
@@ -567,6 +571,9 @@ public final class AttentionFuser {
                 return -1;
             }
             NodeProto n = graph.getNode(p);
+            if (SHAPE_PRESERVING.contains(n.getOpType())) {
+                return staticRank(n.getInput(0), depth + 1);
+            }
             switch (n.getOpType()) {
                 case "Transpose" -> {
                     List<Long> perm = perm(n);
@@ -576,21 +583,7 @@ public final class AttentionFuser {
                     long[] shape = n.getInputCount() > 1 ? constLongs(n.getInput(1)) : null;
                     return shape != null ? shape.length : -1;
                 }
-                case "Slice",
-                        "Concat",
-                        "Cast",
-                        "Identity",
-                        "Neg",
-                        "Sqrt",
-                        "Reciprocal",
-                        "Sigmoid",
-                        "Relu",
-                        "Tanh",
-                        "Erf",
-                        "Exp",
-                        "Abs",
-                        "Softmax",
-                        "Gelu" -> {
+                case "Slice", "Concat" -> {
                     return staticRank(n.getInput(0), depth + 1);
                 }
                 case "Mul", "Add", "Sub", "Div", "Pow", "Max", "Min", "MatMul" -> {
