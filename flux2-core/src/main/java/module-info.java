@@ -14,6 +14,7 @@ module dev.flux2.core {
     requires transitive java.desktop; // BufferedImage in the API
     requires org.slf4j;
     requires jdk.management; // physical memory, for the default GenerationLimits
+    requires java.net.http; // EncodedImages.fetch, for the adapters' remote images
 
     exports dev.flux2;
     exports dev.flux2.api;

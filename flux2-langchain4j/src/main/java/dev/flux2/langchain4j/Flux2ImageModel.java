@@ -1,7 +1,9 @@
 package dev.flux2.langchain4j;
 
+import dev.flux2.EncodedImages;
 import dev.flux2.Flux2Pipeline;
 import dev.flux2.ImageFiles;
+import dev.flux2.OpenAiMask;
 import dev.flux2.api.Flux2Exception;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationLimits;
@@ -84,7 +86,7 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
      */
     @Override
     public Response<Image> edit(Image image, String prompt) {
-        try (ImageSource.Staged staged = stage(image, "image")) {
+        try (EncodedImages.Staged staged = stage(image, "image")) {
             return single(run(request(prompt)
                     .addReferenceImage(
                             read(staged, "reference image 0"), staged.path().toString())));
@@ -98,8 +100,8 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
      */
     @Override
     public Response<Image> edit(Image image, Image mask, String prompt) {
-        try (ImageSource.Staged staged = stage(image, "image");
-                ImageSource.Staged stagedMask = stage(mask, "mask")) {
+        try (EncodedImages.Staged staged = stage(image, "image");
+                EncodedImages.Staged stagedMask = stage(mask, "mask")) {
             GenerationRequest built;
             try {
                 built = request(prompt)
@@ -138,7 +140,7 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
     }
 
     /** Reads a staged image within the pipeline's limits; a refusal is mapped as every SDK error is. */
-    private java.awt.image.BufferedImage read(ImageSource.Staged staged, String what) {
+    private java.awt.image.BufferedImage read(EncodedImages.Staged staged, String what) {
         try {
             return ImageFiles.read(staged.path(), what, pipeline.limits());
         } catch (Flux2Exception e) {
@@ -146,7 +148,7 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
         }
     }
 
-    private ImageSource.Staged stage(Image image, String what) {
+    private EncodedImages.Staged stage(Image image, String what) {
         try {
             return images.stage(image, what);
         } catch (Flux2Exception e) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.ImageFiles;
+import dev.flux2.OpenAiMask;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;

@@ -1,5 +1,6 @@
 package dev.flux2.springai;
 
+import dev.flux2.EncodedImages;
 import dev.flux2.Flux2Pipeline;
 import dev.flux2.ImageFiles;
 import dev.flux2.api.GeneratedImage;
@@ -107,7 +108,7 @@ public final class Flux2ImageModel implements ImageModel {
         List<Media> images = new ArrayList<>();
         messages.forEach(m -> images.addAll(m.getMedia()));
         GenerationRequest.Builder request = request(text, options);
-        List<MediaSource.Staged> staged = new ArrayList<>();
+        List<EncodedImages.Staged> staged = new ArrayList<>();
         try {
             int first = 0;
             if (options.getStrength() != null) {
@@ -115,14 +116,14 @@ public final class Flux2ImageModel implements ImageModel {
                     throw new InvalidRequestException("strength " + options.getStrength()
                             + " was given without an init image (attach one to the ImageMessage)");
                 }
-                MediaSource.Staged init = media.stage(images.get(0), "init image");
+                EncodedImages.Staged init = media.stage(images.get(0), "init image");
                 staged.add(init);
                 request.initImage(ImageFiles.read(init.path(), "init image", pipeline.limits()))
                         .strength(options.getStrength());
                 first = 1;
             }
             for (int i = first; i < images.size(); i++) {
-                MediaSource.Staged ref = media.stage(images.get(i), "reference image " + (i - first));
+                EncodedImages.Staged ref = media.stage(images.get(i), "reference image " + (i - first));
                 staged.add(ref);
                 request.addReferenceImage(
                         ImageFiles.read(ref.path(), "reference image " + (i - first), pipeline.limits()),
@@ -133,7 +134,7 @@ public final class Flux2ImageModel implements ImageModel {
             GenerationResult result = pipeline.generate(built);
             return response(result, java.time.Duration.ofNanos(System.nanoTime() - start));
         } finally {
-            staged.forEach(MediaSource.Staged::close);
+            staged.forEach(EncodedImages.Staged::close);
         }
     }
 

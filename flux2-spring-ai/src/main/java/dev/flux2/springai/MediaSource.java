@@ -1,20 +1,10 @@
 package dev.flux2.springai;
 
-import dev.flux2.api.Flux2Exception;
+import dev.flux2.EncodedImages;
 import dev.flux2.api.InvalidImageException;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.time.Duration;
-import java.util.Base64;
 import java.util.Locale;
 import org.springframework.ai.content.Media;
 
@@ -22,37 +12,13 @@ import org.springframework.ai.content.Media;
  * Turns a Spring AI {@link Media} into an image file that {@code GenerationRequest} reads with its own checks (the
  * size from the header against the limits, CMYK JPEGs, EXIF orientation): bytes, base64 text, a {@code data:} and a
  * {@code file:} URL are accepted; {@code http(s):} only when the model was built with remote images allowed. Bytes that
- * do not come from a file are written to a temporary file, deleted by {@link Staged#close()}.
+ * do not come from a file are written to a temporary file, deleted by {@link EncodedImages.Staged#close()}.
  */
 final class MediaSource {
-    /** An encoded image above this size is refused before it is decoded (the pixel limits apply after). */
-    static final long MAX_ENCODED_BYTES = 256L << 20;
-
-    private static final Duration REMOTE_TIMEOUT = Duration.ofSeconds(30);
-
     private final boolean allowRemote;
 
     MediaSource(boolean allowRemote) {
         this.allowRemote = allowRemote;
-    }
-
-    /**
-     * A file holding an image, and whether it is ours to delete.
-     *
-     * @param path the file
-     * @param temporary whether {@link #close()} deletes it
-     */
-    record Staged(Path path, boolean temporary) implements AutoCloseable {
-        @Override
-        public void close() {
-            if (temporary) {
-                try {
-                    Files.deleteIfExists(path);
-                } catch (IOException e) {
-                    path.toFile().deleteOnExit();
-                }
-            }
-        }
     }
 
     /**
@@ -61,13 +27,13 @@ final class MediaSource {
      * @return the staged file
      * @throws InvalidImageException when the media is not an image, or its data is malformed or unsupported
      */
-    Staged stage(Media media, String what) {
+    EncodedImages.Staged stage(Media media, String what) {
         if (!"image".equals(media.getMimeType().getType())) {
             throw new InvalidImageException(what + " has MIME type " + media.getMimeType() + ", expected image/*");
         }
         Object data = media.getData();
         if (data instanceof byte[] bytes) {
-            return temporary(bytes, what);
+            return EncodedImages.temporary(bytes, what);
         }
         if (data instanceof URL url) {
             try {
@@ -83,19 +49,19 @@ final class MediaSource {
                 return fromUri(new URI(text), what);
             } catch (URISyntaxException e) {
                 if (text.regionMatches(true, 0, "data:", 0, 5)) {
-                    return temporary(dataUrl(text, what), what);
+                    return EncodedImages.temporary(EncodedImages.dataUrl(text, what), what);
                 }
                 throw new InvalidImageException(what + " URL " + text + " is malformed: " + e.getMessage(), e);
             }
         }
-        return temporary(decode(text, what + " (base64 data)"), what);
+        return EncodedImages.temporary(EncodedImages.base64(text, what + " (base64 data)"), what);
     }
 
-    private Staged fromUri(URI uri, String what) {
+    private EncodedImages.Staged fromUri(URI uri, String what) {
         String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
         return switch (scheme) {
-            case "data" -> temporary(dataUrl(uri.toString(), what), what);
-            case "file" -> new Staged(filePath(uri, what), false);
+            case "data" -> EncodedImages.temporary(EncodedImages.dataUrl(uri.toString(), what), what);
+            case "file" -> EncodedImages.file(uri, what);
             case "http", "https" -> {
                 if (!allowRemote) {
                     throw new InvalidImageException(what + " URL " + uri
@@ -103,89 +69,11 @@ final class MediaSource {
                             + " (spring.ai.flux2.image.allow-remote-images=true; expected bytes, base64, a data: or"
                             + " a file: URL)");
                 }
-                yield temporary(fetch(uri, what), what);
+                yield EncodedImages.temporary(EncodedImages.fetch(uri, what), what);
             }
             default ->
                 throw new InvalidImageException(what + " URL " + uri + " has an unsupported scheme '" + scheme
                         + "' (expected bytes, base64, a data: or a file: URL)");
         };
-    }
-
-    private static Path filePath(URI uri, String what) {
-        try {
-            return Paths.get(uri);
-        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
-            throw new InvalidImageException(
-                    what + " URL " + uri + " is not an absolute file: URL (expected file:///path/to/image.png): "
-                            + e.getMessage(),
-                    e);
-        }
-    }
-
-    private static byte[] dataUrl(String url, String what) {
-        int comma = url.indexOf(',');
-        if (comma < 0) {
-            throw new InvalidImageException(what + " data: URL has no ',' before its data");
-        }
-        String header = url.substring("data:".length(), comma).toLowerCase(Locale.ROOT);
-        if (!header.endsWith(";base64")) {
-            throw new InvalidImageException(
-                    what + " data: URL must be base64-encoded (data:image/png;base64,...), got data:" + header);
-        }
-        return decode(url.substring(comma + 1), what + " (data: URL)");
-    }
-
-    private static byte[] decode(String base64, String what) {
-        if (base64.length() / 4 * 3L > MAX_ENCODED_BYTES) {
-            throw new InvalidImageException(what + " is over " + MAX_ENCODED_BYTES + " bytes encoded");
-        }
-        try {
-            return Base64.getMimeDecoder().decode(base64);
-        } catch (IllegalArgumentException e) {
-            throw new InvalidImageException(what + " is not valid base64: " + e.getMessage(), e);
-        }
-    }
-
-    private static byte[] fetch(URI url, String what) {
-        HttpClient client = HttpClient.newBuilder()
-                .connectTimeout(REMOTE_TIMEOUT)
-                .followRedirects(HttpClient.Redirect.NORMAL)
-                .build();
-        try {
-            HttpResponse<InputStream> response = client.send(
-                    HttpRequest.newBuilder(url).timeout(REMOTE_TIMEOUT).GET().build(),
-                    HttpResponse.BodyHandlers.ofInputStream());
-            try (InputStream body = response.body()) {
-                if (response.statusCode() != 200) {
-                    throw new InvalidImageException(
-                            what + " URL " + url + " answered HTTP " + response.statusCode() + ", expected 200");
-                }
-                byte[] bytes = body.readNBytes((int) MAX_ENCODED_BYTES + 1);
-                if (bytes.length > MAX_ENCODED_BYTES) {
-                    throw new InvalidImageException(what + " URL " + url + " is over " + MAX_ENCODED_BYTES + " bytes");
-                }
-                return bytes;
-            }
-        } catch (IOException e) {
-            throw new InvalidImageException(what + " URL " + url + " cannot be fetched: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InvalidImageException(what + " URL " + url + " fetch was interrupted", e);
-        }
-    }
-
-    private static Staged temporary(byte[] bytes, String what) {
-        try {
-            Path file = Files.createTempFile("flux2-" + what.replaceAll("[^a-z0-9]", "") + "-", ".img");
-            try {
-                Files.write(file, bytes);
-            } catch (IOException e) {
-                Files.deleteIfExists(file);
-                throw e;
-            }
-            return new Staged(file, true);
-        } catch (IOException e) {
-            throw new Flux2Exception("cannot stage the " + what + " in a temporary file: " + e.getMessage(), e);
-        }
     }
 }
