@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The one place where a queued generation's outcome becomes an HTTP answer, shared by the PNG shortcut and the
  * OpenAI routes: 429 with {@code Retry-After}, 504 on timeout, 499 when the client left, 503 while shutting down,
- * 400 for a request the pipeline refused, 500 for a failure; and the same bounded body read (413, 408).
+ * 400 for a request the pipeline refused, 500 for a failure; and the same admission before the body is read (429)
+ * and bounded body read (413, 408).
  */
 final class QueueAnswers {
     private static final Logger LOG = LoggerFactory.getLogger(QueueAnswers.class);
@@ -24,11 +25,38 @@ final class QueueAnswers {
     private QueueAnswers() {}
 
     /**
-     * Reads the body within {@code maxBytes} and the body timeout, or answers 413/408 and returns null.
+     * A request admitted to the queue with its body read: the slot and the body's bytes in the budget are held until
+     * closed (or, for the slot, until the generation it is handed to ends).
      *
-     * @return the body, or null when the exchange was answered
+     * @param slot the queue slot
+     * @param reservation the body's bytes in the budget
+     * @param body the body
      */
-    static byte[] readBody(Request request, Response response, Callback callback, int maxBytes, Duration timeout)
+    record Admitted(GenerationQueue.Admission slot, BodyBudget.Reservation reservation, byte[] body)
+            implements AutoCloseable {
+        @Override
+        public void close() {
+            reservation.close();
+            slot.close();
+        }
+    }
+
+    /**
+     * Decides everything that can be decided before the body is read, then reads it: a declared
+     * {@code Content-Length} over {@code maxBytes} is 413; a full queue is 429; a body that the budget of bodies
+     * held at once cannot take now is 429; then the body is read within {@code maxBytes} (413) and the body
+     * timeout (408). An answer given before the body is read closes the connection.
+     *
+     * @return the admitted request, to close when answered; or null when the exchange was answered
+     */
+    static Admitted admitAndRead(
+            GenerationQueue queue,
+            BodyBudget budget,
+            Request request,
+            Response response,
+            Callback callback,
+            int maxBytes,
+            Duration timeout)
             throws java.io.IOException {
         long declared = request.getLength();
         if (declared > maxBytes) {
@@ -41,16 +69,50 @@ final class QueueAnswers {
                     "Content-Length " + declared + " exceeds the limit of " + maxBytes + " bytes");
             return null;
         }
+        GenerationQueue.Admission slot;
         try {
-            return HttpExchanges.readBody(request, maxBytes, timeout);
+            slot = queue.admit();
+        } catch (GenerationQueue.QueueFullException e) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+            HttpExchanges.sendError(response, callback, 429, e.getMessage());
+            return null;
+        } catch (GenerationQueue.ClosedException e) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            HttpExchanges.sendError(response, callback, 503, "the service is shutting down: " + e.getMessage());
+            return null;
+        }
+        long reserve = declared >= 0 ? declared : maxBytes;
+        BodyBudget.Reservation reservation = budget.tryReserve(reserve);
+        if (reservation == null) {
+            slot.close();
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+            HttpExchanges.sendError(
+                    response,
+                    callback,
+                    429,
+                    "the request bodies being handled already hold most of the " + budget.total() + " bytes the"
+                            + " server buffers at once; this body of " + reserve + " bytes does not fit now, retry"
+                            + " later");
+            return null;
+        }
+        byte[] body = null;
+        try {
+            body = HttpExchanges.readBody(request, maxBytes, timeout);
         } catch (HttpExchanges.TooLargeException e) {
             response.getHeaders().put(HttpHeader.CONNECTION, "close");
             HttpExchanges.sendError(response, callback, 413, e.getMessage());
         } catch (HttpExchanges.SlowBodyException e) {
             response.getHeaders().put(HttpHeader.CONNECTION, "close");
             HttpExchanges.sendError(response, callback, 408, e.getMessage());
+        } finally {
+            if (body == null) {
+                reservation.close();
+                slot.close();
+            }
         }
-        return null;
+        return body == null ? null : new Admitted(slot, reservation, body);
     }
 
     /**
@@ -61,17 +123,16 @@ final class QueueAnswers {
     static GenerationResult run(
             GenerationQueue queue,
             ServerMetrics metrics,
+            Admitted admitted,
             GenerationRequest generation,
             Request request,
             Response response,
             Callback callback) {
         try {
-            GenerationResult result = queue.run(generation, () -> HttpExchanges.clientGone(request, response));
+            GenerationResult result =
+                    queue.run(admitted.slot(), generation, () -> HttpExchanges.clientGone(request, response));
             metrics.generated(result);
             return result;
-        } catch (GenerationQueue.QueueFullException e) {
-            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-            HttpExchanges.sendError(response, callback, 429, e.getMessage());
         } catch (GenerationQueue.TimedOutException e) {
             HttpExchanges.sendError(response, callback, 504, e.getMessage());
         } catch (GenerationQueue.AbandonedException e) {
