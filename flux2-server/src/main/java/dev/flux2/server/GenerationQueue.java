@@ -26,9 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Admits generations to a fixed set of workers with a bounded wait queue, and enforces the per-request timeout by
  * cancelling the generation's {@link CancellationToken}. Admission is a semaphore of {@code workers + queue}
- * permits taken by {@link #admit()} before the request's body is read (so a full service answers 429 before a byte
- * of an upload is buffered, and the bodies held at once are bounded by the slots), and never races a worker that is
- * just finishing. Nothing is preallocated per slot: a large {@code --queue} costs memory only when used. Thread-safe.
+ * permits taken by {@link #admit()} (for an upload before its body is read, so a full service answers 429 before a
+ * byte of it is buffered), and never races a worker that is just finishing. Nothing is preallocated per slot: a large {@code --queue} costs memory only when used. Thread-safe.
  */
 final class GenerationQueue implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GenerationQueue.class);

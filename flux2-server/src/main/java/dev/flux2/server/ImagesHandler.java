@@ -42,7 +42,7 @@ final class ImagesHandler implements Route {
             return;
         }
         try (QueueAnswers.Admitted admitted = QueueAnswers.admitAndRead(
-                queue, budget, request, response, callback, config.maxBodyBytes(), config.bodyTimeout())) {
+                queue, budget, request, response, callback, config.maxBodyBytes(), config.bodyTimeout(), false)) {
             if (admitted == null) {
                 return;
             }

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * URLs): the fields of {@link OpenAiImageRequest}, the images of {@link ImageUploads}; answered
  * {@code {"created", "data": [{"b64_json" | "url", "seed"}], "output_format", "size", "model"}}, errors in OpenAI's
  * shape. The edit's images are FLUX.2 reference images; with {@code strength} the first one is the img2img init image
- * and the others references. The queue slot is taken before the body is read ({@link QueueAnswers#admitAndRead});
+ * and the others references. An upload's queue slot is taken before its body is read ({@link QueueAnswers#admitAndRead});
  * the request is built by {@link OpenAiGeneration}. Also served without the {@code /v1} prefix ({@link ApiPaths}).
  */
 final class OpenAiImagesHandler implements Route {
@@ -91,7 +91,7 @@ final class OpenAiImagesHandler implements Route {
         }
         int cap = multipart ? config.maxUploadBytes() : config.maxBodyBytes();
         try (QueueAnswers.Admitted admitted = QueueAnswers.admitAndRead(
-                queue, budget, request, response, callback, cap, config.bodyTimeout())) {
+                queue, budget, request, response, callback, cap, config.bodyTimeout(), multipart)) {
             if (admitted == null) {
                 return;
             }

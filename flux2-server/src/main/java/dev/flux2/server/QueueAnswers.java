@@ -42,10 +42,12 @@ final class QueueAnswers {
     }
 
     /**
-     * Decides everything that can be decided before the body is read, then reads it: a declared
-     * {@code Content-Length} over {@code maxBytes} is 413; a full queue is 429; a body that the budget of bodies
-     * held at once cannot take now is 429; then the body is read within {@code maxBytes} (413) and the body
-     * timeout (408). An answer given before the body is read closes the connection.
+     * Decides what can be decided before the body is read, then reads it: a declared {@code Content-Length} over
+     * {@code maxBytes} is 413; a body that the budget of bodies held at once cannot take now is 429; with
+     * {@code admitFirst} (uploads: megabytes each) a full queue is 429 before a byte is read, else (small JSON
+     * bodies, so that a client trickling one cannot hold a queue slot) once the body is in; the body is read within
+     * {@code maxBytes} (413) and the body timeout (408). An answer given before the body is read closes the
+     * connection.
      *
      * @return the admitted request, to close when answered; or null when the exchange was answered
      */
@@ -56,7 +58,8 @@ final class QueueAnswers {
             Response response,
             Callback callback,
             int maxBytes,
-            Duration timeout)
+            Duration timeout,
+            boolean admitFirst)
             throws java.io.IOException {
         long declared = request.getLength();
         if (declared > maxBytes) {
@@ -69,23 +72,9 @@ final class QueueAnswers {
                     "Content-Length " + declared + " exceeds the limit of " + maxBytes + " bytes");
             return null;
         }
-        GenerationQueue.Admission slot;
-        try {
-            slot = queue.admit();
-        } catch (GenerationQueue.QueueFullException e) {
-            response.getHeaders().put(HttpHeader.CONNECTION, "close");
-            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-            HttpExchanges.sendError(response, callback, 429, e.getMessage());
-            return null;
-        } catch (GenerationQueue.ClosedException e) {
-            response.getHeaders().put(HttpHeader.CONNECTION, "close");
-            HttpExchanges.sendError(response, callback, 503, "the service is shutting down: " + e.getMessage());
-            return null;
-        }
         long reserve = declared >= 0 ? declared : maxBytes;
         BodyBudget.Reservation reservation = budget.tryReserve(reserve);
         if (reservation == null) {
-            slot.close();
             response.getHeaders().put(HttpHeader.CONNECTION, "close");
             response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
             HttpExchanges.sendError(
@@ -97,22 +86,57 @@ final class QueueAnswers {
                             + " later");
             return null;
         }
+        GenerationQueue.Admission slot = null;
         byte[] body = null;
         try {
-            body = HttpExchanges.readBody(request, maxBytes, timeout);
-        } catch (HttpExchanges.TooLargeException e) {
-            response.getHeaders().put(HttpHeader.CONNECTION, "close");
-            HttpExchanges.sendError(response, callback, 413, e.getMessage());
-        } catch (HttpExchanges.SlowBodyException e) {
-            response.getHeaders().put(HttpHeader.CONNECTION, "close");
-            HttpExchanges.sendError(response, callback, 408, e.getMessage());
+            if (admitFirst) {
+                response.getHeaders().put(HttpHeader.CONNECTION, "close"); // removed once the body is read
+                slot = admit(queue, response, callback);
+                if (slot == null) {
+                    return null;
+                }
+                response.getHeaders().remove(HttpHeader.CONNECTION);
+            }
+            try {
+                body = HttpExchanges.readBody(request, maxBytes, timeout);
+            } catch (HttpExchanges.TooLargeException e) {
+                response.getHeaders().put(HttpHeader.CONNECTION, "close");
+                HttpExchanges.sendError(response, callback, 413, e.getMessage());
+                return null;
+            } catch (HttpExchanges.SlowBodyException e) {
+                response.getHeaders().put(HttpHeader.CONNECTION, "close");
+                HttpExchanges.sendError(response, callback, 408, e.getMessage());
+                return null;
+            }
+            if (!admitFirst) {
+                slot = admit(queue, response, callback);
+                if (slot == null) {
+                    body = null;
+                    return null;
+                }
+            }
+            return new Admitted(slot, reservation, body);
         } finally {
             if (body == null) {
                 reservation.close();
-                slot.close();
+                if (slot != null) {
+                    slot.close();
+                }
             }
         }
-        return body == null ? null : new Admitted(slot, reservation, body);
+    }
+
+    /** @return a queue slot, or null when the exchange was answered (429 full, 503 shutting down) */
+    private static GenerationQueue.Admission admit(GenerationQueue queue, Response response, Callback callback) {
+        try {
+            return queue.admit();
+        } catch (GenerationQueue.QueueFullException e) {
+            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+            HttpExchanges.sendError(response, callback, 429, e.getMessage());
+        } catch (GenerationQueue.ClosedException e) {
+            HttpExchanges.sendError(response, callback, 503, "the service is shutting down: " + e.getMessage());
+        }
+        return null;
     }
 
     /**
