@@ -58,7 +58,8 @@ final class ServeCommand implements Callable<Integer> {
             names = "--workers",
             paramLabel = "N",
             defaultValue = "1",
-            description = "Concurrent generations, at most " + ServiceConfig.MAX_WORKERS + " (default ${DEFAULT-VALUE}).")
+            description =
+                    "Concurrent generations, at most " + ServiceConfig.MAX_WORKERS + " (default ${DEFAULT-VALUE}).")
     int workers;
 
     @Option(
@@ -266,8 +267,10 @@ final class ServeCommand implements Callable<Integer> {
             bytes = in.readNBytes(MAX_KEY_FILE_BYTES + 1);
         } catch (IOException e) {
             throw new IllegalArgumentException(
-                    name + " cannot be read: " + (e.getMessage() != null ? e.getClass().getSimpleName() + " "
-                            + e.getMessage() : e.getClass().getSimpleName()),
+                    name + " cannot be read: "
+                            + (e.getMessage() != null
+                                    ? e.getClass().getSimpleName() + " " + e.getMessage()
+                                    : e.getClass().getSimpleName()),
                     e);
         }
         if (bytes.length > MAX_KEY_FILE_BYTES) {

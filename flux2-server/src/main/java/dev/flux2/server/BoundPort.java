@@ -54,8 +54,8 @@ public final class BoundPort implements AutoCloseable {
                     e.addSuppressed(close);
                 }
             }
-            throw new UncheckedIOException("cannot listen on " + address.getHostString() + ":" + address.getPort()
-                    + ": " + reason(e), e);
+            throw new UncheckedIOException(
+                    "cannot listen on " + address.getHostString() + ":" + address.getPort() + ": " + reason(e), e);
         }
     }
 

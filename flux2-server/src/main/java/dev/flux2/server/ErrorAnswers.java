@@ -26,8 +26,8 @@ final class ErrorAnswers extends ErrorHandler {
     @Override
     public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
         fields.put(HttpHeader.CONTENT_TYPE, "application/json; charset=utf-8");
-        return ByteBuffer.wrap(HttpExchanges.errorBody(new ApiError(
-                status, text(status, reason), null, HttpExchanges.defaultCode(status))));
+        return ByteBuffer.wrap(HttpExchanges.errorBody(
+                new ApiError(status, text(status, reason), null, HttpExchanges.defaultCode(status))));
     }
 
     private static String text(int code, String message) {
@@ -36,8 +36,6 @@ final class ErrorAnswers extends ErrorHandler {
             return HttpStatus.getMessage(code) + " (see the server's log)";
         }
         String reason = HttpStatus.getMessage(code);
-        return message == null || message.isBlank() || message.equals(reason)
-                ? reason
-                : reason + ": " + message;
+        return message == null || message.isBlank() || message.equals(reason) ? reason : reason + ": " + message;
     }
 }

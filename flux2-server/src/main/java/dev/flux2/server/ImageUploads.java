@@ -64,8 +64,7 @@ record ImageUploads(List<Upload> images, Upload mask) {
     }
 
     private static ApiError twice(String field, String expected) {
-        return ApiError.invalid(
-                field, "the multipart field '" + field + "' is given twice; it takes " + expected);
+        return ApiError.invalid(field, "the multipart field '" + field + "' is given twice; it takes " + expected);
     }
 
     /** From JSON data URLs. */
@@ -108,8 +107,8 @@ record ImageUploads(List<Upload> images, Upload mask) {
         if (url == null || !url.isTextual()) {
             throw ApiError.invalid(
                     field,
-                    label + " must be a data URL string (data:image/png;base64,...) or {\"image_url\":"
-                            + " ...}, got " + OpenAiImageRequest.shortened(v.toString()));
+                    label + " must be a data URL string (data:image/png;base64,...) or {\"image_url\":" + " ...}, got "
+                            + OpenAiImageRequest.shortened(v.toString()));
         }
         String text = url.textValue();
         int comma = text.indexOf(',');

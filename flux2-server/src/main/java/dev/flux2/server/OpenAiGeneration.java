@@ -48,24 +48,32 @@ final class OpenAiGeneration {
      * @return the request, checked against the limits
      * @throws ApiError (400) naming the field
      */
-    static GenerationRequest request(OpenAiImageRequest f, ImageUploads uploads, GenerationLimits limits, boolean trueCfg)
-            throws ApiError {
+    static GenerationRequest request(
+            OpenAiImageRequest f, ImageUploads uploads, GenerationLimits limits, boolean trueCfg) throws ApiError {
         field("prompt", () -> GenerationRequest.builder(f.prompt()).build());
-        field("n", () -> limits.checkRequest(
-                GenerationRequest.builder("").numImages(f.n()).build()));
+        field(
+                "n",
+                () -> limits.checkRequest(
+                        GenerationRequest.builder("").numImages(f.n()).build()));
         if (f.width() != null) {
-            field("size", () -> limits.checkRequest(GenerationRequest.builder("")
-                    .size(f.width(), f.height())
-                    .numImages(f.n())
-                    .limits(limits)
-                    .build()));
+            field(
+                    "size",
+                    () -> limits.checkRequest(GenerationRequest.builder("")
+                            .size(f.width(), f.height())
+                            .numImages(f.n())
+                            .limits(limits)
+                            .build()));
         }
         if (f.steps() != null) {
-            field(f.stepsField(), () -> limits.checkRequest(
-                    GenerationRequest.builder("").steps(f.steps()).build()));
+            field(
+                    f.stepsField(),
+                    () -> limits.checkRequest(
+                            GenerationRequest.builder("").steps(f.steps()).build()));
         }
         if (f.guidance() != null) {
-            field("guidance_scale", () -> GenerationRequest.builder("").guidance(f.guidance()).build());
+            field(
+                    "guidance_scale",
+                    () -> GenerationRequest.builder("").guidance(f.guidance()).build());
         }
         if (f.negativePrompt() != null) {
             if (!trueCfg) {
@@ -74,11 +82,14 @@ final class OpenAiGeneration {
                         "'negative_prompt' needs a model with true classifier-free guidance (a base"
                                 + " model); the served model is guidance-distilled");
             }
-            field("negative_prompt", () -> GenerationRequest.builder("")
-                    .negativePrompt(f.negativePrompt())
-                    .build());
+            field(
+                    "negative_prompt",
+                    () -> GenerationRequest.builder("")
+                            .negativePrompt(f.negativePrompt())
+                            .build());
         }
-        GenerationRequest.Builder b = GenerationRequest.builder(f.prompt()).numImages(f.n()).limits(limits);
+        GenerationRequest.Builder b =
+                GenerationRequest.builder(f.prompt()).numImages(f.n()).limits(limits);
         if (f.width() != null) {
             b.size(f.width(), f.height());
         }
@@ -119,14 +130,18 @@ final class OpenAiGeneration {
             if (i == 0 && init) {
                 BufferedImage image = read(upload, "init image", limits);
                 initImage = image;
-                field(upload.field(), () -> GenerationRequest.builder("").initImage(image).build());
+                field(
+                        upload.field(),
+                        () -> GenerationRequest.builder("").initImage(image).build());
                 b.initImage(image);
             } else {
                 int index = references++;
                 BufferedImage image = read(upload, "reference image " + index, limits);
-                field(upload.field(), () -> GenerationRequest.builder("")
-                        .addReferenceImage(image, upload.label())
-                        .build());
+                field(
+                        upload.field(),
+                        () -> GenerationRequest.builder("")
+                                .addReferenceImage(image, upload.label())
+                                .build());
                 b.addReferenceImage(image, upload.label());
             }
         }
@@ -153,7 +168,12 @@ final class OpenAiGeneration {
             // OpenAI's mask (alpha 0 = edit) in FLUX.2's convention (white = repaint).
             BufferedImage flux = OpenAiMask.toFlux(mask);
             BufferedImage image = initImage;
-            field("mask", () -> GenerationRequest.builder("").initImage(image).mask(flux).build());
+            field(
+                    "mask",
+                    () -> GenerationRequest.builder("")
+                            .initImage(image)
+                            .mask(flux)
+                            .build());
             b.mask(flux);
         }
     }
@@ -170,8 +190,7 @@ final class OpenAiGeneration {
                 return ImageFiles.read(file, what, limits);
             } catch (InvalidRequestException e) {
                 // The core names the file it read; the client knows the upload, not the staging file.
-                String message =
-                        e.getMessage().replace(" " + file, "").replace(file.toString(), "the upload");
+                String message = e.getMessage().replace(" " + file, "").replace(file.toString(), "the upload");
                 throw ApiError.invalid(upload.field(), message);
             }
         } catch (IOException e) {

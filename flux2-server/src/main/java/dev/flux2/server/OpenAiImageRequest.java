@@ -57,6 +57,7 @@ record OpenAiImageRequest(
     static final int MAX_N = 10;
     /** OpenAI's largest {@code partial_images}. */
     static final int MAX_PARTIAL_IMAGES = 3;
+
     private static final Set<String> COMMON = Set.of(
             "prompt",
             "n",
@@ -167,7 +168,8 @@ record OpenAiImageRequest(
         int partialImages = integer(root, "partial_images", 0);
         if (partialImages < 0 || partialImages > MAX_PARTIAL_IMAGES) {
             throw ApiError.invalid(
-                    "partial_images", "'partial_images' must be in 0.." + MAX_PARTIAL_IMAGES + ", got " + partialImages);
+                    "partial_images",
+                    "'partial_images' must be in 0.." + MAX_PARTIAL_IMAGES + ", got " + partialImages);
         }
         for (String ignored : List.of("quality", "style", "background", "moderation", "user", "input_fidelity")) {
             JsonNode v = field(root, ignored);

@@ -102,7 +102,8 @@ final class OpenAiImagesHandler implements Route {
                 ImageUploads uploads = null;
                 if (multipart) {
                     List<Multipart.Part> parts = Multipart.parse(
-                            admitted.body(), Multipart.boundary(request.getHeaders().get(HttpHeader.CONTENT_TYPE)));
+                            admitted.body(),
+                            Multipart.boundary(request.getHeaders().get(HttpHeader.CONTENT_TYPE)));
                     root = MultipartFields.of(parts);
                     uploads = ImageUploads.fromParts(parts);
                 } else {

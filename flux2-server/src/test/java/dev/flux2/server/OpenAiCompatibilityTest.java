@@ -107,7 +107,8 @@ class OpenAiCompatibilityTest {
             HttpResponse<byte[]> g = postJson(
                     prefix + "/images/generations", "{\"prompt\": \"a fox\", \"size\": \"64x32\", \"seed\": 5}");
             assertEquals(200, g.statusCode(), prefix + ": " + new String(g.body(), StandardCharsets.UTF_8));
-            assertEquals(5, JSON.readTree(g.body()).get("data").get(0).get("seed").asLong());
+            assertEquals(
+                    5, JSON.readTree(g.body()).get("data").get(0).get("seed").asLong());
 
             HttpResponse<byte[]> e = postMultipart(
                     prefix + "/images/edits",
@@ -120,20 +121,30 @@ class OpenAiCompatibilityTest {
             assertEquals(
                     "flux2-klein-test",
                     JSON.readTree(models.body()).get("data").get(0).get("id").asText());
-            assertEquals(200, send("GET", prefix + "/models/flux2-klein-test", null, null).statusCode());
+            assertEquals(
+                    200,
+                    send("GET", prefix + "/models/flux2-klein-test", null, null).statusCode());
             error(send("GET", prefix + "/models/dall-e-3", null, null), 404, "model");
 
             HttpResponse<byte[]> url = postJson(
                     prefix + "/images/generations",
                     "{\"prompt\": \"a fox\", \"size\": \"32x32\", \"response_format\": \"url\"}");
-            String stored = URI.create(JSON.readTree(url.body()).get("data").get(0).get("url").asText())
+            String stored = URI.create(JSON.readTree(url.body())
+                            .get("data")
+                            .get(0)
+                            .get("url")
+                            .asText())
                     .getPath();
             String unprefixed = stored.substring("/v1".length());
-            assertEquals(200, send("GET", prefix.isEmpty() ? unprefixed : stored, null, null).statusCode());
+            assertEquals(
+                    200,
+                    send("GET", prefix.isEmpty() ? unprefixed : stored, null, null)
+                            .statusCode());
 
             HttpResponse<byte[]> shortcut = postJson(prefix + "/images", "{\"prompt\": \"x\", \"size\": \"32x32\"}");
             assertEquals(200, shortcut.statusCode());
-            assertEquals("image/png", shortcut.headers().firstValue("Content-Type").orElse(""));
+            assertEquals(
+                    "image/png", shortcut.headers().firstValue("Content-Type").orElse(""));
         }
         // Only the OpenAI resources get the second form; a path that merely starts alike is unknown.
         error(postJson("/imagesx/generations", "{\"prompt\": \"x\"}"), 404, null);
@@ -155,8 +166,8 @@ class OpenAiCompatibilityTest {
                         .file("image[]", "a.png", png()));
         assertEquals(200, edit.statusCode(), new String(edit.body(), StandardCharsets.UTF_8));
 
-        JsonNode stream = error(
-                postJson("/v1/images/generations", "{\"prompt\": \"a fox\", \"stream\": true}"), 400, "stream");
+        JsonNode stream =
+                error(postJson("/v1/images/generations", "{\"prompt\": \"a fox\", \"stream\": true}"), 400, "stream");
         assertEquals("unsupported_parameter", stream.get("code").asText());
         JsonNode multipartStream = error(
                 postMultipart(
@@ -192,10 +203,11 @@ class OpenAiCompatibilityTest {
         }
         error(postJson("/v1/images/generations", "{\"prompt\": \"a\", \"size\": \"big\"}"), 400, "size");
         error(postJson("/v1/images/generations", "{\"prompt\": \"a\", \"steps\": 0}"), 400, "steps");
-        error(postJson("/v1/images/generations", "{\"prompt\": \"a\", \"num_inference_steps\": 0}"), 400,
+        error(
+                postJson("/v1/images/generations", "{\"prompt\": \"a\", \"num_inference_steps\": 0}"),
+                400,
                 "num_inference_steps");
-        error(postJson("/v1/images/generations", "{\"prompt\": \"a\", \"guidance_scale\": -1}"), 400,
-                "guidance_scale");
+        error(postJson("/v1/images/generations", "{\"prompt\": \"a\", \"guidance_scale\": -1}"), 400, "guidance_scale");
         // An init image too small for the pipeline names 'image'; a strength out of range names 'strength'.
         error(
                 postMultipart(
@@ -287,8 +299,7 @@ class OpenAiCompatibilityTest {
     void badBase64IsRefusedNamingTheFieldNotAFile() throws Exception {
         JsonNode e = error(
                 postJson(
-                        "/v1/images/edits",
-                        "{\"prompt\": \"p\", \"image\": \"data:image/png;base64,iVBOR!!w0KGgo=\"}"),
+                        "/v1/images/edits", "{\"prompt\": \"p\", \"image\": \"data:image/png;base64,iVBOR!!w0KGgo=\"}"),
                 400,
                 "image");
         String m = e.get("message").asText();

@@ -17,8 +17,12 @@ class ServiceConfigTest {
         IllegalArgumentException queue = assertThrows(
                 IllegalArgumentException.class,
                 () -> ServiceConfig.builder().queueCapacity(1_000_000_000).build());
-        assertTrue(queue.getMessage().contains("0..4096") && queue.getMessage().contains("1000000000"), queue.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> ServiceConfig.builder().workers(257).build());
+        assertTrue(
+                queue.getMessage().contains("0..4096") && queue.getMessage().contains("1000000000"),
+                queue.getMessage());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> ServiceConfig.builder().workers(257).build());
         assertThrows(
                 IllegalArgumentException.class,
                 () -> ServiceConfig.builder().maxConnections(20_000).build());

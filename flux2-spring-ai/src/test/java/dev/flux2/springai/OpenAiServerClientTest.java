@@ -75,17 +75,15 @@ class OpenAiServerClientTest {
                 .build());
     }
 
-    private static void assertPipelinesImage(String prompt, int w, int h, ImageGeneration generation)
-            throws Exception {
+    private static void assertPipelinesImage(String prompt, int w, int h, ImageGeneration generation) throws Exception {
         byte[] png = Base64.getDecoder().decode(generation.getOutput().getB64Json());
         // No seed is sent: the server drew one, in [0, 2^32), and wrote it into the PNG's parameter chunks.
-        long seed = Long.parseLong(PngFiles.readTextEntries(new ByteArrayInputStream(png)).get("seed"));
+        long seed = Long.parseLong(
+                PngFiles.readTextEntries(new ByteArrayInputStream(png)).get("seed"));
         assertTrue(seed >= 0 && seed < (1L << 32), "drawn seed " + seed);
         BufferedImage actual = ImageIO.read(new ByteArrayInputStream(png));
-        BufferedImage expected = pipeline.generate(GenerationRequest.builder(prompt)
-                        .size(w, h)
-                        .seed(seed)
-                        .build())
+        BufferedImage expected = pipeline.generate(
+                        GenerationRequest.builder(prompt).size(w, h).seed(seed).build())
                 .first()
                 .image();
         assertEquals(w, actual.getWidth());
@@ -102,7 +100,8 @@ class OpenAiServerClientTest {
         // docs/server.md: spring.ai.openai.base-url=http://localhost:8080 (the SDK posts to /images/generations).
         OpenAiImageModel model = model("http://localhost:" + service.port(), KEY);
         ImageResponse response = model.call(new ImagePrompt(
-                "a red fox in the snow", OpenAiImageOptions.builder().size("64x48").build()));
+                "a red fox in the snow",
+                OpenAiImageOptions.builder().size("64x48").build()));
         List<ImageGeneration> results = response.getResults();
         assertEquals(1, results.size());
         assertPipelinesImage("a red fox in the snow", 64, 48, results.get(0));
@@ -112,7 +111,8 @@ class OpenAiServerClientTest {
     void theBaseUrlWithV1GeneratesTwoImages() throws Exception {
         OpenAiImageModel model = model("http://127.0.0.1:" + service.port() + "/v1", KEY);
         ImageResponse response = model.call(new ImagePrompt(
-                "a lighthouse", OpenAiImageOptions.builder().width(48).height(32).n(2).build()));
+                "a lighthouse",
+                OpenAiImageOptions.builder().width(48).height(32).n(2).build()));
         assertEquals(2, response.getResults().size());
         assertPipelinesImage("a lighthouse", 48, 32, response.getResults().get(0));
     }
@@ -125,7 +125,8 @@ class OpenAiServerClientTest {
         OpenAiImageModel model = model("http://localhost:" + service.port(), KEY);
         RuntimeException badSize = assertThrows(
                 RuntimeException.class,
-                () -> model.call(new ImagePrompt("x", OpenAiImageOptions.builder().size("50x50").build())));
+                () -> model.call(new ImagePrompt(
+                        "x", OpenAiImageOptions.builder().size("50x50").build())));
         assertTrue(String.valueOf(badSize.getMessage()).contains("multiple of 16"), String.valueOf(badSize));
     }
 }

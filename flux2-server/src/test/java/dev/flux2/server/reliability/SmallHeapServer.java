@@ -44,8 +44,19 @@ public final class SmallHeapServer {
                     int h = r.height().orElse(32);
                     StageTimings t = new StageTimings(Map.of(), Duration.ofMillis(1), Duration.ofMillis(1));
                     GenerationMetadata m = new GenerationMetadata(
-                            r.prompt(), OptionalLong.of(1), 4, 4, w, h, 1, OptionalDouble.empty(), 0, false, 0,
-                            "fake", t);
+                            r.prompt(),
+                            OptionalLong.of(1),
+                            4,
+                            4,
+                            w,
+                            h,
+                            1,
+                            OptionalDouble.empty(),
+                            0,
+                            false,
+                            0,
+                            "fake",
+                            t);
                     return new GenerationResult(
                             List.of(new GeneratedImage(new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB), m)), t);
                 },

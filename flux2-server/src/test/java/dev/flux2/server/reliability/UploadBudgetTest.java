@@ -19,7 +19,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,12 +57,14 @@ class UploadBudgetTest {
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
             String[] first = out.readLine().split(" ");
             int port = Integer.parseInt(first[1]);
             long budget = Long.parseLong(first[3]);
             assertTrue(budget < (long) UPLOADS * 3 << 20, "the budget " + budget + " is below the uploads' total");
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpClient http =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             byte[] body = multipart(paddedPng(3 << 20));
             java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(UPLOADS);
             List<java.util.concurrent.Future<String>> answers = new ArrayList<>();
@@ -121,9 +122,11 @@ class UploadBudgetTest {
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
             int port = Integer.parseInt(out.readLine().split(" ")[1]);
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpClient http =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             // Occupies the one worker for 5 s (queue 0).
             CompletableFuture<HttpResponse<String>> busy = http.sendAsync(
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/images/generations"))
@@ -133,12 +136,13 @@ class UploadBudgetTest {
                     HttpResponse.BodyHandlers.ofString());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (JSON.readTree(http.send(
-                                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.ofString())
-                            .body())
-                    .get("running")
-                    .asInt() == 0) {
+                                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+                                                    .build(),
+                                            HttpResponse.BodyHandlers.ofString())
+                                    .body())
+                            .get("running")
+                            .asInt()
+                    == 0) {
                 assertTrue(System.nanoTime() < deadline, "the first generation did not start");
                 Thread.sleep(20);
             }
