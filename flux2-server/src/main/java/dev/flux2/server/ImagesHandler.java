@@ -57,9 +57,11 @@ final class ImagesHandler implements Route {
                 generation = parsed.toRequest().limits(config.limits()).build();
                 config.limits().checkRequest(generation);
             } catch (InvalidRequestException e) {
+                admitted.close(); // before answering: the client's next request must find the slot free
                 HttpExchanges.sendError(response, callback, 400, e.getMessage());
                 return;
             } catch (ApiError e) {
+                admitted.close();
                 HttpExchanges.sendError(response, callback, e);
                 return;
             }

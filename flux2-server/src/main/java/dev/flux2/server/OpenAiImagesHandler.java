@@ -117,6 +117,7 @@ final class OpenAiImagesHandler implements Route {
                 checkStreaming(fields);
                 generation = OpenAiGeneration.request(fields, uploads, config.limits(), trueCfg);
             } catch (ApiError e) {
+                admitted.close(); // before answering: the client's next request must find the slot free
                 HttpExchanges.sendError(response, callback, e);
                 return;
             }

@@ -34,6 +34,7 @@ final class QueueAnswers {
      */
     record Admitted(GenerationQueue.Admission slot, BodyBudget.Reservation reservation, byte[] body)
             implements AutoCloseable {
+        /** Releases the slot (unless a run took it) and the bytes; idempotent. Call before answering. */
         @Override
         public void close() {
             reservation.close();
@@ -87,53 +88,60 @@ final class QueueAnswers {
             return null;
         }
         GenerationQueue.Admission slot = null;
-        byte[] body = null;
+        if (admitFirst) {
+            slot = admit(queue, reservation, response, callback);
+            if (slot == null) {
+                return null;
+            }
+        }
+        byte[] body;
         try {
-            if (admitFirst) {
-                response.getHeaders().put(HttpHeader.CONNECTION, "close"); // removed once the body is read
-                slot = admit(queue, response, callback);
-                if (slot == null) {
-                    return null;
-                }
-                response.getHeaders().remove(HttpHeader.CONNECTION);
+            body = HttpExchanges.readBody(request, maxBytes, timeout);
+        } catch (HttpExchanges.TooLargeException | HttpExchanges.SlowBodyException | java.io.IOException e) {
+            release(reservation, slot);
+            if (e instanceof java.io.IOException io) {
+                throw io;
             }
-            try {
-                body = HttpExchanges.readBody(request, maxBytes, timeout);
-            } catch (HttpExchanges.TooLargeException e) {
-                response.getHeaders().put(HttpHeader.CONNECTION, "close");
-                HttpExchanges.sendError(response, callback, 413, e.getMessage());
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            HttpExchanges.sendError(
+                    response, callback, e instanceof HttpExchanges.TooLargeException ? 413 : 408, e.getMessage());
+            return null;
+        } catch (RuntimeException | Error e) {
+            release(reservation, slot);
+            throw e;
+        }
+        if (!admitFirst) {
+            slot = admit(queue, reservation, response, callback);
+            if (slot == null) {
                 return null;
-            } catch (HttpExchanges.SlowBodyException e) {
-                response.getHeaders().put(HttpHeader.CONNECTION, "close");
-                HttpExchanges.sendError(response, callback, 408, e.getMessage());
-                return null;
             }
-            if (!admitFirst) {
-                slot = admit(queue, response, callback);
-                if (slot == null) {
-                    body = null;
-                    return null;
-                }
-            }
-            return new Admitted(slot, reservation, body);
-        } finally {
-            if (body == null) {
-                reservation.close();
-                if (slot != null) {
-                    slot.close();
-                }
-            }
+        }
+        return new Admitted(slot, reservation, body);
+    }
+
+    private static void release(BodyBudget.Reservation reservation, GenerationQueue.Admission slot) {
+        reservation.close();
+        if (slot != null) {
+            slot.close();
         }
     }
 
-    /** @return a queue slot, or null when the exchange was answered (429 full, 503 shutting down) */
-    private static GenerationQueue.Admission admit(GenerationQueue queue, Response response, Callback callback) {
+    /**
+     * @return a queue slot, or null when the exchange was answered (429 full, 503 shutting down; the body's bytes
+     *     released first, and the connection closed, as the body may be unread)
+     */
+    private static GenerationQueue.Admission admit(
+            GenerationQueue queue, BodyBudget.Reservation reservation, Response response, Callback callback) {
         try {
             return queue.admit();
         } catch (GenerationQueue.QueueFullException e) {
+            reservation.close();
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
             response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
             HttpExchanges.sendError(response, callback, 429, e.getMessage());
         } catch (GenerationQueue.ClosedException e) {
+            reservation.close();
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
             HttpExchanges.sendError(response, callback, 503, "the service is shutting down: " + e.getMessage());
         }
         return null;
@@ -153,8 +161,13 @@ final class QueueAnswers {
             Response response,
             Callback callback) {
         try {
-            GenerationResult result =
-                    queue.run(admitted.slot(), generation, () -> HttpExchanges.clientGone(request, response));
+            GenerationResult result;
+            try {
+                result = queue.run(admitted.slot(), generation, () -> HttpExchanges.clientGone(request, response));
+            } finally {
+                // Released before any answer is written: a client's next request must find its slot and bytes free.
+                admitted.close();
+            }
             metrics.generated(result);
             return result;
         } catch (GenerationQueue.TimedOutException e) {
