@@ -10,7 +10,7 @@ import java.util.Locale;
 /**
  * The images of an edit request, from multipart files ({@code image}, {@code image[]}) or JSON data URLs
  * ({@code "image": "data:image/png;base64,…"}, a list of them, or OpenAI's {@code "images": [{"image_url": …}]}).
- * The mask (OpenAI's: alpha 0 marks the area to edit) is read here too and converted in {@link OpenAiMask}.
+ * The mask (OpenAI's: alpha 0 marks the area to edit) is read here too and converted in {@link dev.flux2.io.OpenAiMask}.
  *
  * @param images the image files' bytes, in order (decoded later by the core's bounded image reader)
  * @param mask the mask's bytes, or null
