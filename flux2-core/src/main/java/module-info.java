@@ -6,8 +6,8 @@
  * ({@code dev.flux2.spi}); and at the bottom the API's plain values and exceptions ({@code dev.flux2.api}), which
  * import nothing above them. Backends ({@link dev.flux2.spi.Flux2BackendProvider}) and model resolvers
  * ({@link dev.flux2.spi.ModelResolver}) are found with {@link java.util.ServiceLoader}: put {@code dev.flux2.onnx}
- * (and {@code dev.flux2.hub} for models by name) on the module path, or {@code flux2-onnx} (and {@code flux2-hub}) on
- * the class path.
+ * and {@code dev.flux2.hub} (which flux2-onnx's POM brings, for models by name) on the module path, or
+ * {@code flux2-onnx} on the class path.
  */
 // dev.flux2.bench, an application jar (automatic module), is absent when this compiles; "flux2" ends in a digit.
 @SuppressWarnings("module")
