@@ -6,7 +6,8 @@
  * ({@code dev.flux2.spi}); and at the bottom the API's plain values and exceptions ({@code dev.flux2.api}), which
  * import nothing above them. Backends ({@link dev.flux2.spi.Flux2BackendProvider}) and model resolvers
  * ({@link dev.flux2.spi.ModelResolver}) are found with {@link java.util.ServiceLoader}: put {@code dev.flux2.onnx}
- * (which brings {@code dev.flux2.hub}) on the module path, or {@code flux2-onnx} on the class path.
+ * and {@code dev.flux2.hub} (which flux2-onnx's POM brings, for models by name) on the module path, or
+ * {@code flux2-onnx} on the class path.
  */
 // dev.flux2.bench, an application jar (automatic module), is absent when this compiles; "flux2" ends in a digit.
 @SuppressWarnings("module")
@@ -14,9 +15,10 @@ module dev.flux2.core {
     requires transitive java.desktop; // BufferedImage in the API
     requires org.slf4j;
     requires jdk.management; // physical memory, for the default GenerationLimits
-    requires java.net.http; // EncodedImages.fetch, for the adapters' remote images
+    requires java.net.http; // dev.flux2.io.EncodedImages.fetch, for the adapters' remote images
 
     exports dev.flux2;
+    exports dev.flux2.io;
     exports dev.flux2.api;
     exports dev.flux2.spi;
     exports dev.flux2.math to

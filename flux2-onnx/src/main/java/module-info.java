@@ -12,7 +12,6 @@
 @SuppressWarnings({"module", "requires-automatic"})
 module dev.flux2.onnx {
     requires dev.flux2.core;
-    requires dev.flux2.hub; // ModelNames: the export named where a VAE encoder is missing
     requires dev.flux2.tokenizer;
     requires com.fasterxml.jackson.databind;
     requires com.microsoft.onnxruntime;

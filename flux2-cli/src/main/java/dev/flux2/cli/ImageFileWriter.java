@@ -1,7 +1,7 @@
 package dev.flux2.cli;
 
 import dev.flux2.api.GeneratedImage;
-import dev.flux2.api.PngFiles;
+import dev.flux2.io.PngFiles;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.AccessDeniedException;

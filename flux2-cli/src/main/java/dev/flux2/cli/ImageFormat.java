@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /** The output formats, chosen by the file's extension. */
 enum ImageFormat {
-    /** PNG with the generation parameters as text chunks ({@link dev.flux2.api.PngFiles}). */
+    /** PNG with the generation parameters as text chunks ({@link dev.flux2.io.PngFiles}). */
     PNG,
     /** Baseline JPEG (no alpha) with the parameters as a JSON comment ({@link JpegMetadataWriter}). */
     JPEG;

@@ -42,11 +42,6 @@ import picocli.CommandLine.Option;
                     + " size, a graph whose external data does not fit its shards)."
         })
 final class InfoCommand extends BaseCommand {
-    /** The details key under which the backend lists every problem it found ("none" when there is none). */
-    static final String PROBLEMS = "problems";
-
-    private static final String NONE = "none";
-
     @Mixin
     ModelOption modelOption;
 
@@ -69,9 +64,6 @@ final class InfoCommand extends BaseCommand {
             paramLabel = "PATH",
             description = "The ONNX Runtime native library to load (as generate --ort-library).")
     Path ortLibrary;
-
-    /** The ONNX backend's detail saying whether the parts found make a model. */
-    static final String PARTS_COMPLETE = "parts_complete";
 
     @Override
     public Integer call() throws IOException {
@@ -104,33 +96,31 @@ final class InfoCommand extends BaseCommand {
             print(summary, out());
         }
         out().flush();
-        if ("false".equals(summary.details().get(PARTS_COMPLETE))) {
+        if (!summary.partsComplete()) {
             err().println("flux2: model error: the parts found do not make a model: "
-                    + summary.details().get(PROBLEMS));
+                    + summary.problems().orElse(""));
             err().flush();
             return ExitCodes.MODEL;
         }
         List<FileEntry> bad = summary.files().stream().filter(f -> !f.ok()).toList();
-        String problems = summary.details().getOrDefault(PROBLEMS, NONE);
+        Optional<String> problems = summary.problems();
         if (!bad.isEmpty()) {
             err().println("flux2: model error: " + bad.size() + " file(s) missing, of the wrong size or listing"
                     + " wrong shards: "
                     + String.join(", ", bad.stream().map(FileEntry::path).toList()));
         }
-        if (!NONE.equals(problems)) {
-            err().println("flux2: model error: " + problems);
-        }
+        problems.ifPresent(p -> err().println("flux2: model error: " + p));
         err().flush();
         // Any problem reported is exit 3: a bundle that does not open must not look "ok" to a script.
-        return bad.isEmpty() && NONE.equals(problems) ? ExitCodes.OK : ExitCodes.MODEL;
+        return bad.isEmpty() && problems.isEmpty() ? ExitCodes.OK : ExitCodes.MODEL;
     }
 
     private static void print(ModelSummary s, PrintWriter out) {
         out.println("Bundle:   " + s.directory().toAbsolutePath());
         out.println("Backend:  " + s.backend());
         out.println("Variant:  " + s.variant());
-        if (s.details().containsKey("layout")) {
-            out.println("Layout:   " + s.details().get("layout"));
+        if (s.layout().isPresent()) {
+            out.println("Layout:   " + s.layout().get());
         }
         out.println();
         long total =

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.Flux2Models;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelSummary;
+import dev.flux2.api.ModelSummary.DetailKeys;
 import dev.flux2.hub.FileSelection;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
@@ -19,8 +20,8 @@ import picocli.CommandLine.Option;
  * {@code flux2 tokenize}: prints the text encoder's input for a prompt as one JSON object,
  * {@code {"input_ids": [...], "attention_mask": [...], "real_tokens": N, "truncated": K}}, with arrays of the
  * bundle's {@code text_seq_len} and the tokenizer from its {@code tokenizer_dir}. Both come from the backend's
- * description of the folder ({@link Flux2Models#inspect}: the details {@value #TEXT_SEQ_LEN} and
- * {@value #TOKENIZER_DIR}), so the config is read by the backend only and the rest of the bundle may be absent.
+ * description of the folder ({@link Flux2Models#inspect}: the details {@value ModelSummary.DetailKeys#TEXT_SEQ_LEN} and
+ * {@value ModelSummary.DetailKeys#TOKENIZER_DIR}), so the config is read by the backend only and the rest of the bundle may be absent.
  */
 @Command(
         name = "tokenize",
@@ -37,23 +38,12 @@ final class TokenizeCommand extends BaseCommand {
             description = "The prompt, used verbatim.")
     String prompt;
 
-    /** The ONNX backend's detail naming the tokenizer folder, relative to the bundle folder. */
-    static final String TOKENIZER_DIR = "tokenizer_dir";
-    /** The ONNX backend's detail holding the text sequence length. */
-    static final String TEXT_SEQ_LEN = "text_seq_len";
-
     @Override
     public Integer call() throws IOException {
         Path model = modelOption.resolve(true, FileSelection.CONFIG_AND_TOKENIZER);
         ModelSummary summary = Flux2Models.inspect(model);
-        String tokenizerDir = detail(summary, TOKENIZER_DIR);
-        int textSeqLen;
-        try {
-            textSeqLen = Integer.parseInt(detail(summary, TEXT_SEQ_LEN));
-        } catch (NumberFormatException e) {
-            throw new ModelLoadException("backend '" + summary.backend() + "' reports " + TEXT_SEQ_LEN + " '"
-                    + summary.details().get(TEXT_SEQ_LEN) + "' for " + model + ", expected a positive integer");
-        }
+        String tokenizerDir = summary.tokenizerDir().orElseThrow(() -> unreported(summary, DetailKeys.TOKENIZER_DIR));
+        int textSeqLen = summary.textSequenceLength().orElseThrow(() -> unreported(summary, DetailKeys.TEXT_SEQ_LEN));
         TokenizedPrompt tokens;
         try (Qwen3PromptTokenizer tokenizer = Qwen3PromptTokenizer.load(model.resolve(tokenizerDir), textSeqLen)) {
             tokens = tokenizer.tokenize(prompt);
@@ -75,12 +65,8 @@ final class TokenizeCommand extends BaseCommand {
         return ExitCodes.OK;
     }
 
-    private String detail(ModelSummary summary, String key) {
-        String value = summary.details().get(key);
-        if (value == null) {
-            throw new ModelLoadException("backend '" + summary.backend() + "' does not report '" + key + "' for "
-                    + summary.directory() + ", so the tokenizer cannot be found (flux2 tokenize needs an ONNX bundle)");
-        }
-        return value;
+    private static ModelLoadException unreported(ModelSummary summary, String key) {
+        return new ModelLoadException("backend '" + summary.backend() + "' does not report '" + key + "' for "
+                + summary.directory() + ", so the tokenizer cannot be found (flux2 tokenize needs an ONNX bundle)");
     }
 }

@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * A human-oriented description of a model folder: its files with their expected and actual sizes, each graph's
@@ -20,7 +22,10 @@ import java.util.Objects;
  *     file (such as the weight shards a manifest names) appears once that file is present
  * @param graphs every graph, with its real inputs and outputs (empty lists when a graph cannot be read)
  * @param details further facts of the backend, in display order (for the ONNX backend: defaults from the config,
- *     the fused-denoiser convention, the execution providers this runtime offers, every problem found, …)
+ *     the fused-denoiser convention, the execution providers this runtime offers, every problem found, …); the
+ *     facts applications act on are under the keys of {@link DetailKeys} and read with the typed accessors
+ *     ({@link #problems()}, {@link #partsComplete()}, {@link #layout()}, {@link #tokenizerDir()},
+ *     {@link #textSequenceLength()})
  */
 public record ModelSummary(
         Path directory,
@@ -38,6 +43,74 @@ public record ModelSummary(
         files = List.copyOf(files);
         graphs = List.copyOf(graphs);
         details = Collections.unmodifiableMap(new LinkedHashMap<>(details));
+    }
+
+    /**
+     * The detail keys applications read (the CLI's {@code info} and {@code tokenize}), in one place for the backends
+     * that write them and the applications that read them; the typed accessors of {@link ModelSummary} read them.
+     */
+    public static final class DetailKeys {
+        /** Every problem found, joined by {@code "; "}, or {@link #NO_PROBLEMS}. */
+        public static final String PROBLEMS = "problems";
+        /** The value of {@link #PROBLEMS} when there is none. */
+        public static final String NO_PROBLEMS = "none";
+        /**
+         * {@code false} when the parts found do not make a model ({@link #PROBLEMS} says why), {@code true}
+         * otherwise (files may still be missing or short).
+         */
+        public static final String PARTS_COMPLETE = "parts_complete";
+        /** The layout the backend detected. */
+        public static final String LAYOUT = "layout";
+        /** The tokenizer folder, relative to the model folder (or absolute when elsewhere). */
+        public static final String TOKENIZER_DIR = "tokenizer_dir";
+        /** The text sequence length the tokenizer pads and truncates to, a positive integer. */
+        public static final String TEXT_SEQ_LEN = "text_seq_len";
+
+        private DetailKeys() {}
+    }
+
+    /** @return every problem the backend found ({@link DetailKeys#PROBLEMS}), empty when it reports none */
+    public Optional<String> problems() {
+        return Optional.ofNullable(details.get(DetailKeys.PROBLEMS)).filter(p -> !p.equals(DetailKeys.NO_PROBLEMS));
+    }
+
+    /**
+     * @return false only when the backend reports that the parts found do not make a model
+     *     ({@link DetailKeys#PARTS_COMPLETE}); {@link #problems()} then says why
+     */
+    public boolean partsComplete() {
+        return !"false".equals(details.get(DetailKeys.PARTS_COMPLETE));
+    }
+
+    /** @return the layout the backend detected ({@link DetailKeys#LAYOUT}), when it reports one */
+    public Optional<String> layout() {
+        return Optional.ofNullable(details.get(DetailKeys.LAYOUT));
+    }
+
+    /** @return the tokenizer folder relative to {@link #directory()} ({@link DetailKeys#TOKENIZER_DIR}), if reported */
+    public Optional<String> tokenizerDir() {
+        return Optional.ofNullable(details.get(DetailKeys.TOKENIZER_DIR));
+    }
+
+    /**
+     * @return the text sequence length ({@link DetailKeys#TEXT_SEQ_LEN}), when the backend reports one
+     * @throws ModelLoadException when the backend reports one that is not a positive integer
+     */
+    public OptionalInt textSequenceLength() {
+        String value = details.get(DetailKeys.TEXT_SEQ_LEN);
+        if (value == null) {
+            return OptionalInt.empty();
+        }
+        try {
+            int length = Integer.parseInt(value);
+            if (length > 0) {
+                return OptionalInt.of(length);
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ModelLoadException("backend '" + backend + "' reports " + DetailKeys.TEXT_SEQ_LEN + " '" + value
+                + "' for " + directory + ", expected a positive integer");
     }
 
     /**

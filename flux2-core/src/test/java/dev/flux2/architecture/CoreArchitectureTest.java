@@ -38,6 +38,8 @@ import org.junit.jupiter.api.Test;
  *
  * <pre>
  *   dev.flux2            facade: Flux2Pipeline and its builder, Flux2Models, ImageFiles
+ *   dev.flux2.io         the applications' file and encoding helpers (PNG files, encoded images, OpenAI's mask);
+ *                        beside the facade, on the API only, used by no other package of the core
  *   dev.flux2.pipeline   engine (internal)
  *   dev.flux2.image      dev.flux2.math      image conversions, schedule and latent math (internal)
  *   dev.flux2.spi        backend SPI
@@ -53,6 +55,8 @@ class CoreArchitectureTest {
             .consideringOnlyDependenciesInLayers()
             .layer("facade")
             .definedBy("dev.flux2")
+            .layer("io")
+            .definedBy("dev.flux2.io..")
             .layer("engine")
             .definedBy("dev.flux2.pipeline..")
             .layer("image")
@@ -65,6 +69,10 @@ class CoreArchitectureTest {
             .definedBy("dev.flux2.api..")
             .whereLayer("facade")
             .mayNotBeAccessedByAnyLayer()
+            .whereLayer("io")
+            .mayNotBeAccessedByAnyLayer()
+            .whereLayer("io")
+            .mayOnlyAccessLayers("api")
             .whereLayer("engine")
             .mayOnlyBeAccessedByLayers("facade")
             .whereLayer("image")
@@ -176,9 +184,9 @@ class CoreArchitectureTest {
     }
 
     @Test
-    void theModuleExportsTheFacadeTheApiAndTheSpi() {
+    void theModuleExportsTheFacadeTheIoHelpersTheApiAndTheSpi() {
         assertEquals(
-                Set.of("dev.flux2", "dev.flux2.api", "dev.flux2.spi"),
+                Set.of("dev.flux2", "dev.flux2.io", "dev.flux2.api", "dev.flux2.spi"),
                 module.exports().stream()
                         .filter(e -> !e.isQualified())
                         .map(ModuleDescriptor.Exports::source)

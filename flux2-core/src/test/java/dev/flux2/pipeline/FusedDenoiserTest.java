@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
+import dev.flux2.testkit.ReferenceMath;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 

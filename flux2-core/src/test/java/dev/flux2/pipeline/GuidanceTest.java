@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
+import dev.flux2.testkit.ReferenceMath;
 import org.junit.jupiter.api.Test;
 
 /** Classifier-free guidance on base models; distilled models ignore guidance. */

@@ -10,6 +10,7 @@ import dev.flux2.api.GenerationMetadata;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.testkit.ReferenceMath;
 import java.awt.image.BufferedImage;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -9,6 +9,7 @@ import dev.flux2.api.GenerationResult;
 import dev.flux2.api.ProgressEvent;
 import dev.flux2.api.Stage;
 import dev.flux2.api.StageTimings;
+import dev.flux2.testkit.ReferenceMath;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

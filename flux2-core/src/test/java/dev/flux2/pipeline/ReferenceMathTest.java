@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flux2.testkit.ReferenceMath;
 import dev.flux2.testsupport.Goldens;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;

@@ -10,6 +10,7 @@ import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.math.TorchRandom;
+import dev.flux2.testkit.ReferenceMath;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,7 @@
 package dev.flux2.pipeline;
 
 import dev.flux2.spi.LatentGrid;
+import dev.flux2.testkit.ReferenceMath;
 
 /** The test's own sampler over {@link FakeModel}: what the engine should have computed. */
 final class Simulator {

@@ -9,7 +9,7 @@ import dev.flux2.api.GenerationRequest;
 import dev.flux2.pipeline.FakeBackend;
 import dev.flux2.pipeline.FakeModel;
 import dev.flux2.pipeline.GenerationEngine;
-import dev.flux2.pipeline.ReferenceMath;
+import dev.flux2.testkit.ReferenceMath;
 import java.awt.image.BufferedImage;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

@@ -12,7 +12,7 @@ import dev.flux2.api.InvalidRequestException;
 import dev.flux2.pipeline.FakeBackend;
 import dev.flux2.pipeline.FakeModel;
 import dev.flux2.pipeline.GenerationEngine;
-import dev.flux2.pipeline.ReferenceMath;
+import dev.flux2.testkit.ReferenceMath;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

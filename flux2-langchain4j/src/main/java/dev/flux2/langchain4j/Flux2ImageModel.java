@@ -1,9 +1,7 @@
 package dev.flux2.langchain4j;
 
-import dev.flux2.EncodedImages;
 import dev.flux2.Flux2Pipeline;
 import dev.flux2.ImageFiles;
-import dev.flux2.OpenAiMask;
 import dev.flux2.api.Flux2Exception;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationLimits;
@@ -11,9 +9,11 @@ import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.MemoryPolicy;
-import dev.flux2.api.PngFiles;
 import dev.flux2.hub.HubModelResolver;
 import dev.flux2.hub.HubOptions;
+import dev.flux2.io.EncodedImages;
+import dev.flux2.io.OpenAiMask;
+import dev.flux2.io.PngFiles;
 import dev.langchain4j.data.image.Image;
 import dev.langchain4j.model.image.ImageModel;
 import dev.langchain4j.model.output.Response;
@@ -210,6 +210,7 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
         private String backend;
         private final Map<String, String> backendOptions = new LinkedHashMap<>();
         private boolean allowRemoteImages;
+        private final List<Path> localImageFolders = new ArrayList<>();
 
         private Builder() {}
 
@@ -312,11 +313,27 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
 
         /**
          * @param allow whether {@code http:}/{@code https:} image URLs given to {@code edit} are fetched (default
-         *     false: only base64 data, {@code data:} and {@code file:} URLs are read)
+         *     false: only base64 data, {@code data:} URLs and {@code file:} URLs in {@link #localImageFolders} are
+         *     read); a fetch must end within 30 s and 256 MiB
          * @return this
          */
         public Builder allowRemoteImages(boolean allow) {
             this.allowRemoteImages = allow;
+            return this;
+        }
+
+        /**
+         * The folders whose files {@code file:} image URLs given to {@code edit} may name (default none: every
+         * {@code file:} URL is refused, so that whoever supplies the image cannot read the application's files).
+         * A file is inside a folder when its real path (links resolved) is; each call adds to the list.
+         *
+         * @param folders the folders
+         * @return this
+         */
+        public Builder localImageFolders(Path... folders) {
+            for (Path folder : folders) {
+                this.localImageFolders.add(Objects.requireNonNull(folder, "folder"));
+            }
             return this;
         }
 
@@ -375,7 +392,8 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
                     throw new InvalidRequestException("a shared pipeline(...) was given together with model, hub,"
                             + " memory, limits or backend settings; those belong to the pipeline, set them there");
                 }
-                return new Flux2ImageModel(pipeline, false, defaults, new ImageSource(allowRemoteImages));
+                return new Flux2ImageModel(
+                        pipeline, false, defaults, new ImageSource(allowRemoteImages, localImageFolders));
             }
             if (!modelSet) {
                 throw new InvalidRequestException(
@@ -400,7 +418,8 @@ public final class Flux2ImageModel implements ImageModel, AutoCloseable {
                 pb.backend(backend);
             }
             backendOptions.forEach(pb::backendOption);
-            return new Flux2ImageModel(pb.build(), true, defaults, new ImageSource(allowRemoteImages));
+            return new Flux2ImageModel(
+                    pb.build(), true, defaults, new ImageSource(allowRemoteImages, localImageFolders));
         }
     }
 }

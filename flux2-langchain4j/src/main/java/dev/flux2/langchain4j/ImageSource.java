@@ -1,21 +1,26 @@
 package dev.flux2.langchain4j;
 
-import dev.flux2.EncodedImages;
 import dev.flux2.api.InvalidImageException;
+import dev.flux2.io.EncodedImages;
 import dev.langchain4j.data.image.Image;
 import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Turns a LangChain4j {@link Image} into an image file that {@code GenerationRequest} reads with its own checks (the
- * size from the header against the limits, CMYK JPEGs, EXIF orientation): base64 data, a {@code data:} URL and a
- * {@code file:} URL are accepted; {@code http(s):} only when the model was built with remote images allowed. Bytes that
- * do not come from a file are written to a temporary file, deleted by {@link EncodedImages.Staged#close()}.
+ * size from the header against the limits, CMYK JPEGs, EXIF orientation): base64 data and a {@code data:} URL are
+ * accepted; a {@code file:} URL only inside the folders the model was built with ({@code localImageFolders});
+ * {@code http(s):} only when the model was built with remote images allowed. Bytes that do not come from a file are
+ * written to a temporary file, deleted by {@link EncodedImages.Staged#close()}. URLs in messages are redacted.
  */
 final class ImageSource {
     private final boolean allowRemote;
+    private final List<Path> localFolders;
 
-    ImageSource(boolean allowRemote) {
+    ImageSource(boolean allowRemote, List<Path> localFolders) {
         this.allowRemote = allowRemote;
+        this.localFolders = List.copyOf(localFolders);
     }
 
     /**
@@ -38,18 +43,26 @@ final class ImageSource {
         String scheme = EncodedImages.scheme(url);
         return switch (scheme) {
             case "data" -> EncodedImages.temporary(EncodedImages.dataUrl(url.toString(), what), what);
-            case "file" -> EncodedImages.file(url, what);
+            case "file" -> {
+                if (localFolders.isEmpty()) {
+                    throw new InvalidImageException(what + " URL " + EncodedImages.redact(url)
+                            + " is a local file; local files are not read unless the model is built with"
+                            + " localImageFolders(...) naming the folders that hold them (expected base64 data or a"
+                            + " data: URL)");
+                }
+                yield EncodedImages.file(url, what, localFolders);
+            }
             case "http", "https" -> {
                 if (!allowRemote) {
-                    throw new InvalidImageException(what + " URL " + url
+                    throw new InvalidImageException(what + " URL " + EncodedImages.redact(url)
                             + " is remote; remote images are not fetched unless the model is built with"
                             + " allowRemoteImages(true) (expected base64 data, a data: or a file: URL)");
                 }
                 yield EncodedImages.temporary(EncodedImages.fetch(url, what), what);
             }
             default ->
-                throw new InvalidImageException(what + " URL " + url + " has an unsupported scheme '" + scheme
-                        + "' (expected base64 data, a data: or a file: URL)");
+                throw new InvalidImageException(what + " URL " + EncodedImages.redact(url)
+                        + " has an unsupported scheme '" + scheme + "' (expected base64 data, a data: or a file: URL)");
         };
     }
 }

@@ -2,6 +2,7 @@ package dev.flux2.langchain4j;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -70,6 +71,7 @@ class Flux2ImageModelTest {
                 .height(48)
                 .steps(2)
                 .seed(42L)
+                .localImageFolders(work)
                 .build();
         // A picture to edit with: any image the model made will do.
         picture = direct.generate(GenerationRequest.builder("a meadow")
@@ -277,6 +279,50 @@ class Flux2ImageModelTest {
             }
         } finally {
             server.stop(0);
+        }
+    }
+
+    @Test
+    void localFilesAreReadOnlyFromTheFoldersAllowedAndPasswordsAreNeverShown() throws IOException {
+        Path file = work.resolve("private.png");
+        Files.write(file, picturePng);
+        Image local = Image.builder().url(file.toUri()).build();
+        try (Flux2ImageModel plain =
+                Flux2ImageModel.builder().pipeline(direct).steps(2).build()) {
+            InvalidRequestException refused =
+                    assertThrows(InvalidRequestException.class, () -> plain.edit(local, PROMPT));
+            assertTrue(refused.getMessage().contains("localImageFolders(...)"), refused.getMessage());
+        }
+        Path allowed = Files.createDirectories(work.resolve("allowed"));
+        try (Flux2ImageModel confined = Flux2ImageModel.builder()
+                .pipeline(direct)
+                .steps(2)
+                .localImageFolders(allowed)
+                .build()) {
+            InvalidRequestException outside =
+                    assertThrows(InvalidRequestException.class, () -> confined.edit(local, PROMPT));
+            assertTrue(outside.getMessage().contains("outside the folders allowed"), outside.getMessage());
+        }
+
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        Image withPassword = Image.builder()
+                .url("http://user:secret@127.0.0.1:" + closedPort + "/picture.png")
+                .build();
+        InvalidRequestException notAllowed =
+                assertThrows(InvalidRequestException.class, () -> model.edit(withPassword, PROMPT));
+        assertFalse(notAllowed.getMessage().contains("secret"), notAllowed.getMessage());
+        try (Flux2ImageModel allowing = Flux2ImageModel.builder()
+                .pipeline(direct)
+                .steps(2)
+                .allowRemoteImages(true)
+                .build()) {
+            InvalidRequestException unreachable =
+                    assertThrows(InvalidRequestException.class, () -> allowing.edit(withPassword, PROMPT));
+            assertFalse(unreachable.getMessage().contains("secret"), unreachable.getMessage());
+            assertTrue(unreachable.getMessage().contains("http://***@127.0.0.1"), unreachable.getMessage());
         }
     }
 

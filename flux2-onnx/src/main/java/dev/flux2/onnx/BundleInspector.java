@@ -6,6 +6,7 @@ import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
+import dev.flux2.api.ModelSummary.DetailKeys;
 import dev.flux2.onnx.attention.AttentionFuser;
 import dev.flux2.onnx.bundle.BundleConfig;
 import dev.flux2.onnx.bundle.BundleFile;
@@ -54,19 +55,8 @@ import java.util.stream.Collectors;
  * {@code absent_optional_graphs}), as {@link OnnxBundle#load} runs without them. Stateless.
  */
 final class BundleInspector {
-    /** Detail key: the tokenizer folder, relative to the model folder (or absolute when elsewhere). */
-    static final String TOKENIZER_DIR = "tokenizer_dir";
-    /** Detail key: the {@code text_seq_len} the tokenizer pads and truncates to. */
-    static final String TEXT_SEQ_LEN = "text_seq_len";
     /** Detail key: the policy {@link MemoryPolicy#AUTO} would choose in this process, and why. */
     static final String MEMORY_POLICY_AUTO = "memory_policy_auto";
-    /** Detail key: the layout detected. */
-    static final String LAYOUT = "layout";
-    /**
-     * Detail key: {@code false} when the parts found do not make a model (a part missing, two graphs claiming one;
-     * {@code problems} says why), {@code true} otherwise (files may still be missing or short).
-     */
-    static final String USABLE = "parts_complete";
     /**
      * Detail key, present only when the hub's file list stood in for files not fetched: which external-data files
      * were checked against their listed sizes instead of their size on disk.
@@ -227,10 +217,10 @@ final class BundleInspector {
             graphs.add(g.role().isPresent() ? found(dir, g) : ignored(dir, g));
         }
         Map<String, String> d = new LinkedHashMap<>();
-        d.put(LAYOUT, layout.name());
-        d.put(USABLE, "false");
+        d.put(DetailKeys.LAYOUT, layout.name());
+        d.put(DetailKeys.PARTS_COMPLETE, "false");
         d.put("parts", origins(layout));
-        d.put("problems", String.join("; ", problems));
+        d.put(DetailKeys.PROBLEMS, String.join("; ", problems));
         return new ModelSummary(directory, OnnxBackendProvider.NAME, "unknown", files, graphs, d);
     }
 
@@ -359,8 +349,8 @@ final class BundleInspector {
             List<String> problems,
             Map<String, String> memory) {
         Map<String, String> d = new LinkedHashMap<>();
-        d.put(LAYOUT, layout.name());
-        d.put(USABLE, "true");
+        d.put(DetailKeys.LAYOUT, layout.name());
+        d.put(DetailKeys.PARTS_COMPLETE, "true");
         d.put("parts", origins(layout));
         d.put("model_name", config.defaults().modelName());
         d.put("distilled", Boolean.toString(config.defaults().distilled()));
@@ -369,9 +359,9 @@ final class BundleInspector {
         d.put(
                 "default_size",
                 config.defaults().width() + "x" + config.defaults().height());
-        d.put(TEXT_SEQ_LEN, Integer.toString(config.text().sequenceLength()));
+        d.put(DetailKeys.TEXT_SEQ_LEN, Integer.toString(config.text().sequenceLength()));
         d.put("context_dim", Integer.toString(config.text().contextDim()));
-        d.put(TOKENIZER_DIR, config.text().tokenizerDir());
+        d.put(DetailKeys.TOKENIZER_DIR, config.text().tokenizerDir());
         d.put("supports_image_input", Boolean.toString(config.supportsImageInput()));
         d.put(
                 "vae_decoder",
@@ -406,7 +396,7 @@ final class BundleInspector {
         d.put("execution_providers_available", runtimeFact(BundleInspector::availableProviders));
         d.put("onnxruntime_version", runtimeFact(() -> SharedEnvironment.get().getVersion()));
         d.putAll(memory);
-        d.put("problems", problems.isEmpty() ? "none" : String.join("; ", problems));
+        d.put(DetailKeys.PROBLEMS, problems.isEmpty() ? DetailKeys.NO_PROBLEMS : String.join("; ", problems));
         return d;
     }
 

@@ -4,7 +4,6 @@ import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
-import dev.flux2.hub.ModelNames;
 import dev.flux2.onnx.bundle.FusedChoice;
 import dev.flux2.onnx.bundle.GraphKeys;
 import dev.flux2.onnx.session.SessionCache;
@@ -109,10 +108,16 @@ final class OnnxBackend implements Flux2Backend {
         return call("modelInfo", () -> modelInfo);
     }
 
-    /** Any export of the same FLUX.2 VAE fits (its latents are the decoder's); the plain ONNX export ships one. */
+    /**
+     * Where a VAE encoder for a bundle without one is found: any export of the same FLUX.2 VAE fits (its latents are
+     * the decoder's), and the plain ONNX export (flux2-hub's {@code ModelNames.HLHC_MODEL}, which this backend does
+     * not depend on; {@code OnnxBackendTest} keeps the two equal) ships one.
+     */
+    static final String VAE_ENCODER_SOURCE = "the vae_encoder of hlhc/FLUX.2-klein-4B-onnx";
+
     @Override
     public Optional<String> vaeEncoderSource() {
-        return Optional.of("the vae_encoder of " + ModelNames.HLHC_MODEL);
+        return Optional.of(VAE_ENCODER_SOURCE);
     }
 
     /**

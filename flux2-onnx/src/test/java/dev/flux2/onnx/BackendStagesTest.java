@@ -331,6 +331,12 @@ class BackendStagesTest {
                 new ModelSummary.TensorEntry("x", "FLOAT16", "[batch, image_seq, 128]"),
                 transformer.inputs().get(0));
         assertEquals("none", s.details().get("problems"));
+        // The typed accessors the CLI reads agree with the details written.
+        assertEquals(java.util.Optional.empty(), s.problems());
+        assertTrue(s.partsComplete());
+        assertEquals(java.util.Optional.of("tokenizer"), s.tokenizerDir());
+        assertEquals(java.util.OptionalInt.of(bundle.spec().textSequenceLength()), s.textSequenceLength());
+        assertEquals(java.util.Optional.of(s.details().get("layout")), s.layout());
         assertEquals(baseline, OpenSessionCounter.current());
     }
 }

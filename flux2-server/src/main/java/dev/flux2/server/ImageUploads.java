@@ -12,7 +12,7 @@ import java.util.Set;
  * The images of an edit request, from multipart files ({@code image} once, {@code image[]} any number of times) or
  * JSON data URLs ({@code "image": "data:image/png;base64,…"}, a list of them, or OpenAI's
  * {@code "images": [{"image_url": …}]}). The mask (OpenAI's: alpha 0 marks the area to edit) is read here too and
- * converted in {@link dev.flux2.OpenAiMask}. A field that takes one file ({@code image}, {@code mask}) given twice is
+ * converted in {@link dev.flux2.io.OpenAiMask}. A field that takes one file ({@code image}, {@code mask}) given twice is
  * refused naming it, never "the last wins"; base64 is decoded strictly (a character outside the alphabet is refused
  * naming the field, not skipped into bytes that then fail as an image).
  *

@@ -4,7 +4,7 @@ import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
-import dev.flux2.api.PngFiles;
+import dev.flux2.io.PngFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import org.eclipse.jetty.http.HttpHeader;

@@ -1,10 +1,10 @@
 package dev.flux2.server;
 
 import dev.flux2.ImageFiles;
-import dev.flux2.OpenAiMask;
 import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.io.OpenAiMask;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.UncheckedIOException;

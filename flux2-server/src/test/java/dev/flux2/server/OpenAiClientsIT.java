@@ -87,7 +87,7 @@ class OpenAiClientsIT {
     }
 
     private static long seedOf(String b64) throws IOException {
-        return Long.parseLong(dev.flux2.api.PngFiles.readTextEntries(
+        return Long.parseLong(dev.flux2.io.PngFiles.readTextEntries(
                         new ByteArrayInputStream(Base64.getDecoder().decode(b64)))
                 .get("seed"));
     }

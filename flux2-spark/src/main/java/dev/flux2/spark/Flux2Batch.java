@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Batch generation on Spark: a {@code Dataset<Row>} of requests ({@link RequestColumns}) in, a {@code Dataset<Row>}
  * of results ({@link ResultColumns}) out, each image written as {@code <output>/images/<id>.png} with the same
- * PNG text chunks as {@code flux2 generate} ({@link dev.flux2.api.PngFiles}).
+ * PNG text chunks as {@code flux2 generate} ({@link dev.flux2.io.PngFiles}).
  *
  * <pre>{@code
  * BatchOptions options = BatchOptions.builder("/models/flux2-klein-4b", "s3a://bucket/run-1").build();

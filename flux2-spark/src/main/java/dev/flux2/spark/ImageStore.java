@@ -1,6 +1,6 @@
 package dev.flux2.spark;
 
-import dev.flux2.api.PngFiles;
+import dev.flux2.io.PngFiles;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;

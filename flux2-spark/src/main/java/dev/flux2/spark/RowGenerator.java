@@ -8,7 +8,7 @@ import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
-import dev.flux2.api.PngFiles;
+import dev.flux2.io.PngFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;

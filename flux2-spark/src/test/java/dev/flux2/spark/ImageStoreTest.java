@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationMetadata;
-import dev.flux2.api.PngFiles;
 import dev.flux2.api.StageTimings;
+import dev.flux2.io.PngFiles;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;

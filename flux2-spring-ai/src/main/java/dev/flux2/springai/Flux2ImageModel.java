@@ -1,14 +1,15 @@
 package dev.flux2.springai;
 
-import dev.flux2.EncodedImages;
 import dev.flux2.Flux2Pipeline;
 import dev.flux2.ImageFiles;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InvalidRequestException;
-import dev.flux2.api.PngFiles;
+import dev.flux2.io.EncodedImages;
+import dev.flux2.io.PngFiles;
 import io.micrometer.observation.ObservationRegistry;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -59,7 +60,7 @@ public final class Flux2ImageModel implements ImageModel {
         this.pipeline = b.pipeline;
         this.defaults = b.defaultOptions;
         this.observationRegistry = b.observationRegistry;
-        this.media = new MediaSource(b.allowRemoteImages);
+        this.media = new MediaSource(b.allowRemoteImages, b.localImageFolders);
     }
 
     /** @return a builder; {@link Builder#pipeline} is required */
@@ -196,6 +197,7 @@ public final class Flux2ImageModel implements ImageModel {
         private Flux2ImageOptions defaultOptions = Flux2ImageOptions.builder().build();
         private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
         private boolean allowRemoteImages;
+        private List<Path> localImageFolders = List.of();
 
         private Builder() {}
 
@@ -221,9 +223,24 @@ public final class Flux2ImageModel implements ImageModel {
             return this;
         }
 
-        /** @param allow whether {@code http:}/{@code https:} media URLs are fetched (default false) @return this */
+        /**
+         * @param allow whether {@code http:}/{@code https:} media URLs are fetched (default false); a fetch must end
+         *     within 30 s and 256 MiB
+         * @return this
+         */
         public Builder allowRemoteImages(boolean allow) {
             this.allowRemoteImages = allow;
+            return this;
+        }
+
+        /**
+         * @param folders the folders whose files {@code file:} media URLs may name (default none: every {@code file:}
+         *     URL is refused, so that whoever supplies the media cannot read the application's files); a file is
+         *     inside a folder when its real path (links resolved) is
+         * @return this
+         */
+        public Builder localImageFolders(List<Path> folders) {
+            this.localImageFolders = List.copyOf(folders);
             return this;
         }
 

@@ -1,24 +1,29 @@
 package dev.flux2.springai;
 
-import dev.flux2.EncodedImages;
 import dev.flux2.api.InvalidImageException;
+import dev.flux2.io.EncodedImages;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import org.springframework.ai.content.Media;
 
 /**
  * Turns a Spring AI {@link Media} into an image file that {@code GenerationRequest} reads with its own checks (the
- * size from the header against the limits, CMYK JPEGs, EXIF orientation): bytes, base64 text, a {@code data:} and a
- * {@code file:} URL are accepted; {@code http(s):} only when the model was built with remote images allowed. Bytes that
- * do not come from a file are written to a temporary file, deleted by {@link EncodedImages.Staged#close()}.
+ * size from the header against the limits, CMYK JPEGs, EXIF orientation): bytes, base64 text and a {@code data:} URL
+ * are accepted; a {@code file:} URL only inside the folders the model was built with ({@code localImageFolders});
+ * {@code http(s):} only when the model was built with remote images allowed. Bytes that do not come from a file are
+ * written to a temporary file, deleted by {@link EncodedImages.Staged#close()}. URLs in messages are redacted.
  */
 final class MediaSource {
     private final boolean allowRemote;
+    private final List<Path> localFolders;
 
-    MediaSource(boolean allowRemote) {
+    MediaSource(boolean allowRemote, List<Path> localFolders) {
         this.allowRemote = allowRemote;
+        this.localFolders = List.copyOf(localFolders);
     }
 
     /**
@@ -39,7 +44,8 @@ final class MediaSource {
             try {
                 return fromUri(url.toURI(), what);
             } catch (URISyntaxException e) {
-                throw new InvalidImageException(what + " URL " + url + " is malformed: " + e.getMessage(), e);
+                throw new InvalidImageException(what + " URL " + EncodedImages.redact(url) + " is malformed: "
+                        + e.getReason() + " at index " + e.getIndex());
             }
         }
         String text = String.valueOf(data).strip();
@@ -51,7 +57,8 @@ final class MediaSource {
                 if (text.regionMatches(true, 0, "data:", 0, 5)) {
                     return EncodedImages.temporary(EncodedImages.dataUrl(text, what), what);
                 }
-                throw new InvalidImageException(what + " URL " + text + " is malformed: " + e.getMessage(), e);
+                throw new InvalidImageException(what + " URL " + EncodedImages.redact(text) + " is malformed: "
+                        + e.getReason() + " at index " + e.getIndex());
             }
         }
         return EncodedImages.temporary(EncodedImages.base64(text, what + " (base64 data)"), what);
@@ -61,10 +68,18 @@ final class MediaSource {
         String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
         return switch (scheme) {
             case "data" -> EncodedImages.temporary(EncodedImages.dataUrl(uri.toString(), what), what);
-            case "file" -> EncodedImages.file(uri, what);
+            case "file" -> {
+                if (localFolders.isEmpty()) {
+                    throw new InvalidImageException(what + " URL " + EncodedImages.redact(uri)
+                            + " is a local file; local files are not read unless allowed"
+                            + " (spring.ai.flux2.image.local-image-folders naming the folders that hold them;"
+                            + " expected bytes, base64 or a data: URL)");
+                }
+                yield EncodedImages.file(uri, what, localFolders);
+            }
             case "http", "https" -> {
                 if (!allowRemote) {
-                    throw new InvalidImageException(what + " URL " + uri
+                    throw new InvalidImageException(what + " URL " + EncodedImages.redact(uri)
                             + " is remote; remote images are not fetched unless allowed"
                             + " (spring.ai.flux2.image.allow-remote-images=true; expected bytes, base64, a data: or"
                             + " a file: URL)");
@@ -72,8 +87,9 @@ final class MediaSource {
                 yield EncodedImages.temporary(EncodedImages.fetch(uri, what), what);
             }
             default ->
-                throw new InvalidImageException(what + " URL " + uri + " has an unsupported scheme '" + scheme
-                        + "' (expected bytes, base64, a data: or a file: URL)");
+                throw new InvalidImageException(
+                        what + " URL " + EncodedImages.redact(uri) + " has an unsupported scheme '" + scheme
+                                + "' (expected bytes, base64, a data: or a file: URL)");
         };
     }
 }

@@ -3,6 +3,7 @@ package dev.flux2.springai;
 import static dev.flux2.springai.TestModels.assertSamePixels;
 import static dev.flux2.springai.TestModels.decode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,6 +56,7 @@ class Flux2ImageModelTest {
                         .steps(2)
                         .seed(42L)
                         .build())
+                .localImageFolders(List.of(work))
                 .build();
         picture = direct.generate(GenerationRequest.builder("a meadow")
                         .seed(5)
@@ -232,6 +234,51 @@ class Flux2ImageModelTest {
                 () -> defaults.merge(
                         ImageOptionsBuilder.builder().style("vivid").build()));
         assertTrue(style.getMessage().contains("style is not supported"), style.getMessage());
+    }
+
+    @Test
+    void localFilesAreReadOnlyFromTheFoldersAllowedAndPasswordsAreNeverShown() throws Exception {
+        Path file = work.resolve("private.png");
+        Files.write(file, picturePng);
+        Media local = Media.builder()
+                .mimeType(MimeTypeUtils.IMAGE_PNG)
+                .data(file.toUri())
+                .build();
+        Flux2ImageModel plain = Flux2ImageModel.builder().pipeline(direct).build();
+        InvalidImageException refused =
+                assertThrows(InvalidImageException.class, () -> plain.call(withImages(null, local)));
+        assertTrue(refused.getMessage().contains("spring.ai.flux2.image.local-image-folders"), refused.getMessage());
+        Flux2ImageModel confined = Flux2ImageModel.builder()
+                .pipeline(direct)
+                .localImageFolders(List.of(Files.createDirectories(work.resolve("allowed"))))
+                .build();
+        InvalidImageException outside =
+                assertThrows(InvalidImageException.class, () -> confined.call(withImages(null, local)));
+        assertTrue(outside.getMessage().contains("outside the folders allowed"), outside.getMessage());
+
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        String withPassword = "http://user:secret@127.0.0.1:" + closedPort + "/x.png";
+        Flux2ImageModel allowing = Flux2ImageModel.builder()
+                .pipeline(direct)
+                .allowRemoteImages(true)
+                .build();
+        for (String data : List.of(withPassword, withPassword.replace("/x.png", "/a b.png"), "ftp://u:secret@h/x")) {
+            for (Flux2ImageModel m : List.of(model, allowing)) {
+                InvalidImageException e = assertThrows(
+                        InvalidImageException.class,
+                        () -> m.call(withImages(
+                                null,
+                                Media.builder()
+                                        .mimeType(MimeTypeUtils.IMAGE_PNG)
+                                        .data(data)
+                                        .build())));
+                assertFalse(e.getMessage().contains("secret"), e.getMessage());
+                assertTrue(e.getMessage().contains("***@"), e.getMessage());
+            }
+        }
     }
 
     @Test

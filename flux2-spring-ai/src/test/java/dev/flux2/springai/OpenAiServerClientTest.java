@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.MemoryPolicy;
-import dev.flux2.api.PngFiles;
+import dev.flux2.io.PngFiles;
 import dev.flux2.server.ImageService;
 import dev.flux2.server.ServiceConfig;
 import java.awt.image.BufferedImage;

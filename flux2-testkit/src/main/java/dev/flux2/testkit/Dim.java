@@ -1,20 +1,21 @@
 package dev.flux2.testkit;
 
 /**
- * One dimension of a declared graph shape: either a symbolic name or a fixed size (public because {@link Port}, a
- * public record, holds it).
+ * One dimension of a declared graph shape: either a fixed size or a symbolic name (public because {@link Port}, a
+ * public record, holds it). The same components in the same order as the backend's {@code dev.flux2.onnx.bundle.Dim},
+ * which the testkit cannot use: it must not depend on the backend whose graphs it writes.
  *
+ * @param value the fixed size, or -1 when it is symbolic
  * @param symbol the dimension's name, or null when it is fixed
- * @param size the fixed size, or -1 when it is symbolic
  */
-public record Dim(String symbol, long size) {
+public record Dim(long value, String symbol) {
 
     static Dim sym(String symbol) {
-        return new Dim(symbol, -1);
+        return new Dim(-1, symbol);
     }
 
     static Dim of(long size) {
-        return new Dim(null, size);
+        return new Dim(size, null);
     }
 
     boolean symbolic() {
@@ -23,6 +24,6 @@ public record Dim(String symbol, long size) {
 
     @Override
     public String toString() {
-        return symbolic() ? symbol : Long.toString(size);
+        return symbolic() ? symbol : Long.toString(value);
     }
 }

@@ -206,7 +206,7 @@ public final class GraphBuilder {
             if (d.symbolic()) {
                 dim.setDimParam(d.symbol());
             } else {
-                dim.setDimValue(d.size());
+                dim.setDimValue(d.value());
             }
             s.addDim(dim);
         }

@@ -12,7 +12,8 @@ import java.util.Objects;
  *
  * <h2>Layouts</h2>
  * tokens [T][128] (T = N image tokens, then M reference tokens), position ids [T][4], context [L][D], latents NCHW
- * [128][H/16][W/16], images [3][H][W] (planar RGB in [−1,1]), all row-major.
+ * [128][H/16][W/16], images [3][H][W] (planar RGB in [−1,1]), all row-major; packing and position ids between them
+ * are the pipeline oracle's ({@link ReferenceMath#pack}, {@link ReferenceMath#imageIds}, …).
  *
  * <h2>Agreement with ONNX Runtime (CPU EP)</h2>
  * The graphs compute in fp32 and the reference in double, so before the final fp16 rounding they differ by
@@ -625,81 +626,6 @@ public final class SyntheticReference {
             c[i] = Math.tanh(c[i]);
         }
         return Rounding.toType(type, c);
-    }
-
-    // ---------------------------------------------------------------- layout helpers
-
-    /**
-     * Token layout [N][128] (token h·gw + w) → NCHW latent [128][gh][gw].
-     *
-     * @param tokens [gh·gw][128]
-     * @param gridWidth gw
-     * @param gridHeight gh
-     * @return [128][gh][gw]
-     */
-    public static float[] tokensToLatent(float[] tokens, int gridWidth, int gridHeight) {
-        int n = gridHeight * gridWidth;
-        checkLength(tokens, n * C, "tokens");
-        float[] out = new float[tokens.length];
-        for (int t = 0; t < n; t++) {
-            for (int c = 0; c < C; c++) {
-                out[c * n + t] = tokens[t * C + c];
-            }
-        }
-        return out;
-    }
-
-    /**
-     * NCHW latent [128][gh][gw] → token layout [N][128].
-     *
-     * @param latent [128][gh][gw]
-     * @param gridWidth gw
-     * @param gridHeight gh
-     * @return [gh·gw][128]
-     */
-    public static float[] latentToTokens(float[] latent, int gridWidth, int gridHeight) {
-        int n = gridHeight * gridWidth;
-        checkLength(latent, n * C, "latent");
-        float[] out = new float[latent.length];
-        for (int t = 0; t < n; t++) {
-            for (int c = 0; c < C; c++) {
-                out[t * C + c] = latent[c * n + t];
-            }
-        }
-        return out;
-    }
-
-    /**
-     * Position ids (t, r, c, 0) in row-major grid order.
-     *
-     * @param gridWidth columns
-     * @param gridHeight rows
-     * @param t first component (0 for the image, 10·(i+1) for reference image i)
-     * @return [gh·gw][4]
-     */
-    public static float[] gridPositionIds(int gridWidth, int gridHeight, float t) {
-        float[] ids = new float[gridHeight * gridWidth * 4];
-        for (int r = 0; r < gridHeight; r++) {
-            for (int c = 0; c < gridWidth; c++) {
-                int k = (r * gridWidth + c) * 4;
-                ids[k] = t;
-                ids[k + 1] = r;
-                ids[k + 2] = c;
-            }
-        }
-        return ids;
-    }
-
-    /**
-     * @param length L
-     * @return [L][4] text ids (0, 0, 0, l)
-     */
-    public static float[] textPositionIds(int length) {
-        float[] ids = new float[length * 4];
-        for (int l = 0; l < length; l++) {
-            ids[l * 4 + 3] = l;
-        }
-        return ids;
     }
 
     private static void checkSize(int width, int height) {

@@ -359,7 +359,7 @@ class BundleLayoutTest {
         long[] shape = new long[p.shape().size()];
         for (int i = 0; i < shape.length; i++) {
             Dim d = p.shape().get(i);
-            shape[i] = d.symbolic() ? dims.get(d.symbol()) : d.size();
+            shape[i] = d.symbolic() ? dims.get(d.symbol()) : d.value();
         }
         return shape;
     }
@@ -386,7 +386,7 @@ class BundleLayoutTest {
                     assertEquals(d.symbol(), names[i], what + " " + p.name() + " dim " + i);
                     assertEquals(-1, shape[i]);
                 } else {
-                    assertEquals(d.size(), shape[i], what + " " + p.name() + " dim " + i);
+                    assertEquals(d.value(), shape[i], what + " " + p.name() + " dim " + i);
                 }
             }
         }

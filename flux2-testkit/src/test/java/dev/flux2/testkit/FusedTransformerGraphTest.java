@@ -48,11 +48,11 @@ class FusedTransformerGraphTest {
         int n = gh * gw;
         Random rnd = new Random(11);
         float[] x = TestData.gaussian(rnd, n * 128);
-        float[] ids = SyntheticReference.gridPositionIds(gw, gh, 0);
+        float[] ids = ReferenceMath.imageIds(gh, gw);
         int l = spec.textSequenceLength();
         int d = spec.contextDim();
         float[] ctx = Fp16.rounded(TestData.uniform(rnd, l * d, -1, 1));
-        float[] textIds = SyntheticReference.textPositionIds(l);
+        float[] textIds = ReferenceMath.textIds(l);
         float[] expected = ref.fusedLatent(x, ids, SIGMAS, ctx);
 
         float[] actual;

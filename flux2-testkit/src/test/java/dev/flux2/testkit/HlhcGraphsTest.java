@@ -132,13 +132,12 @@ class HlhcGraphsTest {
         int gh = 3;
         int gw = 4;
         int tokens = gh * gw + 4;
-        float[] ids = TestData.concat(
-                SyntheticReference.gridPositionIds(gw, gh, 0), SyntheticReference.gridPositionIds(2, 2, 10));
+        float[] ids = TestData.concat(ReferenceMath.imageIds(gh, gw), ReferenceMath.referenceIds(0, 2, 2));
         long[] longIds = new long[ids.length];
         for (int i = 0; i < ids.length; i++) {
             longIds[i] = (long) ids[i];
         }
-        float[] textIds = SyntheticReference.textPositionIds(spec.textSequenceLength());
+        float[] textIds = ReferenceMath.textIds(spec.textSequenceLength());
         long[] longTextIds = new long[textIds.length];
         for (int i = 0; i < textIds.length; i++) {
             longTextIds[i] = (long) textIds[i];

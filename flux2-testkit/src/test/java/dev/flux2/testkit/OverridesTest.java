@@ -77,14 +77,14 @@ class OverridesTest {
             assertEquals(OnnxJavaType.FLOAT16, x.type, "other inputs unchanged");
             Random rnd = new Random(2);
             float[] tokens = TestData.gaussian(rnd, 16 * 128);
-            float[] ids = SyntheticReference.gridPositionIds(4, 4, 0);
+            float[] ids = ReferenceMath.imageIds(4, 4);
             float[] ctx = Fp16.rounded(TestData.uniform(rnd, 64 * 32, -1, 1));
             float sigma = 0.5f;
             ort.fp16("x", tokens, 1, 16, 128)
                     .f32("x_ids", ids, 1, 16, 4)
                     .f32("timesteps", new float[] {sigma}, 1)
                     .fp16("ctx", ctx, 1, 64, 32)
-                    .f32("ctx_ids", SyntheticReference.textPositionIds(64), 1, 64, 4);
+                    .f32("ctx_ids", ReferenceMath.textIds(64), 1, 64, 4);
             Agreement.assertClose(
                     "pred with fp32 timesteps",
                     ref.velocity(tokens, ids, sigma, ctx),

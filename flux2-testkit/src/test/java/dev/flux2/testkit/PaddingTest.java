@@ -60,9 +60,9 @@ class PaddingTest {
 
         Random rnd = new Random(9);
         float[] x = TestData.gaussian(rnd, 16 * 128);
-        float[] ids = SyntheticReference.gridPositionIds(4, 4, 0);
+        float[] ids = ReferenceMath.imageIds(4, 4);
         float[] ctx = Fp16.rounded(TestData.uniform(rnd, 64 * 32, -1, 1));
-        float[] textIds = SyntheticReference.textPositionIds(64);
+        float[] textIds = ReferenceMath.textIds(64);
         try (OrtHarness ort = OrtHarness.open(padded.graphFile("transformer"))) {
             ort.fp16("x", x, 1, 16, 128)
                     .f32("x_ids", ids, 1, 16, 4)

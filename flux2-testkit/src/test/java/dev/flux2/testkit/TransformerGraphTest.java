@@ -27,10 +27,10 @@ class TransformerGraphTest {
             int gh = g[0];
             int gw = g[1];
             int refs = g[2];
-            float[] ids = SyntheticReference.gridPositionIds(gw, gh, 0);
+            float[] ids = ReferenceMath.imageIds(gh, gw);
             int tokens = gh * gw;
             for (int i = 0; i < refs; i++) {
-                ids = TestData.concat(ids, SyntheticReference.gridPositionIds(2, 2, 10 * (i + 1)));
+                ids = TestData.concat(ids, ReferenceMath.referenceIds(i, 2, 2));
                 tokens += 4;
             }
             float[] x = TestData.gaussian(rnd, tokens * 128);
@@ -43,7 +43,7 @@ class TransformerGraphTest {
                         .f32("x_ids", ids, 1, tokens, 4)
                         .fp16("timesteps", new float[] {sigma}, 1)
                         .fp16("ctx", ctx, 1, l, spec.contextDim())
-                        .f32("ctx_ids", SyntheticReference.textPositionIds(l), 1, l, 4);
+                        .f32("ctx_ids", ReferenceMath.textIds(l), 1, l, 4);
                 float[] actual = ort.run().get("pred");
                 double worst =
                         Agreement.assertClose("pred " + gh + "x" + gw + "+" + refs, expected, actual, Agreement.SINGLE);
@@ -63,7 +63,7 @@ class TransformerGraphTest {
         Random rnd = new Random(3);
         int n = 16;
         float[] x = TestData.gaussian(rnd, n * 128);
-        float[] ids = SyntheticReference.gridPositionIds(4, 4, 0);
+        float[] ids = ReferenceMath.imageIds(4, 4);
         float[] ctx = TestData.uniform(rnd, 64 * 32, -1, 1);
         float[] base = ref.velocity(x, ids, 0.5f, ctx);
         double noticeable = 0.05;
@@ -97,8 +97,8 @@ class TransformerGraphTest {
         // Reference tokens at offsets 10 vs 20 give different noise-token predictions.
         float[] refTokens = TestData.gaussian(rnd, 4 * 128);
         float[] xr = TestData.concat(x, refTokens);
-        float[] pr10 = ref.velocity(xr, TestData.concat(ids, SyntheticReference.gridPositionIds(2, 2, 10)), 0.5f, ctx);
-        float[] pr20 = ref.velocity(xr, TestData.concat(ids, SyntheticReference.gridPositionIds(2, 2, 20)), 0.5f, ctx);
+        float[] pr10 = ref.velocity(xr, TestData.concat(ids, ReferenceMath.referenceIds(0, 2, 2)), 0.5f, ctx);
+        float[] pr20 = ref.velocity(xr, TestData.concat(ids, ReferenceMath.referenceIds(1, 2, 2)), 0.5f, ctx);
         assertTrue(
                 Agreement.maxAbsDiff(Arrays.copyOfRange(pr10, 0, n * 128), Arrays.copyOfRange(base, 0, n * 128))
                         > noticeable,

@@ -141,7 +141,7 @@ class VaeGraphsTest {
         int gh = 4;
         int gw = 4;
         float[] tokens = TestData.gaussian(new Random(5), 16 * 128);
-        float[] latent = SyntheticReference.tokensToLatent(tokens, gw, gh);
+        float[] latent = ReferenceMath.unpack(tokens, 128, gh, gw);
         float[] image = ref.decodeLatent(latent, gw, gh);
         // Tokens fed without the token → NCHW transpose.
         assertTrue(Agreement.maxAbsDiff(image, ref.decodeLatent(tokens, gw, gh)) > 0.1, "untransposed tokens");
@@ -166,8 +166,7 @@ class VaeGraphsTest {
         }
         assertTrue(Agreement.maxAbsDiff(image, other) > 0.1, "transposed latent gives another image");
         assertTrue(Agreement.maxAbsDiff(image, otherTransposedBack) > 0.1, "and not just the transposed image");
-        assertTrue(Arrays.equals(
-                latent, SyntheticReference.tokensToLatent(SyntheticReference.latentToTokens(latent, gw, gh), gw, gh)));
+        assertTrue(Arrays.equals(latent, ReferenceMath.unpack(ReferenceMath.pack(latent, 128, gh, gw), 128, gh, gw)));
     }
 
     @Test

@@ -113,7 +113,7 @@ class VariantGraphsTest {
         SyntheticReference ref = bundle.reference();
         Random rnd = new Random(21);
         int tokens = 12;
-        float[] ids = SyntheticReference.gridPositionIds(4, 3, 0);
+        float[] ids = ReferenceMath.imageIds(3, 4);
         float[] x = TestData.gaussian(rnd, tokens * 128);
         int l = spec.textSequenceLength();
         float[] ctx = TestData.uniform(rnd, l * spec.contextDim(), -1, 1);
@@ -124,7 +124,7 @@ class VariantGraphsTest {
                     .i64("x_ids", longs(ids), tokens, 4)
                     .f32("timesteps", new float[] {sigma})
                     .f32("ctx", ctx, 1, l, spec.contextDim())
-                    .i64("ctx_ids", longs(SyntheticReference.textPositionIds(l)), l, 4);
+                    .i64("ctx_ids", longs(ReferenceMath.textIds(l)), l, 4);
             actual = ort.run().get("pred");
         }
         float[] expected = ref.velocity(x, ids, sigma, ctx);

@@ -11,7 +11,7 @@ import java.util.Objects;
  *
  * <p>Stateless and thread-safe.
  */
-public final class PromptTemplate {
+final class PromptTemplate {
 
     /** Opens the single user turn. */
     static final String PREFIX = "<|im_start|>user\n";
@@ -33,7 +33,7 @@ public final class PromptTemplate {
      * @return {@code "<|im_start|>user\n" + prompt + "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"}
      * @throws NullPointerException if {@code prompt} is null
      */
-    public static String render(String prompt) {
+    static String render(String prompt) {
         Objects.requireNonNull(prompt, "prompt");
         return PREFIX + prompt + SUFFIX;
     }

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns a prompt into the {@code input_ids} and {@code attention_mask} FLUX.2 [klein]'s Qwen3 text encoder takes,
- * exactly as the reference does: render the chat template ({@link PromptTemplate}), encode the whole rendered string
+ * exactly as the reference does: render the chat template ({@code PromptTemplate}), encode the whole rendered string
  * in one call with the bundle's {@code tokenizer.json}, keep the first {@link #sequenceLength()} ids (a long prompt
  * loses the template's tail too, which the reference does not re-append), and right-pad with the
  * {@code pad_token} of {@code tokenizer_config.json} (151643 {@code <|endoftext|>} for Qwen3).
@@ -146,7 +146,7 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
     /**
      * Tokenizes one prompt for the text encoder.
      *
-     * <p>The prompt is rendered with {@link PromptTemplate#render}, the whole string is encoded in one call (so
+     * <p>The prompt is rendered with {@code PromptTemplate.render}, the whole string is encoded in one call (so
      * special-token text typed in the prompt becomes special tokens, and whitespace at the prompt's edges merges
      * with the template as in the reference), the first {@link #sequenceLength()} ids are kept and the rest
      * right-padded with {@link #padId()}.

@@ -125,6 +125,9 @@ class ModulePathIT {
                 lines.contains("provides dev.flux2.spi.Flux2BackendProvider with dev.flux2.onnx.OnnxBackendProvider"),
                 r.out());
         assertTrue(lines.contains("exports dev.flux2.onnx.options"), "the typed options are public: " + r.out());
+        assertFalse(
+                lines.stream().anyMatch(l -> l.startsWith("requires dev.flux2.hub")),
+                "the backend knows no hub (issue #28): " + r.out());
         for (String line : lines) {
             // The packages for applications: the typed options, and installing and choosing the ONNX Runtime
             // library (docs/gpu.md).
@@ -140,14 +143,18 @@ class ModulePathIT {
     }
 
     @Test
-    void theCoreExportsItsApiAndSpiOnly() throws Exception {
+    void theCoreExportsItsFacadeIoApiAndSpiOnly() throws Exception {
         JavaProcess.Result r = java("--module-path", modulePath().toString(), "--describe-module", "dev.flux2.core");
         assertEquals(0, r.exitCode(), r.toString());
         List<String> lines = r.out().lines().map(String::strip).toList();
         List<String> exports =
                 lines.stream().filter(l -> l.startsWith("exports ")).sorted().toList();
-        // The facade (Flux2Pipeline, issue #23), the API's values and the SPI; nothing else.
-        assertEquals(List.of("exports dev.flux2", "exports dev.flux2.api", "exports dev.flux2.spi"), exports, r.out());
+        // The facade (Flux2Pipeline, issue #23), the applications' I/O helpers (issue #28), the API's values and the
+        // SPI; nothing else.
+        assertEquals(
+                List.of("exports dev.flux2", "exports dev.flux2.api", "exports dev.flux2.io", "exports dev.flux2.spi"),
+                exports,
+                r.out());
         assertTrue(lines.contains("uses dev.flux2.spi.Flux2BackendProvider"), r.out());
         assertTrue(lines.contains("qualified exports dev.flux2.math to dev.flux2.bench"), r.out());
         assertTrue(

@@ -6,11 +6,8 @@ package dev.flux2.onnx.options;
  */
 public enum AttentionMode {
     /**
-     * Fused where it is measured faster and accurate: nowhere yet. On WebGPU (an H200 on 2026-12-02, with the
-     * dequantized weights that {@link WeightsMode#AUTO} picks there) fused is 2.4× faster at 1024² and 0.88× at 512²,
-     * but its accuracy is not settled (docs/fused-attention.md §8: the synthetic bundles' images on lavapipe are 3–9
-     * levels from the CPU's fused, at most 1 with the graph); the 2-core CPU was inconclusive at 1024² on 2026-12-01;
-     * CUDA is not measured. Which provider fuses is decided where the providers are chosen.
+     * Fused where it is measured faster and accurate: nowhere yet (the evidence, per provider:
+     * docs/fused-attention.md §4 and §8). Which provider fuses is decided where the providers are chosen.
      */
     AUTO,
     /** Always fused. */

@@ -10,9 +10,8 @@ package dev.flux2.onnx.options;
 public enum WeightsMode {
     /**
      * Dequantized with fp32 products (the packed graph's accuracy) when the first provider is WebGPU, packed
-     * elsewhere (the CPU's {@code MatMulNBits} is its fast path). Measured on an H200, 2026-12-02, 5+20-block step
-     * (docs/fused-attention.md §8): 512² 2.05 s → 0.98 s; 1024² 7.1 s → 7.6 s with the graph's attention (one pair;
-     * its wall time is then the score buffers', not the products'), 7.0 s → 3.2 s with fused attention.
+     * elsewhere (the CPU's {@code MatMulNBits} is its fast path); the measurements behind it: docs/fused-attention.md
+     * §8.
      */
     AUTO,
     /** Always {@code MatMulNBits} on the packed weights: the graphs as exported. */

@@ -57,13 +57,8 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
         return switch (mode) {
             case FUSED -> true;
             case GRAPH -> false;
-            // Not fused by default anywhere yet. WebGPU (H200, 2026-12-02, docs/fused-attention.md §8): with the
-            // dequantized weights of weightForm's AUTO the 5+20-block step is 2.4x faster fused at 1024² (7.6 s ->
-            // 3.19 s) but 0.88x at 512², and the accuracy evidence disagrees: the step's prediction is closer to a
-            // CPU fp32 reference fused, one attention alone is further from exact fused (1.7e-2 against 4.2e-3),
-            // and on lavapipe the synthetic bundles' images are 3-9 levels from the CPU provider's fused against
-            // at most 1 with the graph (WebGpuPipelineTest). The CPU's 1.41x at 512² but 0.94x (inconclusive) at
-            // 1024²; CUDA not measurable here. A provider joins here once it is measured faster and accurate.
+            // Not fused by default anywhere yet: no provider is measured both faster and accurate (the evidence:
+            // docs/fused-attention.md §4 and §8). A provider joins here once it is.
             case AUTO -> false;
         };
     }

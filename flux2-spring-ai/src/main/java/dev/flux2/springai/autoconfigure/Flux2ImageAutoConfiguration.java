@@ -94,6 +94,7 @@ public class Flux2ImageAutoConfiguration {
                         .build())
                 .observationRegistry(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP))
                 .allowRemoteImages(properties.isAllowRemoteImages())
+                .localImageFolders(properties.getLocalImageFolders())
                 .build();
         observationConvention.ifAvailable(model::setObservationConvention);
         return model;

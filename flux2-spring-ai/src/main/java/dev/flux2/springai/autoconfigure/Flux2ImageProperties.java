@@ -2,7 +2,9 @@ package dev.flux2.springai.autoconfigure;
 
 import dev.flux2.api.MemoryPolicy;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -27,8 +29,11 @@ public class Flux2ImageProperties {
     /** Further backend options (threads, cpu_tuned, fused, ...), as Flux2Pipeline.Builder.backendOption takes them. */
     private Map<String, String> backendOptions = new LinkedHashMap<>();
 
-    /** Whether http(s) image URLs attached to prompts are fetched (default false: bytes, base64, data: and file:). */
+    /** Whether http(s) image URLs attached to prompts are fetched (default false: bytes, base64, data:). */
     private boolean allowRemoteImages;
+
+    /** The folders whose files file: image URLs may name (default none: file: URLs are refused). */
+    private List<Path> localImageFolders = new ArrayList<>();
 
     private final Options options = new Options();
 
@@ -84,6 +89,16 @@ public class Flux2ImageProperties {
     /** @param allowRemoteImages whether remote image URLs are fetched */
     public void setAllowRemoteImages(boolean allowRemoteImages) {
         this.allowRemoteImages = allowRemoteImages;
+    }
+
+    /** @return the folders whose files file: image URLs may name */
+    public List<Path> getLocalImageFolders() {
+        return localImageFolders;
+    }
+
+    /** @param localImageFolders the folders whose files file: image URLs may name */
+    public void setLocalImageFolders(List<Path> localImageFolders) {
+        this.localImageFolders = localImageFolders;
     }
 
     /** @return the defaults of every call */

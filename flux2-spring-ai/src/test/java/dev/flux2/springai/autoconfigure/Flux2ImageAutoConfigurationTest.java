@@ -16,6 +16,7 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -54,6 +55,7 @@ class Flux2ImageAutoConfigurationTest {
                         "spring.ai.flux2.image.hub.cache-dir=/tmp/flux2-hub-cache",
                         "spring.ai.flux2.image.hub.offline=true",
                         "spring.ai.flux2.image.allow-remote-images=true",
+                        "spring.ai.flux2.image.local-image-folders=/srv/images,/tmp/uploads",
                         "spring.ai.flux2.image.limits.max-images=3",
                         "spring.ai.flux2.image.limits.max-steps=50",
                         "spring.ai.flux2.image.limits.max-references=2")
@@ -70,6 +72,7 @@ class Flux2ImageAutoConfigurationTest {
                     assertEquals(Path.of("/tmp/flux2-hub-cache"), p.getHub().getCacheDir());
                     assertEquals(Boolean.TRUE, p.getHub().getOffline());
                     assertEquals(true, p.isAllowRemoteImages());
+                    assertEquals(List.of(Path.of("/srv/images"), Path.of("/tmp/uploads")), p.getLocalImageFolders());
                     Flux2Pipeline pipeline = ctx.getBean(Flux2Pipeline.class);
                     assertEquals(3, pipeline.limits().maxImages());
                     assertEquals(50, pipeline.limits().maxSteps());

@@ -1,4 +1,4 @@
-package dev.flux2;
+package dev.flux2.io;
 
 import java.awt.image.BufferedImage;
 

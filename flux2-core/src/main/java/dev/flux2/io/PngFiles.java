@@ -1,5 +1,7 @@
-package dev.flux2.api;
+package dev.flux2.io;
 
+import dev.flux2.api.GeneratedImage;
+import dev.flux2.api.GenerationMetadata;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

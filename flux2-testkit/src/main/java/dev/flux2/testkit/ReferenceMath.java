@@ -1,11 +1,13 @@
-package dev.flux2.pipeline;
+package dev.flux2.testkit;
 
 import java.awt.image.BufferedImage;
 
 /**
- * Test-side re-implementation of the pipeline math, written from docs/pipeline-reference.md (§5, §6, §9, §12) and
- * independent of the production classes, so that engine tests compare against something the engine did not
- * compute. {@link ReferenceMathTest} pins it to the golden vectors.
+ * The tests' one pipeline oracle: a re-implementation of the pipeline math (schedule, img2img start, packing,
+ * position ids, pixel conversion), written from docs/pipeline-reference.md (§5, §6, §9, §12) and independent of the
+ * production classes, so that tests compare against something the engine did not compute. flux2-core's
+ * {@code ReferenceMathTest} pins it to the golden vectors; {@link SyntheticReference} (the synthetic graphs' math)
+ * and the engine's tests take their layouts from it.
  */
 public final class ReferenceMath {
     private ReferenceMath() {}
