@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# ONNX Runtime's CUDA provider on the device tool's H200 (flux2-bench/gpu/README.md, "CUDA"). Needs the payload that
+# cuda-recv.sh unpacked into /root/in (kit staged into /root/cuda, JRE in /root/jre, flux2.jar, flux2-bench.jar,
+# flux2-testkit.jar, diffusers-src.tar.gz). Sections, in the order given on the command line:
+#   correctness  miniature synthetic bundles (seed and hlhc layouts): every case with --provider cpu and cuda, the
+#                images compared (imgdiff.py); no crash at exit
+#   steps        one denoiser step per graph form and TF32 setting at 512² and 1024² (CudaStepComparison)
+#   accuracy     the same forms at 1 + 1 blocks against the seed graph on the CPU provider at 512²
+#   profile      ONNX Runtime's profile per operator type of the seed and fp16-attention forms at 1024²
+#                (CUDA_LAUNCH_BLOCKING=1)
+#   peer         diffusers' Flux2Transformer2DModel, bf16, one step at 512² and 1024² (peer_step.py)
+#   fresh        the first image of a fresh `flux2 generate --provider cuda` process on a timing bundle
+#   fullsize     the full-size synthetic bundle: warm-pipeline images, fresh process, tokenizing, memory
+# Writes the log and results to $OUT. Device memory in use is sampled with nvidia-smi every 100 ms per section.
+set -u
+OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
+HERE=$(cd "$(dirname "$0")" && pwd)
+exec > >(tee -a "$OUT/log.txt") 2>&1
+IN=/root/in; W=/root/w; mkdir -p $W
+J=/root/jre/bin/java
+eval "export $(grep '^LD_LIBRARY_PATH=' $IN/stage.out | tail -1)"
+NATIVE=/root/cuda/ortgpu
+JO="-Xmx24g -Donnxruntime.native.path=$NATIVE"
+CP="$IN/flux2.jar:$IN/flux2-bench.jar:$IN/flux2-testkit.jar"
+F="$J $JO -jar $IN/flux2.jar"
+export FLUX2_HOME=$W/home
+echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader) $(uname -m) cores=$(nproc)"
+echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+
+MEMPID=""
+mem_start() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$W/mem-$1.txt" 2>/dev/null & MEMPID=$!; }
+mem_stop() { kill "$MEMPID" 2>/dev/null; wait "$MEMPID" 2>/dev/null; echo "peak device memory in use during $1: $(sort -n "$W/mem-$1.txt" | tail -1) MiB (idle before: $(head -1 "$W/mem-$1.txt") MiB)"; }
+
+correctness() {
+  echo "== correctness $(date -u +%T)"
+  cd $W
+  $J -cp "$CP" dev.flux2.testkit.SyntheticBundleMain seed --size 256x256 --fused engine > /dev/null
+  $J -cp "$CP" dev.flux2.testkit.SyntheticBundleMain hlhc --size 256x256 --hlhc > /dev/null
+  python3 -c "
+from PIL import Image, ImageDraw
+m = Image.new('L', (256, 256), 0); ImageDraw.Draw(m).rectangle([64, 64, 191, 191], fill=255); m.save('$W/mask.png')"
+  PAIRS=()
+  run_case() {
+    local name=$1 model=$2; shift 2
+    for p in cpu cuda; do
+      local t0; t0=$(date +%s%N)
+      $F generate --model "$model" --prompt "a red fox in the snow" --seed 7 --no-progress --provider $p \
+        -o "$W/$name-$p.png" "$@" > "$W/$name-$p.log" 2>&1
+      local rc=$?
+      local errs; errs=$(grep -c -i -E 'SIGSEGV|fatal error|hs_err|CUDA failure|CUDNN failure|CUBLAS failure' "$W/$name-$p.log")
+      echo "case $name $p rc=$rc errors=$errs wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms $(grep -o 'timings: .*' "$W/$name-$p.log" | head -1)"
+      [ $rc -ne 0 ] && tail -3 "$W/$name-$p.log" | cut -c1-600
+    done
+    if [ -f "$W/$name-cpu.png" ]; then PAIRS+=("$W/$name-cpu.png" "$W/$name-cuda.png"); fi
+    for k in 0 1 2; do
+      if [ -f "$W/$name-cpu-$k.png" ]; then PAIRS+=("$W/$name-cpu-$k.png" "$W/$name-cuda-$k.png"); fi
+    done
+  }
+  mem_start correctness
+  run_case fused seed
+  run_case perstep seed --no-fused
+  run_case perstep-mha seed --no-fused --attention fused
+  run_case size512x384 seed -W 512 -H 384 --no-fused
+  run_case img2img seed --init-image "$W/fused-cpu.png" --strength 0.75
+  run_case inpaint seed --init-image "$W/fused-cpu.png" --mask "$W/mask.png" --no-fused
+  run_case refs seed --reference "$W/fused-cpu.png" --reference "$W/perstep-cpu.png"
+  run_case two seed --num-images 2 --no-fused
+  run_case hlhc hlhc
+  run_case hlhc-img2img hlhc --init-image "$W/fused-cpu.png" --strength 0.75
+  run_case hlhc1024 hlhc -W 1024 -H 1024
+  mem_stop correctness
+  python3 "$HERE/imgdiff.py" "${PAIRS[@]}" | tee "$OUT/diff.txt"
+  ls $W/hs_err* 2>/dev/null && echo "JVM CRASH FILES PRESENT"
+  cd - > /dev/null
+}
+
+steps() {
+  echo "== steps $(date -u +%T)"
+  mem_start steps
+  $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaStepComparison --dir $W/step --size "${STEP_SIZES:-512,1024}" \
+    --forms "${STEP_FORMS:-seed,seed-notf32,mha32,mha16,mha16-notf32,mha16bsnh}" --rounds "${STEP_ROUNDS:-10}" \
+    ${STEP_EXTRA:-} 2>&1 | grep -v '^\[main\] INFO'
+  mem_stop steps
+}
+
+accuracy() {
+  echo "== accuracy $(date -u +%T): klein width, 1 double + 1 single block, every form against the CPU provider"
+  $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaStepComparison --dir $W/step11 --blocks 1+1 --size 512,1024 \
+    --forms "${STEP_FORMS:-seed,seed-notf32,mha32,mha16,mha16-notf32,mha16bsnh}" --rounds 3 --cpu-reference 2>&1 \
+    | grep -v '^\[main\] INFO'
+}
+
+profile() {
+  echo "== profile $(date -u +%T) (CUDA_LAUNCH_BLOCKING=1: host node times = kernel times + launch)"
+  CUDA_LAUNCH_BLOCKING=1 $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaStepComparison --dir $W/step --size 1024 \
+    --forms "${PROFILE_FORMS:-seed,mha16}" --rounds 1 --profile 2>&1 | grep -v '^\[main\] INFO'
+}
+
+peer() {
+  echo "== peer $(date -u +%T)"
+  mkdir -p /root/dsrc && tar xzf $IN/diffusers-src.tar.gz -C /root/dsrc
+  mem_start peer
+  PYTHONUNBUFFERED=1 python3 "$HERE/peer_step.py" /root/dsrc/src 2>&1 | grep -v Warning
+  mem_stop peer
+}
+
+fresh() {
+  echo "== fresh $(date -u +%T)"
+  cd $W
+  [ -d timing ] || $J -cp "$CP" dev.flux2.bench.timing.TimingBundleMain timing 512 5+20 > /dev/null
+  for s in 512 1024; do
+    mem_start fresh$s
+    t0=$(date +%s%N)
+    $F generate --model timing --prompt "a red fox in the snow" --seed 7 --no-progress --provider cuda \
+      -W $s -H $s -o "$W/timing-$s.png" > "$W/fresh-$s.log" 2>&1
+    echo "fresh process timing bundle ${s}² rc=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms $(grep -o 'timings: .*' "$W/fresh-$s.log")"
+    mem_stop fresh$s
+  done
+  cd - > /dev/null
+}
+
+for section in "$@"; do "$section"; done
+echo "== done $(date -u)"
