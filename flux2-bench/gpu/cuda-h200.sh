@@ -119,5 +119,29 @@ fresh() {
   cd - > /dev/null
 }
 
+fullsize() {
+  echo "== fullsize $(date -u +%T)"
+  cd $W
+  if [ ! -d full ]; then
+    t0=$(date +%s%N)
+    $J -Xmx24g -cp "$CP" dev.flux2.testkit.timing.FullSizeBundleMain full --size 512x512 2>&1 | grep -v '^\[main\] INFO'
+    echo "written in $(( ($(date +%s%N) - t0) / 1000000 )) ms; $(du -sh full | cut -f1)"
+  fi
+  mem_start pipeline
+  $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaPipelineBench --model full --size 512,1024 --images "${IMAGES:-5}" \
+    ${PIPE_OPTS:-} 2>&1 | grep -v -E '^\[main\] INFO|VerifyEachNodeIsAssignedToAnEp|CleanUnusedInitializers'
+  mem_stop pipeline
+  for s in 512 1024; do
+    mem_start freshfull$s
+    t0=$(date +%s%N)
+    $F generate --model full --prompt "a red fox in the snow" --seed 7 --no-progress --provider cuda \
+      -W $s -H $s -o "$W/full-$s.png" ${GEN_OPTS:-} > "$W/freshfull-$s.log" 2>&1
+    echo "fresh process full-size bundle ${s}² rc=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms $(grep -o 'timings: .*' "$W/freshfull-$s.log")"
+    [ -f "$W/full-$s.png" ] || tail -3 "$W/freshfull-$s.log"
+    mem_stop freshfull$s
+  done
+  cd - > /dev/null
+}
+
 for section in "$@"; do "$section"; done
 echo "== done $(date -u)"

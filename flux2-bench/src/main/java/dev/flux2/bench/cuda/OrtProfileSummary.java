@@ -25,6 +25,7 @@ final class OrtProfileSummary {
             }
         }
         Map<String, long[]> byOp = new TreeMap<>();
+        Map<String, java.util.List<JsonNode>> nodesByOp = new TreeMap<>();
         long total = 0;
         for (JsonNode e : events) {
             if ("Node".equals(e.path("cat").asText())
@@ -35,6 +36,8 @@ final class OrtProfileSummary {
                 v[0] += dur;
                 v[1]++;
                 total += dur;
+                nodesByOp.computeIfAbsent(e.path("args").path("op_name").asText("?"), k -> new java.util.ArrayList<>())
+                        .add(e);
             }
         }
         long all = Math.max(total, 1);
@@ -49,5 +52,24 @@ final class OrtProfileSummary {
                         e.getValue()[0] / 1e3,
                         100.0 * e.getValue()[0] / all));
         System.out.printf(Locale.ROOT, "  %-28s %9.2f ms%n", "total", total / 1e3);
+        for (String op : DETAILED) {
+            java.util.List<JsonNode> nodes = nodesByOp.getOrDefault(op, java.util.List.of());
+            if (nodes.isEmpty()) {
+                continue;
+            }
+            System.out.println("  largest " + op + " nodes:");
+            nodes.stream()
+                    .sorted((a, b) -> Long.compare(b.path("dur").asLong(), a.path("dur").asLong()))
+                    .limit(4)
+                    .forEach(n -> System.out.printf(
+                            Locale.ROOT,
+                            "    %7.3f ms %s %s%n",
+                            n.path("dur").asLong() / 1e3,
+                            n.path("name").asText().replace("_kernel_time", ""),
+                            n.path("args").path("input_type_shape").toString()));
+        }
     }
+
+    /** Operator types whose largest nodes are listed: the elementwise work around attention and RoPE. */
+    private static final java.util.List<String> DETAILED = java.util.List.of("Split", "Mul", "Cast", "Concat");
 }
