@@ -6,6 +6,7 @@ import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
+import dev.flux2.onnx.attention.AttentionFuser;
 import dev.flux2.onnx.bundle.BundleConfig;
 import dev.flux2.onnx.bundle.BundleIo;
 import dev.flux2.onnx.bundle.FusedChoice;
@@ -143,7 +144,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                                     bundleConfig,
                                     io,
                                     CpuTuning.of(options.cpuTuned()),
-                                    providers.fusesAttention(options.attention()),
+                                    providers.mhaFusion(options.attention()),
                                     providers.weightForm(options.weights()))));
             LOG.debug(
                     "opened {} ({}, {}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
@@ -197,7 +198,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             BundleConfig config,
             BundleIo io,
             Optional<CpuTuning> cpuTuning,
-            boolean fusedAttention,
+            Optional<AttentionFuser.Precision> mhaFusion,
             WeightForm weights) {
         TunedGraphStore store = new TunedGraphStore(TunedGraphStore.defaultCacheRoot(), true);
         Map<String, TunedGraph> tuned = new LinkedHashMap<>();
@@ -207,7 +208,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                 if (config.usedModelKeys().contains(key)) {
                     CpuTuning t = cpuTuning
                             .get()
-                            .withFusedAttention(fusedAttention)
+                            .withFusedAttention(mhaFusion)
                             .withWeights(transformer(key) ? weights : WeightForm.PACKED);
                     tuned.put(key, store.derive(key, io.signature(key), t));
                 }
@@ -220,7 +221,8 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                 GraphKeys.TRANSFORMER_FUSED,
                 GraphKeys.VAE_DECODER_ATTN_CHUNK,
                 GraphKeys.VAE_DECODER)) {
-            CpuTuning t = new CpuTuning(false, false, fusedAttention, transformer(key) ? weights : WeightForm.PACKED);
+            CpuTuning t = new CpuTuning(false, false, false, transformer(key) ? weights : WeightForm.PACKED)
+                    .withFusedAttention(mhaFusion);
             if (t.editsAnything()
                     && !tuned.containsKey(key)
                     && config.usedModelKeys().contains(key)) {

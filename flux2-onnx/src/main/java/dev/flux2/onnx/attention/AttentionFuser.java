@@ -97,6 +97,20 @@ public final class AttentionFuser {
     }
 
     /**
+     * The element type the fused node computes in: q, k and v are cast to it before the node and its output back to
+     * the attention output's type after it.
+     */
+    public enum Precision {
+        /**
+         * fp32: ONNX Runtime's CPU kernel has only fp32, and the graphs compute scores and softmax in fp32 for
+         * accuracy (docs/fused-attention.md).
+         */
+        FP32,
+        /** fp16: CUDA's fast form (docs/fused-attention.md §9). */
+        FP16
+    }
+
+    /**
      * What the fusion did.
      *
      * @param candidates Softmax nodes looked at
@@ -156,7 +170,7 @@ public final class AttentionFuser {
      * @return what {@link #fuse} would do
      */
     public static Result inspect(ModelProto model) {
-        return new Run(model, Layout.BATCH_HEADS).match();
+        return new Run(model, Layout.BATCH_HEADS, Precision.FP32).match();
     }
 
     /**
@@ -174,7 +188,27 @@ public final class AttentionFuser {
      * @return the model with every recognised attention fused (the same model when none was)
      */
     public static Fusion fuse(ModelProto model, Layout layout) {
-        Run run = new Run(model, layout);
+        return fuse(model, layout, Precision.FP32);
+    }
+
+    /**
+     * @param model a graph (external data not needed)
+     * @param precision the element type the fused node computes in
+     * @return the model with every recognised attention fused in the {@link Layout#BATCH_HEADS} form (the same model
+     *     when none was)
+     */
+    public static Fusion fuse(ModelProto model, Precision precision) {
+        return fuse(model, Layout.BATCH_HEADS, precision);
+    }
+
+    /**
+     * @param model a graph (external data not needed)
+     * @param layout the fused node's layout
+     * @param precision the element type the fused node computes in
+     * @return the model with every recognised attention fused (the same model when none was)
+     */
+    public static Fusion fuse(ModelProto model, Layout layout, Precision precision) {
+        Run run = new Run(model, layout, precision);
         Result r = run.match();
         if (r.fused() == 0) {
             return new Fusion(model, r);
@@ -215,12 +249,14 @@ public final class AttentionFuser {
         private final Map<String, List<Long>> declaredDims = new HashMap<>();
         private final ElementTypes types;
         private final Layout layout;
+        private final int compute;
         private final List<Block> blocks = new ArrayList<>();
         private final List<String> keptBatchHeads = new ArrayList<>();
 
-        Run(ModelProto model, Layout layout) {
+        Run(ModelProto model, Layout layout, Precision precision) {
             this.model = model;
             this.layout = layout;
+            this.compute = precision == Precision.FP16 ? FLOAT16 : FLOAT;
             this.graph = model.getGraph();
             for (int i = 0; i < graph.getNodeCount(); i++) {
                 NodeProto n = graph.getNode(i);
@@ -729,9 +765,9 @@ public final class AttentionFuser {
                     perm[perm.length - 2] = perm.length - 1;
                     k = node(nodes, names, p + "_k", "Transpose", List.of(k), List.of(ints("perm", perm)));
                 }
-                q = toFloat(nodes, names, p + "_q", q, blk.qType);
-                k = toFloat(nodes, names, p + "_k", k, blk.kType);
-                String v = toFloat(nodes, names, p + "_v", blk.v, blk.vType);
+                q = toCompute(nodes, names, p + "_q", q, blk.qType);
+                k = toCompute(nodes, names, p + "_k", k, blk.kType);
+                String v = toCompute(nodes, names, p + "_v", blk.v, blk.vType);
                 if (blk.heads > 0) {
                     bsnh(nodes, names, p, blk, q, k, v, constants, shapes);
                 } else {
@@ -835,7 +871,7 @@ public final class AttentionFuser {
             String lead = node(nodes, names, p + "_lead", "Slice", List.of(qShape, zero, minusOne, zero), List.of());
             String last = node(nodes, names, p + "_last", "Slice", List.of(vShape, minusOne, end, zero), List.of());
             String shape = node(nodes, names, p + "_shape", "Concat", List.of(lead, last), List.of(axis0()));
-            boolean cast = blk.outputType != FLOAT;
+            boolean cast = blk.outputType != compute;
             String reshaped = cast ? names.fresh(p + "_out") : blk.output;
             nodes.add(plain(names.fresh(p + "_reshape"), "Reshape", List.of(mha, shape), reshaped, List.of()));
             if (cast) {
@@ -890,7 +926,7 @@ public final class AttentionFuser {
                     .build());
             String split = shape(names, constants, shapes, 0, 0, blk.heads, -1);
             String out4 = node(nodes, names, p + "_out4", "Reshape", List.of(mha, split), List.of());
-            boolean cast = blk.outputType != FLOAT;
+            boolean cast = blk.outputType != compute;
             String heads = cast ? names.fresh(p + "_out") : blk.output;
             nodes.add(plain(
                     names.fresh(p + "_heads"), "Transpose", List.of(out4), heads, List.of(ints("perm", BNSH_BSNH))));
@@ -984,11 +1020,18 @@ public final class AttentionFuser {
             return node(nodes, names, p + "_3d", "Reshape", List.of(x, to), List.of());
         }
 
-        private String toFloat(List<NodeProto> nodes, Names names, String p, String x, int type) {
-            if (type == FLOAT) {
+        /** x cast to the fused node's element type, when it is of another. */
+        private String toCompute(List<NodeProto> nodes, Names names, String p, String x, int type) {
+            if (type == compute) {
                 return x;
             }
-            return node(nodes, names, p + "_fp32", "Cast", List.of(x), List.of(intAttr("to", FLOAT)));
+            return node(
+                    nodes,
+                    names,
+                    p + (compute == FLOAT ? "_fp32" : "_fp16"),
+                    "Cast",
+                    List.of(x),
+                    List.of(intAttr("to", compute)));
         }
 
         private static String emit(List<NodeProto> nodes, Names names, String p, NodeProto template) {

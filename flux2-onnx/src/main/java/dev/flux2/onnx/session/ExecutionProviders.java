@@ -3,12 +3,14 @@ package dev.flux2.onnx.session;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
+import dev.flux2.onnx.attention.AttentionFuser;
 import dev.flux2.onnx.options.AttentionMode;
 import dev.flux2.onnx.options.WeightsMode;
 import dev.flux2.onnx.weights.WeightForm;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The execution providers sessions are created with, in order of preference, after {@link ProviderSelector} has
@@ -54,17 +56,26 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
      * @return whether the transformer's and the VAE decoder's attention runs fused on these providers
      */
     public boolean fusesAttention(AttentionMode mode) {
+        return mhaFusion(mode).isPresent();
+    }
+
+    /**
+     * The one place where the backend option {@code attention} meets the providers.
+     *
+     * @param mode the backend option {@code attention}
+     * @return the precision the transformer's and the VAE decoder's attention runs fused in on these providers, empty
+     *     when it runs as the graph writes it
+     */
+    public Optional<AttentionFuser.Precision> mhaFusion(AttentionMode mode) {
         return switch (mode) {
-            case FUSED -> true;
-            case GRAPH -> false;
-            // Not fused by default anywhere yet. WebGPU (H200, 2026-12-02, docs/fused-attention.md §8): with the
-            // dequantized weights of weightForm's AUTO the 5+20-block step is 2.4x faster fused at 1024² (7.6 s ->
-            // 3.19 s) but 0.88x at 512², and the accuracy evidence disagrees: the step's prediction is closer to a
-            // CPU fp32 reference fused, one attention alone is further from exact fused (1.7e-2 against 4.2e-3),
-            // and on lavapipe the synthetic bundles' images are 3-9 levels from the CPU provider's fused against
-            // at most 1 with the graph (WebGpuPipelineTest). The CPU's 1.41x at 512² but 0.94x (inconclusive) at
-            // 1024²; CUDA not measurable here. A provider joins here once it is measured faster and accurate.
-            case AUTO -> false;
+            case FUSED -> Optional.of(AttentionFuser.Precision.FP32);
+            case FUSED_FP16 -> Optional.of(AttentionFuser.Precision.FP16);
+            case GRAPH -> Optional.empty();
+            // CUDA: fp16 fused attention (docs/fused-attention.md §9). The CPU and WebGPU: the graphs as exported
+            // (docs/fused-attention.md §8: on WebGPU fused is faster at 1024² but slower at 512² and its accuracy
+            // evidence disagrees; the CPU inconclusive at 1024²). A provider joins here once it is measured faster
+            // and accurate.
+            case AUTO -> firstIs(OrtProvider.CUDA) ? Optional.of(AttentionFuser.Precision.FP16) : Optional.empty();
         };
     }
 
@@ -81,12 +92,12 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
             case DEQUANTIZED_FP16 -> WeightForm.DEQUANTIZED_FP16;
             // WebGPU's MatMulNBits shader at block 16 is a matrix-vector kernel (docs/fused-attention.md §8); the
             // CPU's MatMulNBits is its fast path; CUDA not measured.
-            case AUTO -> firstIsWebGpu() ? WeightForm.DEQUANTIZED : WeightForm.PACKED;
+            case AUTO -> firstIs(OrtProvider.WEBGPU) ? WeightForm.DEQUANTIZED : WeightForm.PACKED;
         };
     }
 
-    private boolean firstIsWebGpu() {
-        return !providers.isEmpty() && providers.get(0) == OrtProvider.WEBGPU;
+    private boolean firstIs(OrtProvider provider) {
+        return !providers.isEmpty() && providers.get(0) == provider;
     }
 
     /** @return whether sessions with these providers live on a device (WebGPU, DirectML, CUDA, …) */

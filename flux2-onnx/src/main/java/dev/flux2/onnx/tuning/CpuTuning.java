@@ -1,5 +1,6 @@
 package dev.flux2.onnx.tuning;
 
+import dev.flux2.onnx.attention.AttentionFuser;
 import dev.flux2.onnx.options.CpuTuned;
 import dev.flux2.onnx.weights.WeightForm;
 import java.util.Optional;
@@ -16,9 +17,15 @@ import java.util.Optional;
  *     despite this type's name: the derived graphs of every provider share this store
  * @param weights how the 4-bit block-16 {@code MatMulNBits} are computed: packed as exported, or dequantized in the
  *     graph before a {@code MatMul} ({@link dev.flux2.onnx.weights.WeightDequantizer}); for WebGPU, not the CPU
+ * @param mhaPrecision the element type the fused {@code MultiHeadAttention} computes in (read when
+ *     {@code fusedAttention})
  */
 public record CpuTuning(
-        boolean accuracyLevelZero, boolean fp32Activations, boolean fusedAttention, WeightForm weights) {
+        boolean accuracyLevelZero,
+        boolean fp32Activations,
+        boolean fusedAttention,
+        WeightForm weights,
+        AttentionFuser.Precision mhaPrecision) {
     /** Both CPU edits: what the {@code cpu_tuned} backend option applies. */
     public static final CpuTuning FULL = new CpuTuning(true, true);
 
@@ -31,6 +38,19 @@ public record CpuTuning(
     /** Checks for null. */
     public CpuTuning {
         java.util.Objects.requireNonNull(weights, "weights");
+        java.util.Objects.requireNonNull(mhaPrecision, "mhaPrecision");
+    }
+
+    /**
+     * The edits with fp32 fused attention.
+     *
+     * @param accuracyLevelZero see the record
+     * @param fp32Activations see the record
+     * @param fusedAttention see the record
+     * @param weights see the record
+     */
+    public CpuTuning(boolean accuracyLevelZero, boolean fp32Activations, boolean fusedAttention, WeightForm weights) {
+        this(accuracyLevelZero, fp32Activations, fusedAttention, weights, AttentionFuser.Precision.FP32);
     }
 
     /**
@@ -69,12 +89,22 @@ public record CpuTuning(
 
     /** @return these edits with fused attention on or off */
     public CpuTuning withFusedAttention(boolean fused) {
-        return new CpuTuning(accuracyLevelZero, fp32Activations, fused, weights);
+        return new CpuTuning(accuracyLevelZero, fp32Activations, fused, weights, mhaPrecision);
+    }
+
+    /** @return these edits with fused attention in the given precision, or without it when empty */
+    public CpuTuning withFusedAttention(Optional<AttentionFuser.Precision> precision) {
+        return new CpuTuning(
+                accuracyLevelZero,
+                fp32Activations,
+                precision.isPresent(),
+                weights,
+                precision.orElse(AttentionFuser.Precision.FP32));
     }
 
     /** @return these edits with the block-16 weight products in the given form */
     public CpuTuning withWeights(WeightForm form) {
-        return new CpuTuning(accuracyLevelZero, fp32Activations, fusedAttention, form);
+        return new CpuTuning(accuracyLevelZero, fp32Activations, fusedAttention, form, mhaPrecision);
     }
 
     /** @return whether the rewrite changes anything */
@@ -87,11 +117,14 @@ public record CpuTuning(
         return accuracyLevelZero || fp32Activations;
     }
 
-    /** @return a short label for file names and logs, e.g. {@code acc0-fp32}, {@code acc-kept-fp16-dq} */
+    /**
+     * @return a short label for file names and logs, e.g. {@code acc0-fp32}, {@code acc-kept-fp16-dq},
+     *     {@code acc-kept-fp16-mha16} (fp16 fused attention)
+     */
     public String label() {
         return (accuracyLevelZero ? "acc0" : "acc-kept")
                 + (fp32Activations ? "-fp32" : "-fp16")
-                + (fusedAttention ? "-mha" : "")
+                + (fusedAttention ? (mhaPrecision == AttentionFuser.Precision.FP16 ? "-mha16" : "-mha") : "")
                 + weights.label();
     }
 }

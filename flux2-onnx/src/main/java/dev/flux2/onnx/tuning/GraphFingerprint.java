@@ -19,7 +19,7 @@ import java.util.TreeMap;
  */
 final class GraphFingerprint {
     /** Bumped whenever {@link GraphRewriter}'s output changes for the same input. */
-    static final int REWRITER_VERSION = 1;
+    static final int REWRITER_VERSION = 2;
 
     private GraphFingerprint() {}
 

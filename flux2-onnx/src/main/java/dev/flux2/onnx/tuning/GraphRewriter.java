@@ -115,7 +115,7 @@ final class GraphRewriter {
         }
         if (tuning.fusedAttention()) {
             // First, on the source's types: the fp32 conversion below then also re-types the casts it adds.
-            AttentionFuser.Fusion fusion = AttentionFuser.fuse(model);
+            AttentionFuser.Fusion fusion = AttentionFuser.fuse(model, tuning.mhaPrecision());
             model = fusion.model();
             attention = Optional.of(fusion.result());
         }

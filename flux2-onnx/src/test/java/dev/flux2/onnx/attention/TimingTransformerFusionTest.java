@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnx.proto.OnnxMl.ModelProto;
+import ai.onnx.proto.OnnxMl.NodeProto;
+import ai.onnx.proto.OnnxMl.TensorProto;
 import com.google.protobuf.CodedInputStream;
 import dev.flux2.testkit.timing.TimingTransformerFiles;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
@@ -12,6 +14,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * every block is fused, RoPE and the norms stay outside, and the prediction matches the source graph's.
  */
 class TimingTransformerFusionTest {
+    private static final int FLOAT = TensorProto.DataType.FLOAT_VALUE;
+    private static final int FLOAT16 = TensorProto.DataType.FLOAT16_VALUE;
     private static final int TEXT = 8;
     private static final int TOKENS = 16;
 
@@ -42,7 +50,20 @@ class TimingTransformerFusionTest {
         fuseAndCompare(AttentionFuser.Layout.BSNH);
     }
 
+    /**
+     * fp16 MHA fusion (CUDA's form): q, k, v cast to fp16 before each {@code MultiHeadAttention}, its output cast to
+     * the attention output's type after it, the blocks otherwise as in the fp32 form.
+     */
+    @Test
+    void theFp16FormCastsQkvToFp16AndRunsOnTheCpu() throws Exception {
+        fuseAndCompare(AttentionFuser.Layout.BATCH_HEADS, AttentionFuser.Precision.FP16);
+    }
+
     private void fuseAndCompare(AttentionFuser.Layout layout) throws Exception {
+        fuseAndCompare(layout, AttentionFuser.Precision.FP32);
+    }
+
+    private void fuseAndCompare(AttentionFuser.Layout layout, AttentionFuser.Precision precision) throws Exception {
         TimingTransformerSpec spec = TimingTransformerSpec.builder()
                 .heads(4)
                 .contextDim(64)
@@ -59,7 +80,7 @@ class TimingTransformerFusionTest {
             coded.setSizeLimit(Integer.MAX_VALUE);
             source = ModelProto.parseFrom(coded);
         }
-        AttentionFuser.Fusion f = AttentionFuser.fuse(source, layout);
+        AttentionFuser.Fusion f = AttentionFuser.fuse(source, layout, precision);
         int blocks = spec.doubleBlocks() + spec.singleBlocks();
         int attentions = blocks * spec.headGroups();
         assertEquals(attentions, f.result().candidates());
@@ -77,10 +98,13 @@ class TimingTransformerFusionTest {
                                 .findFirst()
                                 .orElseThrow()
                                 .getI()));
+        if (layout == AttentionFuser.Layout.BATCH_HEADS) {
+            assertComputesIn(f.model(), precision == AttentionFuser.Precision.FP16 ? FLOAT16 : FLOAT);
+        }
         // RoPE (its Sin/Cos-free rotation: Mul, Sub, Add on pairs) and the RMSNorm stay: only the two scale Mul nodes
         // per block and the score/probability MatMul nodes go.
         assertTrue(AttentionFuserTest.count(f.model(), "Sub") >= 2L * blocks, "RoPE kept");
-        Path fused = files.graphFile().resolveSibling("fused-" + layout + ".onnx");
+        Path fused = files.graphFile().resolveSibling("fused-" + layout + "-" + precision + ".onnx");
         try (OutputStream out = Files.newOutputStream(fused)) {
             f.model().writeTo(out);
         }
@@ -99,6 +123,54 @@ class TimingTransformerFusionTest {
         // does not; both round every block's output to fp16. Measured on 2026-12-01 with this spec and inputs:
         // relative RMS 4.6e-4, largest difference 0.0039 (one fp16 ulp of values in [4, 8)). 3e-3 leaves room for
         // other summation orders without admitting a wrong attention (a wrong scale or a transposed k gives ~1).
+        // The fp16 form (ONNX Runtime 1.26's CPU MultiHeadAttention takes fp16) also rounds q and k to fp16 and
+        // computes in fp16: measured on 2026-12-04, relative RMS 8.2e-4, largest difference 0.0059; same bound.
         assertTrue(relRms < 3e-3, "relative RMS difference " + relRms + ", max " + max);
+    }
+
+    /**
+     * Each {@code MultiHeadAttention}'s q, k and v come, through the 3-D Reshape, from a Cast to {@code type} or from a
+     * value the source graph already has in that type (the timing transformer's q and k are fp32, v fp16); its output
+     * goes, through the Reshape back, to a Cast to the attention output's type (fp16 here) unless it is that type.
+     */
+    private static void assertComputesIn(ModelProto model, int type) {
+        Map<String, NodeProto> producer = new HashMap<>();
+        Map<String, List<NodeProto>> consumers = new HashMap<>();
+        for (NodeProto n : model.getGraph().getNodeList()) {
+            n.getOutputList().forEach(o -> producer.put(o, n));
+            n.getInputList()
+                    .forEach(i ->
+                            consumers.computeIfAbsent(i, k -> new ArrayList<>()).add(n));
+        }
+        int casts = 0;
+        for (NodeProto mha : model.getGraph().getNodeList()) {
+            if (!mha.getOpType().equals("MultiHeadAttention")) {
+                continue;
+            }
+            for (int i = 0; i < 3; i++) {
+                NodeProto reshape = producer.get(mha.getInput(i));
+                assertEquals("Reshape", reshape.getOpType());
+                NodeProto before = producer.get(reshape.getInput(0));
+                if (before != null && before.getOpType().equals("Cast")) {
+                    assertEquals(
+                            type, before.getAttribute(0).getI(), "the Cast before input " + i + " of " + mha.getName());
+                    casts++;
+                }
+            }
+            NodeProto reshape = consumers.get(mha.getOutput(0)).get(0);
+            assertEquals("Reshape", reshape.getOpType());
+            List<NodeProto> after = consumers.getOrDefault(reshape.getOutput(0), List.of());
+            boolean castBack = after.size() == 1 && after.get(0).getOpType().equals("Cast");
+            // The attention output is fp16 in the timing transformer: a Cast back exactly when computing in fp32.
+            assertEquals(type == FLOAT, castBack, "a Cast after " + mha.getName());
+            if (castBack) {
+                assertEquals(FLOAT16, after.get(0).getAttribute(0).getI());
+            }
+        }
+        // fp32: only v (fp16) is cast; fp16: q and k (fp32 after the RMSNorm) are.
+        long blocks = model.getGraph().getNodeList().stream()
+                .filter(n -> n.getOpType().equals("MultiHeadAttention"))
+                .count();
+        assertEquals(type == FLOAT ? blocks : 2 * blocks, casts, "Casts before the fused nodes");
     }
 }

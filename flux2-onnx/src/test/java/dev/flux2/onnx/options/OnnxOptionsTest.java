@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.onnx.attention.AttentionFuser;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.tuning.CpuTuning;
 import dev.flux2.onnx.weights.WeightForm;
@@ -98,14 +99,32 @@ class OnnxOptionsTest {
                 OnnxOptions.parse(Map.of("attention", "graph")).attention());
         String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("attention", "mha")))
                 .getMessage();
-        assertTrue(msg.contains("attention") && msg.contains("auto, fused or graph") && msg.contains("'mha'"), msg);
+        assertTrue(
+                msg.contains("attention") && msg.contains("auto, fused, graph or fused_fp16") && msg.contains("'mha'"),
+                msg);
+        assertEquals(
+                AttentionMode.FUSED_FP16,
+                OnnxOptions.parse(Map.of("attention", "fused_fp16")).attention());
         // Not settled on WebGPU: faster at 1024², images further from the CPU's (docs/fused-attention.md §8).
         ExecutionProviders webGpu = new ExecutionProviders(List.of(OrtProvider.WEBGPU), 0);
         assertFalse(webGpu.fusesAttention(AttentionMode.AUTO));
         assertFalse(ExecutionProviders.cpuOnly().fusesAttention(AttentionMode.AUTO));
-        assertFalse(new ExecutionProviders(List.of(OrtProvider.CUDA), 0).fusesAttention(AttentionMode.AUTO));
         assertTrue(ExecutionProviders.cpuOnly().fusesAttention(AttentionMode.FUSED));
         assertFalse(webGpu.fusesAttention(AttentionMode.GRAPH));
+        // CUDA: fp16 MHA fusion by default (docs/fused-attention.md §9); the other modes as everywhere.
+        ExecutionProviders cuda = new ExecutionProviders(List.of(OrtProvider.CUDA), 0);
+        assertEquals(Optional.of(AttentionFuser.Precision.FP16), cuda.mhaFusion(AttentionMode.AUTO));
+        assertEquals(Optional.of(AttentionFuser.Precision.FP32), cuda.mhaFusion(AttentionMode.FUSED));
+        assertEquals(Optional.empty(), cuda.mhaFusion(AttentionMode.GRAPH));
+        assertEquals(Optional.empty(), webGpu.mhaFusion(AttentionMode.AUTO));
+        assertEquals(Optional.empty(), ExecutionProviders.cpuOnly().mhaFusion(AttentionMode.AUTO));
+        assertEquals(
+                Optional.of(AttentionFuser.Precision.FP16),
+                ExecutionProviders.cpuOnly().mhaFusion(AttentionMode.FUSED_FP16));
+        // CUDA behind another first provider: not CUDA's default.
+        assertEquals(
+                Optional.empty(),
+                new ExecutionProviders(List.of(OrtProvider.WEBGPU, OrtProvider.CUDA), 0).mhaFusion(AttentionMode.AUTO));
     }
 
     @Test
