@@ -30,8 +30,6 @@ module dev.flux2.onnx {
     exports dev.flux2.onnx.runtime;
     exports dev.flux2.onnx to
             dev.flux2.bench;
-    exports dev.flux2.onnx.attention to
-            dev.flux2.bench;
     exports dev.flux2.onnx.bundle to
             dev.flux2.bench;
     exports dev.flux2.onnx.memory to
@@ -42,8 +40,8 @@ module dev.flux2.onnx {
             dev.flux2.bench;
     exports dev.flux2.onnx.tensor to
             dev.flux2.bench;
-    exports dev.flux2.onnx.tuning to
+    exports dev.flux2.onnx.derived to
             dev.flux2.bench;
-    exports dev.flux2.onnx.weights to
+    exports dev.flux2.onnx.passes to
             dev.flux2.bench;
 }

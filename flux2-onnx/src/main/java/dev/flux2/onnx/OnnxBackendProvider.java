@@ -6,7 +6,6 @@ import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
-import dev.flux2.onnx.attention.AttentionFuser;
 import dev.flux2.onnx.bundle.BundleConfig;
 import dev.flux2.onnx.bundle.BundleIo;
 import dev.flux2.onnx.bundle.FusedChoice;
@@ -15,6 +14,8 @@ import dev.flux2.onnx.bundle.LayoutResolver;
 import dev.flux2.onnx.bundle.ModelEntry;
 import dev.flux2.onnx.bundle.ModelInfoFactory;
 import dev.flux2.onnx.bundle.OnnxBundle;
+import dev.flux2.onnx.derived.DerivationPlan;
+import dev.flux2.onnx.derived.DerivedGraphStore;
 import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
@@ -35,19 +36,12 @@ import dev.flux2.onnx.stage.AttentionPlan;
 import dev.flux2.onnx.stage.AttentionSettings;
 import dev.flux2.onnx.stage.SessionSpecs;
 import dev.flux2.onnx.stage.StageResources;
-import dev.flux2.onnx.tuning.CpuTuning;
-import dev.flux2.onnx.tuning.TunedGraph;
-import dev.flux2.onnx.tuning.TunedGraphStore;
-import dev.flux2.onnx.weights.WeightForm;
 import dev.flux2.spi.BackendConfig;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.Flux2BackendProvider;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -140,12 +134,11 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                             io,
                             options.pinDimensions(),
                             options.optimizationLevel(),
-                            derivedGraphs(
-                                    bundleConfig,
-                                    io,
-                                    CpuTuning.of(options.cpuTuned()),
-                                    providers.mhaFusion(options.attention()),
-                                    providers.weightForm(options.weights()))));
+                            DerivationPlan.of(options, providers.providers())
+                                    .derive(
+                                            bundleConfig.usedModelKeys(),
+                                            io::signature,
+                                            new DerivedGraphStore(DerivedGraphStore.defaultCacheRoot(), true))));
             LOG.debug(
                     "opened {} ({}, {}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
@@ -186,54 +179,6 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             choice = OrtNativeLibrary.Choice.ANY;
         }
         return OrtNativeLibrary.environment(choice, new GlobalThreadPool(options.threads(), options.allowSpinning()));
-    }
-
-    /**
-     * The derived graphs: with CPU tuning, the text encoder and transformer (the fused transformer too, when the bundle
-     * has one), with fused attention when it is on; with fused attention alone, the transformers and the VAE decoder
-     * graphs that have attention to fuse (the others run as they are). Derived now if no derived graph matches the
-     * sources.
-     */
-    private static Map<String, TunedGraph> derivedGraphs(
-            BundleConfig config,
-            BundleIo io,
-            Optional<CpuTuning> cpuTuning,
-            Optional<AttentionFuser.Precision> mhaFusion,
-            WeightForm weights) {
-        TunedGraphStore store = new TunedGraphStore(TunedGraphStore.defaultCacheRoot(), true);
-        Map<String, TunedGraph> tuned = new LinkedHashMap<>();
-        List<String> cpuKeys = List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER, GraphKeys.TRANSFORMER_FUSED);
-        if (cpuTuning.isPresent()) {
-            for (String key : cpuKeys) {
-                if (config.usedModelKeys().contains(key)) {
-                    CpuTuning t = cpuTuning
-                            .get()
-                            .withFusedAttention(mhaFusion)
-                            .withWeights(transformer(key) ? weights : WeightForm.PACKED);
-                    tuned.put(key, store.derive(key, io.signature(key), t));
-                }
-            }
-        }
-        // The text encoder's attention is masked (causal), which the fuser does not take: it is not looked at; its
-        // weights are not dequantized either (one run per prompt, not measured).
-        for (String key : List.of(
-                GraphKeys.TRANSFORMER,
-                GraphKeys.TRANSFORMER_FUSED,
-                GraphKeys.VAE_DECODER_ATTN_CHUNK,
-                GraphKeys.VAE_DECODER)) {
-            CpuTuning t = new CpuTuning(false, false, false, transformer(key) ? weights : WeightForm.PACKED)
-                    .withFusedAttention(mhaFusion);
-            if (t.editsAnything()
-                    && !tuned.containsKey(key)
-                    && config.usedModelKeys().contains(key)) {
-                store.deriveIfChanged(key, io.signature(key), t).ifPresent(g -> tuned.put(key, g));
-            }
-        }
-        return tuned;
-    }
-
-    private static boolean transformer(String key) {
-        return key.equals(GraphKeys.TRANSFORMER) || key.equals(GraphKeys.TRANSFORMER_FUSED);
     }
 
     /** The unified decoder has no attention graph: the settings then only matter for reporting. */

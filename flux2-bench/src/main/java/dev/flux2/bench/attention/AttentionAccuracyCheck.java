@@ -7,7 +7,8 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.platform.Fp16Conversions;
-import dev.flux2.onnx.attention.AttentionFuser;
+import dev.flux2.onnx.passes.MhaFusion;
+import dev.flux2.onnx.passes.MhaPrecision;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -58,14 +59,15 @@ public final class AttentionAccuracyCheck {
             ModelProto seed = SeedAttentionGraph.build(HEADS, tokens);
             Map<String, ModelProto> forms = new java.util.LinkedHashMap<>();
             forms.put("graph", seed);
-            for (AttentionFuser.Layout layout : AttentionFuser.Layout.values()) {
-                AttentionFuser.Fusion f = AttentionFuser.fuse(seed, layout);
-                if (f.result().fused() != 1 || !f.result().keptBatchHeads().isEmpty()) {
-                    throw new IllegalStateException(layout + ": " + f.result().describe());
+            for (MhaPrecision precision : MhaPrecision.values()) {
+                MhaFusion.Fused f = MhaFusion.fuse(seed, precision);
+                if (f.result().fused() != 1) {
+                    throw new IllegalStateException(
+                            precision + ": " + f.result().describe());
                 }
-                forms.put("fused-" + layout.name().toLowerCase(Locale.ROOT), f.model());
+                forms.put("fused-" + precision.name().toLowerCase(Locale.ROOT), f.model());
             }
-            // Not what the fuser emits: fp16 in the fused node too, to measure what fp16 accumulation costs.
+            // fp16 fed to the fused node without the emitter's reshapes, to measure what fp16 accumulation costs.
             forms.put("mha-fp16", fp16Mha(tokens));
             SplittableRandom rnd = new SplittableRandom(5);
             Map<String, float[]> values = new HashMap<>();

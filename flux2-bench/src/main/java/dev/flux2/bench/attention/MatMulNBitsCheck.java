@@ -15,7 +15,7 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.platform.Fp16Conversions;
 import com.google.protobuf.ByteString;
-import dev.flux2.onnx.weights.WeightDequantizer;
+import dev.flux2.onnx.passes.WeightDequantization;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -28,7 +28,7 @@ import java.util.SplittableRandom;
 /**
  * One weight product of the klein transformer ([1, tokens, K] fp16 times a K×N weight) on one provider, as
  * {@code MatMulNBits} with 4-bit blocks of several sizes and accuracy levels, and as a plain fp16 {@code MatMul}
- * with the weight dequantized ({@code fp16-matmul}), and as the in-graph dequantization {@link WeightDequantizer}
+ * with the weight dequantized ({@code fp16-matmul}), and as the in-graph dequantization {@link WeightDequantization}
  * writes, dequantized in every run ({@code dq16-matmul}) or constant-folded at session creation
  * ({@code dq16-folded}): which form of the transformer's biggest cost on WebGPU is fastest. The output is
  * reduced to one value per token inside the graph so that copying it back does not dominate.
@@ -84,7 +84,7 @@ public final class MatMulNBitsCheck {
                 ModelProto model = form.equals("fp16-matmul")
                         ? dense(k, n, tokens, rnd)
                         : form.startsWith("dq16")
-                                ? WeightDequantizer.dequantize(nbits(k, n, tokens, 16, 4, rnd), Set.of(16))
+                                ? WeightDequantization.dequantize(nbits(k, n, tokens, 16, 4, rnd), Set.of(16))
                                         .model()
                                 : nbits(
                                         k,

@@ -1,21 +1,22 @@
 package dev.flux2.bench.support;
 
 import dev.flux2.api.MemoryPolicy;
-import dev.flux2.onnx.bundle.GraphKeys;
 import dev.flux2.onnx.bundle.OnnxBundle;
+import dev.flux2.onnx.derived.DerivationPlan;
+import dev.flux2.onnx.derived.DerivedGraph;
+import dev.flux2.onnx.derived.DerivedGraphStore;
+import dev.flux2.onnx.options.AttentionMode;
+import dev.flux2.onnx.options.CpuTuned;
+import dev.flux2.onnx.options.WeightsMode;
 import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.session.SessionFactory;
 import dev.flux2.onnx.session.SharedEnvironment;
 import dev.flux2.onnx.stage.SessionSpecs;
 import dev.flux2.onnx.stage.StageResources;
-import dev.flux2.onnx.tuning.CpuTuning;
-import dev.flux2.onnx.tuning.TunedGraph;
-import dev.flux2.onnx.tuning.TunedGraphStore;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,15 +36,14 @@ public final class StageHarness implements AutoCloseable {
     private final Qwen3PromptTokenizer tokenizer;
     private final BenchStageContext context = new BenchStageContext();
 
-    private StageHarness(Path directory, Optional<CpuTuning> tuning, int threads) {
+    private StageHarness(Path directory, CpuTuned tuning, int threads) {
         this.bundle = OnnxBundle.load(directory);
-        Map<String, TunedGraph> tuned = new HashMap<>();
-        tuning.ifPresent(t -> {
-            TunedGraphStore store = new TunedGraphStore(TunedGraphStore.defaultCacheRoot(), true);
-            for (String key : List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER)) {
-                tuned.put(key, store.derive(key, bundle.io().signature(key), t));
-            }
-        });
+        // The backend's plan on the CPU, with attention and weights as exported: the graphs cpu_tuned derives.
+        Map<String, DerivedGraph> tuned = DerivationPlan.of(tuning, AttentionMode.GRAPH, WeightsMode.PACKED, List.of())
+                .derive(
+                        bundle.config().usedModelKeys(),
+                        bundle.io()::signature,
+                        new DerivedGraphStore(DerivedGraphStore.defaultCacheRoot(), true));
         this.sessions = new SessionCache(
                 new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(), threads),
                 MemoryPolicy.RESIDENT);
@@ -71,17 +71,17 @@ public final class StageHarness implements AutoCloseable {
      * @return the harness; the caller closes it
      */
     public static StageHarness open(Path directory) {
-        return new StageHarness(directory, Optional.empty(), 0);
+        return new StageHarness(directory, CpuTuned.OFF, 0);
     }
 
     /**
      * @param directory a bundle directory
-     * @param tuning the CPU tuning of the text encoder and transformer graphs (derived once, beside the bundle), or
-     *     empty for the bundle's own graphs
+     * @param tuning the backend option {@code cpu_tuned}: the text encoder and transformer graphs derived once, beside
+     *     the bundle, by the backend's plan ({@link DerivationPlan}); {@link CpuTuned#OFF} for the bundle's own graphs
      * @param threads intra-op threads per run, 0 for ONNX Runtime's choice
      * @return the harness; the caller closes it
      */
-    public static StageHarness open(Path directory, Optional<CpuTuning> tuning, int threads) {
+    public static StageHarness open(Path directory, CpuTuned tuning, int threads) {
         return new StageHarness(directory, tuning, threads);
     }
 

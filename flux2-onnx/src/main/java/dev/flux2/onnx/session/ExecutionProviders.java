@@ -3,14 +3,9 @@ package dev.flux2.onnx.session;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
-import dev.flux2.onnx.attention.AttentionFuser;
-import dev.flux2.onnx.options.AttentionMode;
-import dev.flux2.onnx.options.WeightsMode;
-import dev.flux2.onnx.weights.WeightForm;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The execution providers sessions are created with, in order of preference, after {@link ProviderSelector} has
@@ -47,57 +42,6 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
         for (OrtProvider p : providers) {
             enable(Objects.requireNonNull(p), deviceId, options);
         }
-    }
-
-    /**
-     * The one place where the backend option {@code attention} meets the providers.
-     *
-     * @param mode the backend option {@code attention}
-     * @return whether the transformer's and the VAE decoder's attention runs fused on these providers
-     */
-    public boolean fusesAttention(AttentionMode mode) {
-        return mhaFusion(mode).isPresent();
-    }
-
-    /**
-     * The one place where the backend option {@code attention} meets the providers.
-     *
-     * @param mode the backend option {@code attention}
-     * @return the precision the transformer's and the VAE decoder's attention runs fused in on these providers, empty
-     *     when it runs as the graph writes it
-     */
-    public Optional<AttentionFuser.Precision> mhaFusion(AttentionMode mode) {
-        return switch (mode) {
-            case FUSED -> Optional.of(AttentionFuser.Precision.FP32);
-            case FUSED_FP16 -> Optional.of(AttentionFuser.Precision.FP16);
-            case GRAPH -> Optional.empty();
-            // CUDA: fp16 fused attention (docs/fused-attention.md §9). The CPU and WebGPU: the graphs as exported
-            // (docs/fused-attention.md §8: on WebGPU fused is faster at 1024² but slower at 512² and its accuracy
-            // evidence disagrees; the CPU inconclusive at 1024²). A provider joins here once it is measured faster
-            // and accurate.
-            case AUTO -> firstIs(OrtProvider.CUDA) ? Optional.of(AttentionFuser.Precision.FP16) : Optional.empty();
-        };
-    }
-
-    /**
-     * The one place where the backend option {@code weights} meets the providers.
-     *
-     * @param mode the backend option {@code weights}
-     * @return the form of the transformer's block-16 weight products on these providers
-     */
-    public WeightForm weightForm(WeightsMode mode) {
-        return switch (mode) {
-            case PACKED -> WeightForm.PACKED;
-            case DEQUANTIZED -> WeightForm.DEQUANTIZED;
-            case DEQUANTIZED_FP16 -> WeightForm.DEQUANTIZED_FP16;
-            // WebGPU's MatMulNBits shader at block 16 is a matrix-vector kernel (docs/fused-attention.md §8); the
-            // CPU's MatMulNBits is its fast path; CUDA not measured.
-            case AUTO -> firstIs(OrtProvider.WEBGPU) ? WeightForm.DEQUANTIZED : WeightForm.PACKED;
-        };
-    }
-
-    private boolean firstIs(OrtProvider provider) {
-        return !providers.isEmpty() && providers.get(0) == provider;
     }
 
     /** @return whether sessions with these providers live on a device (WebGPU, DirectML, CUDA, …) */
