@@ -1,22 +1,15 @@
 package dev.flux2.onnx.derived;
 
-import ai.onnx.proto.OnnxMl.AttributeProto;
-import ai.onnx.proto.OnnxMl.GraphProto;
-import ai.onnx.proto.OnnxMl.ModelProto;
-import ai.onnx.proto.OnnxMl.NodeProto;
-import ai.onnx.proto.OnnxMl.OperatorSetIdProto;
-import ai.onnx.proto.OnnxMl.StringStringEntryProto;
 import ai.onnx.proto.OnnxMl.TensorProto;
-import ai.onnx.proto.OnnxMl.TensorShapeProto;
-import ai.onnx.proto.OnnxMl.TypeProto;
-import ai.onnx.proto.OnnxMl.ValueInfoProto;
 import ai.onnxruntime.platform.Fp16Conversions;
+import dev.flux2.testkit.PlainGraphBuilder;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -70,56 +63,41 @@ final class Fp16MatMulGraph {
             out.write(zeroPoints);
         }
         int blocks = k / BLOCK;
-        GraphProto.Builder g = GraphProto.newBuilder().setName("fp16_matmul");
-        g.addInput(value("x", TensorProto.DataType.FLOAT16_VALUE, "T", k));
-        g.addOutput(value("y", TensorProto.DataType.FLOAT16_VALUE, "T", n));
-        g.addInitializer(
-                external("w.qweight", TensorProto.DataType.UINT8_VALUE, 0, codes.length, n, blocks, BLOCK / 2));
-        g.addInitializer(external(
-                "w.scales", TensorProto.DataType.FLOAT16_VALUE, codes.length, scaleBytes.length, (long) n * blocks));
-        g.addInitializer(external(
-                "w.qzeros",
-                TensorProto.DataType.UINT8_VALUE,
-                codes.length + scaleBytes.length,
-                zeroPoints.length,
-                zeroPoints.length));
+        int fp16 = TensorProto.DataType.FLOAT16_VALUE;
+        int uint8 = TensorProto.DataType.UINT8_VALUE;
         short gainBits = Fp16Conversions.floatToFp16(gain);
-        g.addInitializer(TensorProto.newBuilder()
-                .setName("gain")
-                .setDataType(TensorProto.DataType.FLOAT16_VALUE)
-                .addInt32Data(gainBits & 0xFFFF));
-        g.addNode(NodeProto.newBuilder()
-                .setOpType("MatMulNBits")
-                .setDomain("com.microsoft")
-                .addInput("x")
-                .addInput("w.qweight")
-                .addInput("w.scales")
-                .addInput("w.qzeros")
-                .addOutput("h")
-                .addAttribute(intAttr("K", k))
-                .addAttribute(intAttr("N", n))
-                .addAttribute(intAttr("bits", 4))
-                .addAttribute(intAttr("block_size", BLOCK))
-                .addAttribute(intAttr("accuracy_level", 4)));
-        g.addNode(NodeProto.newBuilder()
-                .setOpType("Mul")
-                .addInput("h")
-                .addInput("gain")
-                .addOutput("y"));
-        ModelProto model = ModelProto.newBuilder()
-                .setIrVersion(8)
-                .setProducerName("flux2-test")
-                .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(17))
-                .addOpsetImport(OperatorSetIdProto.newBuilder()
-                        .setDomain("com.microsoft")
-                        .setVersion(1))
-                .setGraph(g)
-                .build();
-        Path file = dir.resolve(graphName);
-        try (OutputStream out = Files.newOutputStream(file)) {
-            model.writeTo(out);
-        }
-        return file;
+        PlainGraphBuilder g = PlainGraphBuilder.named("fp16_matmul")
+                .input("x", fp16, 1, "T", k)
+                .output("y", fp16, 1, "T", n)
+                .initializer(PlainGraphBuilder.externalTensor(
+                        "w.qweight", uint8, SHARD, 0, codes.length, n, blocks, BLOCK / 2))
+                .initializer(PlainGraphBuilder.externalTensor(
+                        "w.scales", fp16, SHARD, codes.length, scaleBytes.length, (long) n * blocks))
+                .initializer(PlainGraphBuilder.externalTensor(
+                        "w.qzeros",
+                        uint8,
+                        SHARD,
+                        codes.length + scaleBytes.length,
+                        zeroPoints.length,
+                        zeroPoints.length))
+                // fp16 stored one per int32, as the ONNX spec allows: the widening reads that form too.
+                .initializer(TensorProto.newBuilder()
+                        .setName("gain")
+                        .setDataType(fp16)
+                        .addInt32Data(gainBits & 0xFFFF)
+                        .build())
+                .node(
+                        "com.microsoft",
+                        "MatMulNBits",
+                        List.of("x", "w.qweight", "w.scales", "w.qzeros"),
+                        "h",
+                        PlainGraphBuilder.intAttr("K", k),
+                        PlainGraphBuilder.intAttr("N", n),
+                        PlainGraphBuilder.intAttr("bits", 4),
+                        PlainGraphBuilder.intAttr("block_size", BLOCK),
+                        PlainGraphBuilder.intAttr("accuracy_level", 4))
+                .node("Mul", List.of("h", "gain"), "y");
+        return PlainGraphBuilder.write(g.model(8, 17), dir.resolve(graphName));
     }
 
     /** @return y = gain · x · Wᵀ in double, W dequantized exactly */
@@ -148,42 +126,5 @@ final class Fp16MatMulGraph {
             }
         }
         return y;
-    }
-
-    private static AttributeProto intAttr(String name, long value) {
-        return AttributeProto.newBuilder()
-                .setName(name)
-                .setType(AttributeProto.AttributeType.INT)
-                .setI(value)
-                .build();
-    }
-
-    private static ValueInfoProto value(String name, int type, String symbol, long last) {
-        TensorShapeProto shape = TensorShapeProto.newBuilder()
-                .addDim(TensorShapeProto.Dimension.newBuilder().setDimValue(1))
-                .addDim(TensorShapeProto.Dimension.newBuilder().setDimParam(symbol))
-                .addDim(TensorShapeProto.Dimension.newBuilder().setDimValue(last))
-                .build();
-        return ValueInfoProto.newBuilder()
-                .setName(name)
-                .setType(TypeProto.newBuilder()
-                        .setTensorType(
-                                TypeProto.Tensor.newBuilder().setElemType(type).setShape(shape)))
-                .build();
-    }
-
-    private static TensorProto external(String name, int type, long offset, long length, long... dims) {
-        TensorProto.Builder t = TensorProto.newBuilder().setName(name).setDataType(type);
-        for (long d : dims) {
-            t.addDims(d);
-        }
-        return t.setDataLocation(TensorProto.DataLocation.EXTERNAL)
-                .addExternalData(
-                        StringStringEntryProto.newBuilder().setKey("location").setValue(SHARD))
-                .addExternalData(
-                        StringStringEntryProto.newBuilder().setKey("offset").setValue(Long.toString(offset)))
-                .addExternalData(
-                        StringStringEntryProto.newBuilder().setKey("length").setValue(Long.toString(length)))
-                .build();
     }
 }

@@ -1,29 +1,23 @@
 package dev.flux2.onnx.passes;
 
 import ai.onnx.proto.OnnxMl.AttributeProto;
-import ai.onnx.proto.OnnxMl.GraphProto;
 import ai.onnx.proto.OnnxMl.ModelProto;
-import ai.onnx.proto.OnnxMl.NodeProto;
-import ai.onnx.proto.OnnxMl.OperatorSetIdProto;
 import ai.onnx.proto.OnnxMl.TensorProto;
-import ai.onnx.proto.OnnxMl.TensorShapeProto;
-import ai.onnx.proto.OnnxMl.TypeProto;
-import ai.onnx.proto.OnnxMl.ValueInfoProto;
 import ai.onnxruntime.platform.Fp16Conversions;
-import com.google.protobuf.ByteString;
+import dev.flux2.testkit.PlainGraphBuilder;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
 
 /**
- * Small attention graphs written node by node for the fuser's tests: q, k, v graph inputs of shape [1, N, S, H] (kᵀ
+ * Small attention graphs written node by node (the testkit's {@link PlainGraphBuilder}) for the MHA fusion's tests: q, k, v graph inputs of shape [1, N, S, H] (kᵀ
  * [1, N, H, S] for the VAE chunk form) and one output.
  */
 public final class AttentionGraphs {
     static final int FLOAT = TensorProto.DataType.FLOAT_VALUE;
     static final int FLOAT16 = TensorProto.DataType.FLOAT16_VALUE;
 
-    private final GraphProto.Builder g = GraphProto.newBuilder().setName("attention");
+    private final PlainGraphBuilder g = PlainGraphBuilder.named("attention");
     private int next;
 
     /** softmax(q·kᵀ / √H)·v all in fp16: the plain fp16 form (scale as a Div on the scores). */
@@ -98,16 +92,12 @@ public final class AttentionGraphs {
     }
 
     private void input(String name, int type, long... dims) {
-        g.addInput(value(name, type, prepend1(dims)));
+        g.input(name, type, boxed(prepend1(dims)));
     }
 
     private void output(String from, String name, int type, long... dims) {
-        g.addNode(NodeProto.newBuilder()
-                .setOpType("Identity")
-                .addInput(from)
-                .addOutput(name)
-                .setName("out_id"));
-        g.addOutput(value(name, type, prepend1(dims)));
+        g.node("Identity", List.of(from), name);
+        g.output(name, type, boxed(prepend1(dims)));
     }
 
     private static long[] prepend1(long[] dims) {
@@ -117,15 +107,12 @@ public final class AttentionGraphs {
         return d;
     }
 
+    private static Object[] boxed(long[] dims) {
+        return java.util.Arrays.stream(dims).boxed().toArray();
+    }
+
     private String op(String type, List<String> inputs, AttributeProto... attrs) {
-        String out = "v" + next++;
-        g.addNode(NodeProto.newBuilder()
-                .setOpType(type)
-                .setName("n" + next)
-                .addAllInput(inputs)
-                .addOutput(out)
-                .addAllAttribute(List.of(attrs)));
-        return out;
+        return g.op(type, inputs, attrs);
     }
 
     private String scalar(float value, int type) {
@@ -136,54 +123,23 @@ public final class AttentionGraphs {
         } else {
             b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putFloat(value);
         }
-        g.addInitializer(
-                TensorProto.newBuilder().setName(name).setDataType(type).setRawData(ByteString.copyFrom(b.array())));
+        g.initializer(PlainGraphBuilder.rawTensor(name, type, b.array()));
         return name;
     }
 
     private ModelProto model() {
-        return ModelProto.newBuilder()
-                .setIrVersion(8)
-                .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(17))
-                .setGraph(g)
-                .build();
-    }
-
-    private static ValueInfoProto value(String name, int type, long... dims) {
-        TensorShapeProto.Builder s = TensorShapeProto.newBuilder();
-        for (long d : dims) {
-            s.addDim(TensorShapeProto.Dimension.newBuilder().setDimValue(d));
-        }
-        return ValueInfoProto.newBuilder()
-                .setName(name)
-                .setType(TypeProto.newBuilder()
-                        .setTensorType(
-                                TypeProto.Tensor.newBuilder().setElemType(type).setShape(s)))
-                .build();
+        return g.model(8, 17);
     }
 
     static AttributeProto perm(long... p) {
-        AttributeProto.Builder b =
-                AttributeProto.newBuilder().setName("perm").setType(AttributeProto.AttributeType.INTS);
-        for (long v : p) {
-            b.addInts(v);
-        }
-        return b.build();
+        return PlainGraphBuilder.intsAttr("perm", p);
     }
 
     static AttributeProto axis(long a) {
-        return AttributeProto.newBuilder()
-                .setName("axis")
-                .setType(AttributeProto.AttributeType.INT)
-                .setI(a)
-                .build();
+        return PlainGraphBuilder.intAttr("axis", a);
     }
 
     static AttributeProto to(int type) {
-        return AttributeProto.newBuilder()
-                .setName("to")
-                .setType(AttributeProto.AttributeType.INT)
-                .setI(type)
-                .build();
+        return PlainGraphBuilder.intAttr("to", type);
     }
 }
