@@ -32,10 +32,10 @@ import dev.flux2.onnx.session.ProviderSelector;
 import dev.flux2.onnx.session.SequentialBudget;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.session.SessionFactory;
-import dev.flux2.onnx.stage.AttentionPlan;
-import dev.flux2.onnx.stage.AttentionSettings;
 import dev.flux2.onnx.stage.SessionSpecs;
 import dev.flux2.onnx.stage.StageResources;
+import dev.flux2.onnx.stage.VaeAttentionPlan;
+import dev.flux2.onnx.stage.VaeAttentionSettings;
 import dev.flux2.spi.BackendConfig;
 import dev.flux2.spi.Flux2Backend;
 import dev.flux2.spi.Flux2BackendProvider;
@@ -90,7 +90,7 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         OnnxBundle bundle = OnnxBundle.load(config.modelDirectory(), config.components());
         BundleConfig bundleConfig = bundle.config();
         BundleIo io = bundle.io();
-        AttentionSettings attention = attentionSettings(options, bundleConfig, io);
+        VaeAttentionSettings attention = attentionSettings(options, bundleConfig, io);
         // The one decision whether a fused graph may run: the model info, the sessions opened ahead and every denoiser
         // session read it.
         FusedChoice fused = FusedChoice.of(options.fusedEnabled(), io);
@@ -182,19 +182,19 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
     }
 
     /** The unified decoder has no attention graph: the settings then only matter for reporting. */
-    private static AttentionSettings attentionSettings(OnnxOptions options, BundleConfig bundle, BundleIo io) {
+    private static VaeAttentionSettings attentionSettings(OnnxOptions options, BundleConfig bundle, BundleIo io) {
         if (io.splitDecoder().isEmpty()) {
-            return new AttentionSettings(
+            return new VaeAttentionSettings(
                     options.vaeAttention(),
-                    options.vaeChunkSize() > 0 ? options.vaeChunkSize() : AttentionPlan.DEFAULT_CHUNK_ROWS);
+                    options.vaeChunkSize() > 0 ? options.vaeChunkSize() : VaeAttentionPlan.DEFAULT_CHUNK_ROWS);
         }
         ModelEntry attn = bundle.requiredModel(GraphKeys.VAE_DECODER_ATTN_CHUNK);
         long fixed = io.splitDecoder().orElseThrow().attention().fixedChunkRows();
-        AttentionPlan.checkCompatible(options.vaeAttention(), options.vaeChunkSize(), fixed);
+        VaeAttentionPlan.checkCompatible(options.vaeAttention(), options.vaeChunkSize(), fixed);
         int rows = options.vaeChunkSize() > 0
                 ? options.vaeChunkSize()
-                : (int) (fixed > 0 ? fixed : attn.settings().chunkSize().orElse(AttentionPlan.DEFAULT_CHUNK_ROWS));
-        return new AttentionSettings(options.vaeAttention(), rows);
+                : (int) (fixed > 0 ? fixed : attn.settings().chunkSize().orElse(VaeAttentionPlan.DEFAULT_CHUNK_ROWS));
+        return new VaeAttentionSettings(options.vaeAttention(), rows);
     }
 
     @Override

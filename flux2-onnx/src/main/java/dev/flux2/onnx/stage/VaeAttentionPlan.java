@@ -4,20 +4,20 @@ import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.options.VaeAttentionMode;
 
 /**
- * How the VAE decoder's single-head attention over S = (H/8)(W/8) positions is computed: in one call over the
+ * The VAE attention plan: how the VAE decoder's single-head attention over S = (H/8)(W/8) positions is computed: in one call over the
  * whole sequence, or in chunks of query rows (each query row is independent, so chunks give the same result).
  *
  * @param rows query rows per call (S when whole)
  * @param whole whether one call covers the whole sequence
  */
-public record AttentionPlan(int rows, boolean whole) {
+public record VaeAttentionPlan(int rows, boolean whole) {
     /** {@link VaeAttentionMode#AUTO} runs whole attention while the fp16 score matrix stays within this. */
     public static final long AUTO_WHOLE_SCORE_BYTES = 64L << 20;
     /** Chunk rows when neither the user nor the bundle sets {@code chunk_size}. */
     public static final int DEFAULT_CHUNK_ROWS = 1024;
 
     /** Validates. */
-    public AttentionPlan {
+    public VaeAttentionPlan {
         if (rows < 1) {
             throw new IllegalArgumentException("attention rows must be >= 1, got " + rows);
         }
@@ -58,15 +58,15 @@ public record AttentionPlan(int rows, boolean whole) {
      * @param s the sequence length S
      * @return the plan for this decode
      */
-    static AttentionPlan choose(VaeAttentionMode mode, int chunkRows, long fixedRows, int s) {
+    static VaeAttentionPlan choose(VaeAttentionMode mode, int chunkRows, long fixedRows, int s) {
         if (fixedRows >= 0) {
-            return fixedRows == s ? new AttentionPlan(s, true) : new AttentionPlan((int) fixedRows, false);
+            return fixedRows == s ? new VaeAttentionPlan(s, true) : new VaeAttentionPlan((int) fixedRows, false);
         }
         boolean whole = switch (mode) {
             case WHOLE -> true;
             case CHUNKED -> chunkRows >= s;
             case AUTO -> (long) s * s * 2 <= AUTO_WHOLE_SCORE_BYTES || chunkRows >= s;
         };
-        return whole ? new AttentionPlan(s, true) : new AttentionPlan(chunkRows, false);
+        return whole ? new VaeAttentionPlan(s, true) : new VaeAttentionPlan(chunkRows, false);
     }
 }

@@ -9,9 +9,9 @@ import java.util.Objects;
  * @param mode whole, chunked or automatic
  * @param chunkRows query rows per chunk (the option {@code vae_chunk_size}, else the bundle's {@code chunk_size})
  */
-public record AttentionSettings(VaeAttentionMode mode, int chunkRows) {
+public record VaeAttentionSettings(VaeAttentionMode mode, int chunkRows) {
     /** Validates. */
-    public AttentionSettings {
+    public VaeAttentionSettings {
         Objects.requireNonNull(mode, "mode");
         if (chunkRows < 1) {
             throw new IllegalArgumentException("chunkRows must be >= 1, got " + chunkRows);
