@@ -1,7 +1,5 @@
 package dev.flux2.onnx;
 
-import ai.onnxruntime.OrtEnvironment;
-import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
@@ -14,25 +12,10 @@ import dev.flux2.onnx.bundle.LayoutResolver;
 import dev.flux2.onnx.bundle.ModelEntry;
 import dev.flux2.onnx.bundle.ModelInfoFactory;
 import dev.flux2.onnx.bundle.OnnxBundle;
-import dev.flux2.onnx.derived.DerivationPlan;
-import dev.flux2.onnx.derived.DerivedGraphStore;
 import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
-import dev.flux2.onnx.memory.MemorySnapshot;
-import dev.flux2.onnx.memory.SessionFootprint;
 import dev.flux2.onnx.options.OnnxOptions;
-import dev.flux2.onnx.options.ProviderFallback;
-import dev.flux2.onnx.options.ProviderNames;
-import dev.flux2.onnx.runtime.GlobalThreadPool;
-import dev.flux2.onnx.runtime.OrtNativeLibrary;
-import dev.flux2.onnx.runtime.RuntimeLibraryException;
-import dev.flux2.onnx.runtime.WebGpuRuntime;
 import dev.flux2.onnx.session.ExecutionProviders;
-import dev.flux2.onnx.session.ProviderSelector;
-import dev.flux2.onnx.session.SequentialBudget;
-import dev.flux2.onnx.session.SessionCache;
-import dev.flux2.onnx.session.SessionFactory;
-import dev.flux2.onnx.stage.SessionSpecs;
 import dev.flux2.onnx.stage.StageResources;
 import dev.flux2.onnx.stage.VaeAttentionPlan;
 import dev.flux2.onnx.stage.VaeAttentionSettings;
@@ -100,45 +83,15 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                     "the bundle's fused transformer cannot be used, every generation will run per step: {}",
                     fused.reason());
         }
-        // The native library is chosen before anything initialises ONNX Runtime (the provider checks do).
-        OrtEnvironment env = environment(options);
-        ExecutionProviders providers =
-                ProviderSelector.select(options.providers(), options.providerFallback(), options.deviceId());
-        // Loaded in the background: the first generation's transformer session is created meanwhile.
+        // Loaded in the background (DJL, not ONNX Runtime): the sessions are assembled and graphs derived meanwhile.
         TokenizerLoad tokenizer = TokenizerLoad.start(
                 bundleConfig.tokenizerDirectory(), bundleConfig.text().sequenceLength());
         try {
-            SessionFootprint footprint = SessionFootprint.of(bundleConfig, io);
-            MemoryDecision memory = AutoMemoryPolicy.decide(config.memoryPolicy(), footprint, MemorySnapshot.current());
+            BackendAssembly assembly = BackendAssembly.assemble(bundle, options, config.memoryPolicy());
+            MemoryDecision memory = assembly.memory();
             LOG.debug("memory policy for {}: {}", config.modelDirectory(), memory.describe());
-            SessionCache sessions = new SessionCache(
-                    new SessionFactory(
-                            env,
-                            providers,
-                            options.threads(),
-                            options.allowSpinning() ? Map.of() : Map.of("session.intra_op.allow_spinning", "0")),
-                    memory.policy(),
-                    new SequentialBudget(
-                            footprint.graphs().stream()
-                                    .map(SessionFootprint.GraphWeights::totalBytes)
-                                    .toList(),
-                            () -> MemorySnapshot.current().availableForSessionsBytes(),
-                            AutoMemoryPolicy.WORKING_MEMORY_BYTES));
-            StageResources resources = new StageResources(
-                    env,
-                    sessions,
-                    bundleConfig,
-                    io,
-                    new SessionSpecs(
-                            bundleConfig,
-                            io,
-                            options.pinDimensions(),
-                            options.optimizationLevel(),
-                            DerivationPlan.of(options, providers.providers())
-                                    .derive(
-                                            bundleConfig.usedModelKeys(),
-                                            io::signature,
-                                            new DerivedGraphStore(DerivedGraphStore.defaultCacheRoot(), true))));
+            ExecutionProviders providers = assembly.providers();
+            StageResources resources = assembly.resources();
             LOG.debug(
                     "opened {} ({}, {}): memory policy {}, providers {}, fused {}, VAE decoder {}{}",
                     config.modelDirectory(),
@@ -157,28 +110,6 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             tokenizer.close();
             throw e;
         }
-    }
-
-    /**
-     * The environment on the library {@code ort_library}, {@code FLUX2_ORT_LIBRARY} or the {@code webgpu} provider
-     * asks for. A missing WebGPU runtime fails the load, or under {@code provider_fallback=warn} is a warning (the
-     * WebGPU provider is then unavailable and skipped).
-     */
-    private static OrtEnvironment environment(OnnxOptions options) {
-        OrtNativeLibrary.Choice choice;
-        try {
-            choice = OrtNativeLibrary.choose(
-                    options.ortLibrary(),
-                    options.providers().stream().anyMatch(n -> ProviderNames.parse(n) == OrtProvider.WEBGPU),
-                    WebGpuRuntime.defaultHome());
-        } catch (RuntimeLibraryException e) {
-            if (options.providerFallback() != ProviderFallback.WARN) {
-                throw e;
-            }
-            LOG.warn("{}; continuing on the default ONNX Runtime library", e.getMessage());
-            choice = OrtNativeLibrary.Choice.ANY;
-        }
-        return OrtNativeLibrary.environment(choice, new GlobalThreadPool(options.threads(), options.allowSpinning()));
     }
 
     /** The unified decoder has no attention graph: the settings then only matter for reporting. */

@@ -1,28 +1,18 @@
 package dev.flux2.bench.support;
 
 import dev.flux2.api.MemoryPolicy;
+import dev.flux2.onnx.BackendAssembly;
 import dev.flux2.onnx.bundle.OnnxBundle;
-import dev.flux2.onnx.derived.DerivationPlan;
-import dev.flux2.onnx.derived.DerivedGraph;
-import dev.flux2.onnx.derived.DerivedGraphStore;
-import dev.flux2.onnx.options.AttentionMode;
 import dev.flux2.onnx.options.CpuTuned;
-import dev.flux2.onnx.options.WeightsMode;
-import dev.flux2.onnx.session.ExecutionProviders;
+import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.session.SessionCache;
-import dev.flux2.onnx.session.SessionFactory;
-import dev.flux2.onnx.session.SharedEnvironment;
-import dev.flux2.onnx.stage.SessionSpecs;
 import dev.flux2.onnx.stage.StageResources;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 /**
- * The ONNX backend's stage plumbing for one bundle, assembled the way {@code OnnxBackendProvider} does it (CPU,
+ * The ONNX backend's stage plumbing for one bundle, assembled by the backend's own {@link BackendAssembly} (CPU,
  * RESIDENT sessions so that a benchmark measures runs, not session creation; SEQUENTIAL session cost is in the
  * end-to-end profile). Owns the session cache and the tokenizer.
  */
@@ -38,21 +28,12 @@ public final class StageHarness implements AutoCloseable {
 
     private StageHarness(Path directory, CpuTuned tuning, int threads) {
         this.bundle = OnnxBundle.load(directory);
-        // The backend's plan on the CPU, with attention and weights as exported: the graphs cpu_tuned derives.
-        Map<String, DerivedGraph> tuned = DerivationPlan.of(tuning, AttentionMode.GRAPH, WeightsMode.PACKED, List.of())
-                .derive(
-                        bundle.config().usedModelKeys(),
-                        bundle.io()::signature,
-                        new DerivedGraphStore(DerivedGraphStore.defaultCacheRoot(), true));
-        this.sessions = new SessionCache(
-                new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(), threads),
-                MemoryPolicy.RESIDENT);
-        this.resources = new StageResources(
-                SharedEnvironment.get(),
-                sessions,
-                bundle.config(),
-                bundle.io(),
-                new SessionSpecs(bundle.config(), bundle.io(), true, Optional.empty(), tuned));
+        // As the backend assembles them (BackendAssembly: environment, providers, derived graphs, specs), on the CPU,
+        // RESIDENT.
+        BackendAssembly assembly = BackendAssembly.assemble(
+                bundle, OnnxOptions.builder().threads(threads).cpuTuned(tuning).build(), MemoryPolicy.RESIDENT);
+        this.sessions = assembly.sessions();
+        this.resources = assembly.resources();
         Qwen3PromptTokenizer t = null;
         try {
             t = Qwen3PromptTokenizer.load(
@@ -77,7 +58,7 @@ public final class StageHarness implements AutoCloseable {
     /**
      * @param directory a bundle directory
      * @param tuning the backend option {@code cpu_tuned}: the text encoder and transformer graphs derived once, beside
-     *     the bundle, by the backend's plan ({@link DerivationPlan}); {@link CpuTuned#OFF} for the bundle's own graphs
+     *     the bundle, by the backend's plan; {@link CpuTuned#OFF} for the bundle's own graphs
      * @param threads intra-op threads per run, 0 for ONNX Runtime's choice
      * @return the harness; the caller closes it
      */

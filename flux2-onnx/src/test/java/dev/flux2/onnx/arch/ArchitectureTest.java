@@ -99,7 +99,10 @@ class ArchitectureTest {
                 Set.of(
                         // ServiceLoader instantiates it (provides ... with, and META-INF/services on the class path).
                         "dev.flux2.onnx.OnnxBackendProvider",
-                        // The benchmarks time the stages one by one (the qualified exports to dev.flux2.bench).
+                        // The benchmarks open their sessions as the backend does (the qualified exports to
+                        // dev.flux2.bench).
+                        "dev.flux2.onnx.BackendAssembly",
+                        // The benchmarks time the stages one by one.
                         "dev.flux2.onnx.bundle.OnnxBundle",
                         "dev.flux2.onnx.bundle.GraphKeys",
                         "dev.flux2.onnx.session.NativeHeapTrim",
