@@ -1,7 +1,6 @@
 package dev.flux2.onnx;
 
 import ai.onnxruntime.OrtEnvironment;
-import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
@@ -47,6 +46,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -166,16 +166,16 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
     }
 
     /**
-     * The environment on the library {@code ort_library}, {@code FLUX2_ORT_LIBRARY} or the {@code webgpu} provider
-     * asks for. A missing WebGPU runtime fails the load, or under {@code provider_fallback=warn} is a warning (the
-     * WebGPU provider is then unavailable and skipped).
+     * The environment on the library {@code ort_library}, {@code FLUX2_ORT_LIBRARY} or the {@code webgpu} or
+     * {@code cuda} provider asks for. A missing WebGPU or CUDA runtime fails the load, or under
+     * {@code provider_fallback=warn} is a warning (the provider is then unavailable and skipped).
      */
     private static OrtEnvironment environment(OnnxOptions options) {
         OrtNativeLibrary.Choice choice;
         try {
             choice = OrtNativeLibrary.choose(
                     options.ortLibrary(),
-                    options.providers().stream().anyMatch(n -> ProviderNames.parse(n) == OrtProvider.WEBGPU),
+                    options.providers().stream().map(ProviderNames::parse).collect(Collectors.toSet()),
                     WebGpuRuntime.defaultHome());
         } catch (RuntimeLibraryException e) {
             if (options.providerFallback() != ProviderFallback.WARN) {
