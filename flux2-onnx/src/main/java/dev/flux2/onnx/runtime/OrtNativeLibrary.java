@@ -304,6 +304,15 @@ public final class OrtNativeLibrary {
                 : "libonnxruntime.so";
     }
 
+    /**
+     * @return whether ONNX Runtime runs on a library the user named ({@code ort_library}, {@value #LIBRARY_ENV}),
+     *     whose CUDA libraries may differ from onnxruntime_gpu's
+     */
+    public static synchronized boolean loadedByName() {
+        return environment != null
+                && (loadedBecause.equals("backend option ort_library") || loadedBecause.equals(LIBRARY_ENV));
+    }
+
     /** @return whether this class has created the environment (ONNX Runtime's native library is then fixed) */
     public static synchronized boolean initialised() {
         return environment != null;

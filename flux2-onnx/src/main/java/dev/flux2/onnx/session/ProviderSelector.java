@@ -8,6 +8,8 @@ import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.options.ProviderFallback;
 import dev.flux2.onnx.options.ProviderNames;
+import dev.flux2.onnx.runtime.CudaLibraries;
+import dev.flux2.onnx.runtime.CudaUnavailableException;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -48,7 +50,17 @@ public final class ProviderSelector {
             if (provider == OrtProvider.CPU || chosen.contains(provider)) {
                 continue;
             }
-            Optional<String> problem = probe(provider, deviceId);
+            Optional<String> problem;
+            try {
+                problem = probe(provider, deviceId);
+            } catch (CudaUnavailableException e) {
+                if (fallback == ProviderFallback.FAIL) {
+                    // Its own exception: the CLI's exit code for an unusable native library, the message as it is.
+                    throw new CudaUnavailableException(e.getMessage()
+                            + " Set the backend option provider_fallback=warn to continue without it");
+                }
+                problem = Optional.of(e.getMessage());
+            }
             if (problem.isEmpty()) {
                 chosen.add(provider);
             } else if (fallback == ProviderFallback.FAIL) {
@@ -67,13 +79,16 @@ public final class ProviderSelector {
         return result;
     }
 
+    /** @throws CudaUnavailableException when CUDA is asked for and a library it links is missing */
     private static Optional<String> probe(OrtProvider provider, int deviceId) {
         EnumSet<OrtProvider> available = OrtEnvironment.getAvailableProviders();
         if (!available.contains(provider)) {
             return Optional.of("not built into the ONNX Runtime natives on the classpath (available: "
                     + available + ")"
                     + (provider == OrtProvider.CUDA || provider == OrtProvider.TENSOR_RT
-                            ? "; CUDA needs the com.microsoft.onnxruntime:onnxruntime_gpu artifact"
+                            ? "; CUDA needs the natives of com.microsoft.onnxruntime:onnxruntime_gpu: run `flux2"
+                                    + " runtime install cuda` (loaded when the cuda provider is asked for before ONNX"
+                                    + " Runtime initialises), or depend on that artifact instead of onnxruntime"
                             : "")
                     + (provider == OrtProvider.WEBGPU
                             ? "; WebGPU needs the WebGPU runtime: run `flux2 runtime install webgpu` (it is then"
@@ -82,6 +97,11 @@ public final class ProviderSelector {
                     + "; ONNX Runtime runs on " + OrtNativeLibrary.describeLoaded());
         }
         SharedEnvironment.get();
+        if (provider == OrtProvider.CUDA && !OrtNativeLibrary.loadedByName()) {
+            // Before ONNX Runtime loads the CUDA provider: its own failure would be a bare "Failed to load shared
+            // library". A library the user named (ort_library) may link other CUDA versions: not checked.
+            CudaLibraries.check();
+        }
         DeviceGate gate = DeviceGate.of(List.of(provider));
         if (gate.serialises()) {
             // Enabling a device provider (even failing to, with no adapter) makes ONNX Runtime's release of the
