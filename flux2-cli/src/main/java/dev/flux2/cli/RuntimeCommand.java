@@ -53,8 +53,7 @@ final class RuntimeCommand extends BaseCommand {
     public Integer call() {
         boolean cuda = "cuda".equalsIgnoreCase(runtime);
         if (!cuda && !"webgpu".equalsIgnoreCase(runtime)) {
-            throw new ParameterException(
-                    spec.commandLine(), "unknown runtime '" + runtime + "' (known: webgpu, cuda)");
+            throw new ParameterException(spec.commandLine(), "unknown runtime '" + runtime + "' (known: webgpu, cuda)");
         }
         Path h = home != null ? home : WebGpuRuntime.defaultHome();
         switch (action) {

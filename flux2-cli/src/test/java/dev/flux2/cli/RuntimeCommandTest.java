@@ -65,7 +65,8 @@ class RuntimeCommandTest {
 
     @Test
     void aMissingCudaRuntimeExits5AndSaysHowToGetIt() {
-        CliHarness.Run run = CliHarness.run("runtime", "path", "cuda", "--home", tmp.resolve("home").toString());
+        CliHarness.Run run = CliHarness.run(
+                "runtime", "path", "cuda", "--home", tmp.resolve("home").toString());
         assertEquals(ExitCodes.RUNTIME, run.exitCode(), run.toString());
         assertTrue(run.err().contains("flux2 runtime install cuda"), run.err());
         assertTrue(run.err().contains("onnxruntime_gpu"), run.err());
@@ -77,7 +78,9 @@ class RuntimeCommandTest {
         Path home = tmp.resolve("home");
         Path fake = Files.createDirectories(tmp.resolve("natives"));
         for (String f : new String[] {
-            "libonnxruntime.so", "libonnxruntime4j_jni.so", "libonnxruntime_providers_shared.so",
+            "libonnxruntime.so",
+            "libonnxruntime4j_jni.so",
+            "libonnxruntime_providers_shared.so",
             "libonnxruntime_providers_cuda.so"
         }) {
             Files.writeString(fake.resolve(f), "not the pinned library");

@@ -69,6 +69,17 @@ public final class CudaLibraries {
         });
     }
 
+    /** @return where the loader finds each library on this machine, for reports ({@code libcudart.so.12 → path, …}) */
+    public static String describeFound() {
+        SearchPath path = systemPath();
+        return String.join(
+                ", ",
+                search(path).stream()
+                        .map(f -> f.library().fileName(path.windows()) + " "
+                                + f.usable().map(Path::toString).orElse("MISSING"))
+                        .toList());
+    }
+
     /**
      * @param path where to look
      * @return one finding per library, in {@link CudaLibrary} order
@@ -122,17 +133,26 @@ public final class CudaLibraries {
                 continue;
             }
             String name = f.library().fileName(path.windows());
-            StringBuilder sb = new StringBuilder(name).append(" (").append(f.library().what()).append(")");
+            StringBuilder sb = new StringBuilder(name)
+                    .append(" (")
+                    .append(f.library().what())
+                    .append(")");
             if (f.offPath().isPresent()) {
-                sb.append(" is in ").append(f.offPath().get()).append(" (")
+                sb.append(" is in ")
+                        .append(f.offPath().get())
+                        .append(" (")
                         .append(path.elsewhere().get(f.offPath().get()))
                         .append("), which the loader does not search");
                 toAdd.add(f.offPath().get());
             } else {
                 sb.append(" is not found");
-                f.otherVersion().ifPresent(o -> sb.append("; ").append(o).append(" is another CUDA version's, which")
-                        .append(" does not serve: onnxruntime_gpu ").append(RuntimePin.BINDING_VERSION)
-                        .append(" links CUDA 12's by versioned symbols"));
+                f.otherVersion()
+                        .ifPresent(o -> sb.append("; ")
+                                .append(o)
+                                .append(" is another CUDA version's, which")
+                                .append(" does not serve: onnxruntime_gpu ")
+                                .append(RuntimePin.BINDING_VERSION)
+                                .append(" links CUDA 12's by versioned symbols"));
                 sb.append("; get it from ").append(String.join(", ", f.library().ways()));
             }
             missing.add(sb.toString());
@@ -155,10 +175,16 @@ public final class CudaLibraries {
                 + missing.size() + " of its " + findings.size() + " libraries missing: " + String.join("; ", missing)
                 + "." + fix + " Looked in " + variable + ", "
                 + (path.windows() ? "" : "ldconfig's cache, ")
-                + String.join(", ", path.loaderPath().values().stream().distinct().toList())
+                + String.join(
+                        ", ", path.loaderPath().values().stream().distinct().toList())
                 + (path.elsewhere().isEmpty()
                         ? ""
-                        : ", " + String.join(", ", path.elsewhere().values().stream().distinct().toList()))
+                        : ", "
+                                + String.join(
+                                        ", ",
+                                        path.elsewhere().values().stream()
+                                                .distinct()
+                                                .toList()))
                 + " (docs/gpu.md, \"CUDA libraries\").");
     }
 
@@ -318,7 +344,8 @@ public final class CudaLibraries {
                 continue;
             }
             try {
-                Process p = new ProcessBuilder(exe, "-p").redirectErrorStream(true).start();
+                Process p =
+                        new ProcessBuilder(exe, "-p").redirectErrorStream(true).start();
                 byte[] out = p.getInputStream().readAllBytes();
                 if (!p.waitFor(LDCONFIG_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                     p.destroyForcibly();

@@ -10,26 +10,59 @@ import java.util.List;
  */
 enum CudaLibrary {
     /** The CUDA 12 runtime. */
-    CUDART("libcudart.so.12", "cudart64_12.dll", "cuda_runtime", "the CUDA 12 runtime",
+    CUDART(
+            "libcudart.so.12",
+            "cudart64_12.dll",
+            "cuda_runtime",
+            "the CUDA 12 runtime",
             "the CUDA 12 toolkit (or just its runtime: the cuda-cudart-12-x package)",
             "pip install nvidia-cuda-runtime-cu12"),
     /** cuBLAS of CUDA 12. */
-    CUBLAS("libcublas.so.12", "cublas64_12.dll", "cublas", "cuBLAS of CUDA 12",
-            "the CUDA 12 toolkit (or the libcublas-12-x package)", "pip install nvidia-cublas-cu12"),
+    CUBLAS(
+            "libcublas.so.12",
+            "cublas64_12.dll",
+            "cublas",
+            "cuBLAS of CUDA 12",
+            "the CUDA 12 toolkit (or the libcublas-12-x package)",
+            "pip install nvidia-cublas-cu12"),
     /** cuBLASLt of CUDA 12. */
-    CUBLAS_LT("libcublasLt.so.12", "cublasLt64_12.dll", "cublas", "cuBLASLt of CUDA 12",
-            "the CUDA 12 toolkit (or the libcublas-12-x package)", "pip install nvidia-cublas-cu12"),
+    CUBLAS_LT(
+            "libcublasLt.so.12",
+            "cublasLt64_12.dll",
+            "cublas",
+            "cuBLASLt of CUDA 12",
+            "the CUDA 12 toolkit (or the libcublas-12-x package)",
+            "pip install nvidia-cublas-cu12"),
     /** cuFFT of CUDA 12 (soname 11). */
-    CUFFT("libcufft.so.11", "cufft64_11.dll", "cufft", "cuFFT of CUDA 12",
-            "the CUDA 12 toolkit (or the libcufft-12-x package)", "pip install nvidia-cufft-cu12"),
+    CUFFT(
+            "libcufft.so.11",
+            "cufft64_11.dll",
+            "cufft",
+            "cuFFT of CUDA 12",
+            "the CUDA 12 toolkit (or the libcufft-12-x package)",
+            "pip install nvidia-cufft-cu12"),
     /** cuRAND (soname 10, CUDA 12's). */
-    CURAND("libcurand.so.10", "curand64_10.dll", "curand", "cuRAND of CUDA 12",
-            "the CUDA 12 toolkit (or the libcurand-12-x package)", "pip install nvidia-curand-cu12"),
+    CURAND(
+            "libcurand.so.10",
+            "curand64_10.dll",
+            "curand",
+            "cuRAND of CUDA 12",
+            "the CUDA 12 toolkit (or the libcurand-12-x package)",
+            "pip install nvidia-curand-cu12"),
     /** cuDNN 9 built for CUDA 12. */
-    CUDNN("libcudnn.so.9", "cudnn64_9.dll", "cudnn", "cuDNN 9 for CUDA 12",
-            "NVIDIA's cuDNN 9 for CUDA 12 (the cudnn9-cuda-12 package)", "pip install nvidia-cudnn-cu12"),
+    CUDNN(
+            "libcudnn.so.9",
+            "cudnn64_9.dll",
+            "cudnn",
+            "cuDNN 9 for CUDA 12",
+            "NVIDIA's cuDNN 9 for CUDA 12 (the cudnn9-cuda-12 package)",
+            "pip install nvidia-cudnn-cu12"),
     /** The NVIDIA driver's CUDA library. */
-    DRIVER("libcuda.so.1", "nvcuda.dll", "", "the NVIDIA driver's CUDA library",
+    DRIVER(
+            "libcuda.so.1",
+            "nvcuda.dll",
+            "",
+            "the NVIDIA driver's CUDA library",
             "the NVIDIA driver (release 525 or newer for CUDA 12); in a container, start it with the GPU passed"
                     + " through (the NVIDIA container toolkit's --gpus)",
             "");
@@ -80,6 +113,8 @@ enum CudaLibrary {
 
     /** @return the ways to get it, for messages */
     List<String> ways() {
-        return pip.isEmpty() ? List.of(system) : List.of(system, "or `" + pip + "` and add its folder to the loader's path");
+        return pip.isEmpty()
+                ? List.of(system)
+                : List.of(system, "or `" + pip + "` and add its folder to the loader's path");
     }
 }

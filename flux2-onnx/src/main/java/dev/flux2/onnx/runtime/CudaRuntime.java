@@ -118,7 +118,8 @@ public final class CudaRuntime {
                 missing.add(f.name());
             } else if (!container(url, natives.entry(f.name())).equals(home)) {
                 throw new RuntimeLibraryException("the class path holds ONNX Runtime's CUDA provider in " + home
-                        + ", but ONNX Runtime would load " + f.name() + " from " + container(url, natives.entry(f.name()))
+                        + ", but ONNX Runtime would load " + f.name() + " from "
+                        + container(url, natives.entry(f.name()))
                         + " (found first): the class path holds two ONNX Runtime jars. Keep only"
                         + " com.microsoft.onnxruntime:onnxruntime_gpu (exclude com.microsoft.onnxruntime:onnxruntime"
                         + " where flux2-onnx brings it, docs/gpu.md)");
@@ -147,7 +148,10 @@ public final class CudaRuntime {
                 .filter(p -> pin.natives().containsKey(p))
                 .orElseThrow(() -> new RuntimeLibraryException("no CUDA build of " + pin.coordinates() + " for "
                         + OrtPlatform.describeCurrent() + " (builds: "
-                        + pin.natives().keySet().stream().map(OrtPlatform::key).sorted().toList()
+                        + pin.natives().keySet().stream()
+                                .map(OrtPlatform::key)
+                                .sorted()
+                                .toList()
                         + "); name another ONNX Runtime build with FLUX2_ORT_LIBRARY or --ort-library"));
     }
 
@@ -159,7 +163,11 @@ public final class CudaRuntime {
                     + ": run `flux2 runtime install cuda`, or depend on " + pin.coordinates() + " instead of"
                     + " com.microsoft.onnxruntime:onnxruntime (docs/gpu.md)");
         }
-        verify(dir, pin, platform, "installed CUDA runtime in " + dir,
+        verify(
+                dir,
+                pin,
+                platform,
+                "installed CUDA runtime in " + dir,
                 "run `flux2 runtime install cuda` again to repair it");
         return dir;
     }
@@ -282,8 +290,8 @@ public final class CudaRuntime {
                     .filter(Files::isRegularFile)
                     .findFirst();
             if (found.isEmpty()) {
-                throw new RuntimeLibraryException("--from " + src + " holds no " + f.name() + " (looked in " + roots
-                        + ")");
+                throw new RuntimeLibraryException(
+                        "--from " + src + " holds no " + f.name() + " (looked in " + roots + ")");
             }
             long size = Files.size(found.get());
             if (size != f.size()) {

@@ -47,8 +47,8 @@ final class JarNatives {
                 }
                 long limit = w.getValue().limit();
                 if (entry.getSize() > limit) {
-                    throw new IOException(w.getKey() + " declares " + entry.getSize() + " bytes, more than the "
-                            + limit + " allowed for it");
+                    throw new IOException(w.getKey() + " declares " + entry.getSize() + " bytes, more than the " + limit
+                            + " allowed for it");
                 }
                 try (InputStream in = zip.getInputStream(entry);
                         OutputStream out = Files.newOutputStream(w.getValue().target())) {

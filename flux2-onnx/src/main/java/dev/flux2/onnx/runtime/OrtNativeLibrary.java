@@ -145,17 +145,17 @@ public final class OrtNativeLibrary {
         if (cuda) {
             String folder = System.getProperty(CudaRuntime.NATIVE_PATH_PROPERTY);
             if (folder != null && !folder.isBlank()) {
-                return new Choice(Optional.empty(), "the system property " + CudaRuntime.NATIVE_PATH_PROPERTY + " ("
-                        + folder + ")");
+                return new Choice(
+                        Optional.empty(),
+                        "the system property " + CudaRuntime.NATIVE_PATH_PROPERTY + " (" + folder + ")");
             }
             Optional<String> classpath = CudaRuntime.classpathNatives();
             if (classpath.isPresent()) {
-                return new Choice(Optional.empty(), "the onnxruntime_gpu natives on the class path (" + classpath.get()
-                        + ")");
+                return new Choice(
+                        Optional.empty(), "the onnxruntime_gpu natives on the class path (" + classpath.get() + ")");
             }
             Path dir = CudaRuntime.locate(home);
-            return Choice.folder(
-                    dir, CudaRuntime.coreLibrary(dir), "the installed CUDA runtime");
+            return Choice.folder(dir, CudaRuntime.coreLibrary(dir), "the installed CUDA runtime");
         }
         return Choice.ANY;
     }
@@ -200,8 +200,10 @@ public final class OrtNativeLibrary {
             if (choice.nativeFolder().isPresent()) {
                 Path folder = choice.nativeFolder().get().toAbsolutePath().normalize();
                 if (folderProperty != null && !samePath(folderProperty, folder)) {
-                    throw conflict(choice, lib, "the system property " + CudaRuntime.NATIVE_PATH_PROPERTY + " names "
-                            + folderProperty);
+                    throw conflict(
+                            choice,
+                            lib,
+                            "the system property " + CudaRuntime.NATIVE_PATH_PROPERTY + " names " + folderProperty);
                 }
                 if (property != null && !samePath(property, lib)) {
                     throw conflict(choice, lib, "the system property " + LIBRARY_PROPERTY + " names " + property);
@@ -211,8 +213,11 @@ public final class OrtNativeLibrary {
             } else {
                 if (folderProperty != null) {
                     // ONNX Runtime would load every library from that folder, ignoring the library asked for.
-                    throw conflict(choice, lib, "the system property " + CudaRuntime.NATIVE_PATH_PROPERTY
-                            + " names the folder " + folderProperty + ", which ONNX Runtime loads instead");
+                    throw conflict(
+                            choice,
+                            lib,
+                            "the system property " + CudaRuntime.NATIVE_PATH_PROPERTY + " names the folder "
+                                    + folderProperty + ", which ONNX Runtime loads instead");
                 }
                 if (property != null && !samePath(property, lib)) {
                     throw conflict(choice, lib, "the system property " + LIBRARY_PROPERTY + " names " + property);
@@ -300,8 +305,9 @@ public final class OrtNativeLibrary {
     /** @return the file name of ONNX Runtime's core library in the jar's native folders, for this OS */
     private static String coreLibraryName() {
         String os = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT);
-        return os.startsWith("windows") ? "onnxruntime.dll" : os.contains("mac") ? "libonnxruntime.dylib"
-                : "libonnxruntime.so";
+        return os.startsWith("windows")
+                ? "onnxruntime.dll"
+                : os.contains("mac") ? "libonnxruntime.dylib" : "libonnxruntime.so";
     }
 
     /**

@@ -111,7 +111,8 @@ public final class WebGpuRuntime {
         Path dir = folder(home, pin, platform);
         if (!Files.isDirectory(dir)) {
             throw new RuntimeLibraryException("the WebGPU runtime (" + pin.npmPackage() + " " + pin.ortVersion() + ", "
-                    + platform.key() + ") is not installed in " + dir + RuntimeFolders.otherVersions(home, pin.ortVersion())
+                    + platform.key() + ") is not installed in " + dir
+                    + RuntimeFolders.otherVersions(home, pin.ortVersion())
                     + ": run `flux2 runtime install webgpu` (or name an ONNX Runtime library with FLUX2_ORT_LIBRARY,"
                     + " --ort-library or the backend option ort_library)");
         }
@@ -134,7 +135,8 @@ public final class WebGpuRuntime {
             String found = RuntimeFolders.sha512(file);
             if (!found.equals(f.getValue())) {
                 throw new RuntimeLibraryException(what + " is corrupt or of another build: " + file + " has sha512 "
-                        + RuntimeFolders.abbreviate(found) + ", expected " + RuntimeFolders.abbreviate(f.getValue()) + " (" + pin.npmPackage() + " "
+                        + RuntimeFolders.abbreviate(found) + ", expected " + RuntimeFolders.abbreviate(f.getValue())
+                        + " (" + pin.npmPackage() + " "
                         + pin.ortVersion() + ", " + platform.key() + "); " + fix);
             }
         }
@@ -180,7 +182,8 @@ public final class WebGpuRuntime {
                 if (!integrity.equals(pin.tarballIntegrity())) {
                     throw new RuntimeLibraryException("npm pack " + pin.npmSpec() + " gave " + tarball.getFileName()
                             + " with integrity " + RuntimeFolders.abbreviate(integrity) + ", expected "
-                            + RuntimeFolders.abbreviate(pin.tarballIntegrity()) + " (is the npm registry a mirror that altered it?)");
+                            + RuntimeFolders.abbreviate(pin.tarballIntegrity())
+                            + " (is the npm registry a mirror that altered it?)");
                 }
                 extractTarball(tarball, pin, platform, staging);
                 return "npm package " + pin.npmSpec();

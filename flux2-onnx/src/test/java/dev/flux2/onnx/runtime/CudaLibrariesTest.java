@@ -56,7 +56,10 @@ class CudaLibrariesTest {
         List<CudaLibraries.Finding> found = CudaLibraries.search(path);
         assertEquals(CudaLibrary.values().length, found.size());
         for (CudaLibraries.Finding f : found) {
-            assertEquals(Optional.of(all.resolve(f.library().fileName(false))), f.usable(), f.library().name());
+            assertEquals(
+                    Optional.of(all.resolve(f.library().fileName(false))),
+                    f.usable(),
+                    f.library().name());
         }
         assertEquals(Optional.empty(), problem(path));
     }
@@ -79,8 +82,10 @@ class CudaLibrariesTest {
                 "pip install nvidia-cudnn-cu12")) {
             assertTrue(m.contains(pip), pip + ": " + m);
         }
-        assertTrue(m.contains("libcuda.so.1 (the NVIDIA driver's CUDA library) is not found; get it from the NVIDIA"
-                + " driver (release 525 or newer for CUDA 12)"), m);
+        assertTrue(
+                m.contains("libcuda.so.1 (the NVIDIA driver's CUDA library) is not found; get it from the NVIDIA"
+                        + " driver (release 525 or newer for CUDA 12)"),
+                m);
         assertTrue(m.contains("Looked in LD_LIBRARY_PATH, ldconfig's cache, LD_LIBRARY_PATH"), m);
         assertFalse(m.contains("Failed to load shared library"), m);
     }
@@ -88,7 +93,8 @@ class CudaLibrariesTest {
     @Test
     void eachSingleMissingLibraryIsTheOnlyOneNamed() throws IOException {
         for (String missing : LINUX) {
-            Path d = folder("without-" + missing,
+            Path d = folder(
+                    "without-" + missing,
                     LINUX.stream().filter(l -> !l.equals(missing)).toArray(String[]::new));
             String m = problem(linux(Map.of(d, "LD_LIBRARY_PATH"), Map.of())).orElseThrow();
             assertTrue(m.contains("1 of its 7 libraries missing: " + missing + " ("), m);
@@ -103,16 +109,24 @@ class CudaLibrariesTest {
 
     @Test
     void aLibraryWhereTheLoaderDoesNotLookIsNamedWithTheFolderToAdd() throws IOException {
-        Path system = folder("system", "libcudart.so.12", "libcublas.so.12", "libcublasLt.so.12", "libcufft.so.11",
-                "libcurand.so.10", "libcuda.so.1");
+        Path system = folder(
+                "system",
+                "libcudart.so.12",
+                "libcublas.so.12",
+                "libcublasLt.so.12",
+                "libcufft.so.11",
+                "libcurand.so.10",
+                "libcuda.so.1");
         Path wheel = folder("site-packages/nvidia/cudnn/lib", "libcudnn.so.9");
         Map<Path, String> elsewhere = new LinkedHashMap<>();
         elsewhere.put(folder("cuda-home/lib64"), "CUDA_HOME");
         elsewhere.put(wheel, "pip's nvidia-*-cu12 wheels");
         CudaLibraries.SearchPath path = linux(Map.of(system, "the system library folders"), elsewhere);
         String m = problem(path).orElseThrow();
-        assertTrue(m.contains("libcudnn.so.9 (cuDNN 9 for CUDA 12) is in " + wheel
-                + " (pip's nvidia-*-cu12 wheels), which the loader does not search"), m);
+        assertTrue(
+                m.contains("libcudnn.so.9 (cuDNN 9 for CUDA 12) is in " + wheel
+                        + " (pip's nvidia-*-cu12 wheels), which the loader does not search"),
+                m);
         assertTrue(m.contains("export LD_LIBRARY_PATH=" + wheel + ":$LD_LIBRARY_PATH"), m);
         assertTrue(m.contains("CUDA_HOME, pip's nvidia-*-cu12 wheels"), "where it looked: " + m);
         assertFalse(m.contains("no NVIDIA driver"), m);
@@ -120,26 +134,45 @@ class CudaLibrariesTest {
 
     @Test
     void cuda13sLibrariesDoNotServeAndAreNamedAsSuch() throws IOException {
-        Path d = folder("cuda13", "libcudart.so.12", "libcublas.so.13", "libcublasLt.so.13", "libcufft.so.11",
-                "libcurand.so.10", "libcudnn.so.9", "libcuda.so.1");
+        Path d = folder(
+                "cuda13",
+                "libcudart.so.12",
+                "libcublas.so.13",
+                "libcublasLt.so.13",
+                "libcufft.so.11",
+                "libcurand.so.10",
+                "libcudnn.so.9",
+                "libcuda.so.1");
         String m = problem(linux(Map.of(d, "LD_LIBRARY_PATH"), Map.of())).orElseThrow();
-        assertTrue(m.contains("libcublas.so.12 (cuBLAS of CUDA 12) is not found; " + d.resolve("libcublas.so.13")
-                + " is another CUDA version's, which does not serve"), m);
-        assertTrue(m.contains("libcublasLt.so.12 (cuBLASLt of CUDA 12) is not found; "
-                + d.resolve("libcublasLt.so.13")), m);
+        assertTrue(
+                m.contains("libcublas.so.12 (cuBLAS of CUDA 12) is not found; " + d.resolve("libcublas.so.13")
+                        + " is another CUDA version's, which does not serve"),
+                m);
+        assertTrue(
+                m.contains("libcublasLt.so.12 (cuBLASLt of CUDA 12) is not found; " + d.resolve("libcublasLt.so.13")),
+                m);
         assertTrue(m.contains("2 of its 7 libraries missing"), m);
     }
 
     @Test
     void aCuda12NameLinkedToCuda13sFileIsRefused() throws IOException {
-        Path d = folder("linked", "libcudart.so.12", "libcublasLt.so.12", "libcufft.so.11", "libcurand.so.10",
-                "libcudnn.so.9", "libcuda.so.1", "libcublas.so.13.0.0.19");
+        Path d = folder(
+                "linked",
+                "libcudart.so.12",
+                "libcublasLt.so.12",
+                "libcufft.so.11",
+                "libcurand.so.10",
+                "libcudnn.so.9",
+                "libcuda.so.1",
+                "libcublas.so.13.0.0.19");
         Files.createSymbolicLink(d.resolve("libcublas.so.12"), d.resolve("libcublas.so.13.0.0.19"));
         Path real = folder("real", "libcublas.so.12.4.5.8");
         Files.createSymbolicLink(real.resolve("libcublas.so.12"), real.resolve("libcublas.so.12.4.5.8"));
         String m = problem(linux(Map.of(d, "LD_LIBRARY_PATH"), Map.of())).orElseThrow();
-        assertTrue(m.contains("libcublas.so.12 (cuBLAS of CUDA 12) is not found; " + d.resolve("libcublas.so.12")
-                + " is another CUDA version's"), m);
+        assertTrue(
+                m.contains("libcublas.so.12 (cuBLAS of CUDA 12) is not found; " + d.resolve("libcublas.so.12")
+                        + " is another CUDA version's"),
+                m);
         Map<Path, String> both = new LinkedHashMap<>();
         both.put(d, "LD_LIBRARY_PATH");
         both.put(real, "LD_LIBRARY_PATH");
@@ -151,9 +184,21 @@ class CudaLibrariesTest {
         Path cache = folder("cached", LINUX.toArray(String[]::new));
         StringBuilder out = new StringBuilder("7 libs found in cache `/etc/ld.so.cache'\n");
         for (String l : LINUX) {
-            out.append('\t').append(l).append(" (libc6) => /nonexistent32/").append(l).append('\n');
-            out.append('\t').append(l).append(" (libc6,x86-64) => ").append(cache.resolve(l)).append('\n');
-            out.append('\t').append(l).append(" (libc6,AArch64) => /nonexistent-arm/").append(l).append('\n');
+            out.append('\t')
+                    .append(l)
+                    .append(" (libc6) => /nonexistent32/")
+                    .append(l)
+                    .append('\n');
+            out.append('\t')
+                    .append(l)
+                    .append(" (libc6,x86-64) => ")
+                    .append(cache.resolve(l))
+                    .append('\n');
+            out.append('\t')
+                    .append(l)
+                    .append(" (libc6,AArch64) => /nonexistent-arm/")
+                    .append(l)
+                    .append('\n');
         }
         Map<String, Path> parsed = CudaLibraries.parseLdconfig(out.toString());
         assertEquals(cache.resolve("libcudnn.so.9"), parsed.get("libcudnn.so.9"), "the x86-64 entry wins");
@@ -164,8 +209,13 @@ class CudaLibrariesTest {
 
     @Test
     void windowsNamesAndPath() throws IOException {
-        Path bin = folder("CUDA/v12.4/bin", "cudart64_12.dll", "cublas64_12.dll", "cublasLt64_12.dll",
-                "cufft64_11.dll", "curand64_10.dll");
+        Path bin = folder(
+                "CUDA/v12.4/bin",
+                "cudart64_12.dll",
+                "cublas64_12.dll",
+                "cublasLt64_12.dll",
+                "cufft64_11.dll",
+                "curand64_10.dll");
         Path system32 = folder("System32", "nvcuda.dll");
         Map<Path, String> loader = new LinkedHashMap<>();
         loader.put(bin, "PATH");

@@ -121,8 +121,11 @@ class CudaRuntimeInstallTest {
         RuntimeLibraryException e =
                 assertThrows(RuntimeLibraryException.class, () -> install(dir.resolve("home"), Optional.of(jar)));
         assertTrue(e.getMessage().contains("declares " + (64 << 20) + " bytes"), e.getMessage());
-        assertTrue(e.getMessage().contains("more than the "
-                + FakeGpuJar.FILES.get("libonnxruntime_providers_cuda.so").length + " allowed"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains("more than the " + FakeGpuJar.FILES.get("libonnxruntime_providers_cuda.so").length
+                                + " allowed"),
+                e.getMessage());
     }
 
     @Test
@@ -141,8 +144,7 @@ class CudaRuntimeInstallTest {
                 assertThrows(RuntimeLibraryException.class, () -> install(dir.resolve("home"), Optional.of(jar)));
         assertTrue(e.getMessage().contains("inflates to more than " + pinned + " bytes"), e.getMessage());
         try (Stream<Path> s = Files.walk(dir.resolve("home"))) {
-            assertEquals(
-                    0, s.filter(Files::isRegularFile).count(), "the staging folder and what it held are removed");
+            assertEquals(0, s.filter(Files::isRegularFile).count(), "the staging folder and what it held are removed");
         }
     }
 
@@ -171,13 +173,13 @@ class CudaRuntimeInstallTest {
     void aMissingRuntimeSaysHowToGetOne() throws IOException {
         Path home = dir.resolve("home");
         CudaRuntimePin pin = FakeGpuJar.pin("x");
-        RuntimeLibraryException missing = assertThrows(
-                RuntimeLibraryException.class, () -> CudaRuntime.locate(home, pin, OrtPlatform.LINUX_X64));
+        RuntimeLibraryException missing =
+                assertThrows(RuntimeLibraryException.class, () -> CudaRuntime.locate(home, pin, OrtPlatform.LINUX_X64));
         assertTrue(missing.getMessage().contains("flux2 runtime install cuda"), missing.getMessage());
         assertTrue(missing.getMessage().contains("depend on com.microsoft.onnxruntime:onnxruntime_gpu:1.26.0"));
         Files.createDirectories(home.resolve("runtime/1.25.0/linux-x64-cuda"));
-        RuntimeLibraryException other = assertThrows(
-                RuntimeLibraryException.class, () -> CudaRuntime.locate(home, pin, OrtPlatform.LINUX_X64));
+        RuntimeLibraryException other =
+                assertThrows(RuntimeLibraryException.class, () -> CudaRuntime.locate(home, pin, OrtPlatform.LINUX_X64));
         assertTrue(other.getMessage().contains("installed: ONNX Runtime 1.25.0"), other.getMessage());
     }
 
@@ -187,17 +189,18 @@ class CudaRuntimeInstallTest {
         Path home = dir.resolve("home");
         RuntimeInstallation inst = install(home, Optional.of(jar));
         Path cuda = inst.folder().resolve("libonnxruntime_providers_cuda.so");
-        byte[] damaged = FakeGpuJar.FILES.get("libonnxruntime_providers_cuda.so").clone();
+        byte[] damaged =
+                FakeGpuJar.FILES.get("libonnxruntime_providers_cuda.so").clone();
         damaged[7] ^= 1;
         Files.write(cuda, damaged);
         CudaRuntimePin pin = FakeGpuJar.pin("unused");
-        RuntimeLibraryException e = assertThrows(
-                RuntimeLibraryException.class, () -> CudaRuntime.locate(home, pin, OrtPlatform.LINUX_X64));
+        RuntimeLibraryException e =
+                assertThrows(RuntimeLibraryException.class, () -> CudaRuntime.locate(home, pin, OrtPlatform.LINUX_X64));
         assertTrue(e.getMessage().contains(cuda + " has sha512"), e.getMessage());
         assertTrue(e.getMessage().contains("flux2 runtime install cuda"), e.getMessage());
         Files.delete(inst.folder().resolve("libonnxruntime.so"));
-        RuntimeLibraryException gone = assertThrows(
-                RuntimeLibraryException.class, () -> CudaRuntime.locate(home, pin, OrtPlatform.LINUX_X64));
+        RuntimeLibraryException gone =
+                assertThrows(RuntimeLibraryException.class, () -> CudaRuntime.locate(home, pin, OrtPlatform.LINUX_X64));
         assertTrue(gone.getMessage().contains("libonnxruntime.so is missing"), gone.getMessage());
         assertTrue(install(home, Optional.of(jar)).installedNow(), "installing again repairs it");
         assertEquals(inst.folder(), CudaRuntime.locate(home, pin, OrtPlatform.LINUX_X64));
@@ -233,8 +236,8 @@ class CudaRuntimeInstallTest {
                         FakeGpuJar.FOLDER + "libonnxruntime4j_jni.so", FakeGpuJar.bytes("cpu jni")));
         Path gpu = FakeGpuJar.jar(dir.resolve("onnxruntime_gpu-1.26.0.jar"));
         try (URLClassLoader loader = loader(cpu, gpu)) {
-            RuntimeLibraryException e = assertThrows(
-                    RuntimeLibraryException.class, () -> CudaRuntime.classpathNatives(loader, natives));
+            RuntimeLibraryException e =
+                    assertThrows(RuntimeLibraryException.class, () -> CudaRuntime.classpathNatives(loader, natives));
             assertTrue(e.getMessage().contains("onnxruntime-1.26.0.jar"), e.getMessage());
             assertTrue(e.getMessage().contains("onnxruntime_gpu-1.26.0.jar"), e.getMessage());
             assertTrue(e.getMessage().contains("exclude com.microsoft.onnxruntime:onnxruntime"), e.getMessage());
