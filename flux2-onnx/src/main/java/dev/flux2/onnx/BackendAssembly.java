@@ -10,12 +10,14 @@ import dev.flux2.onnx.derived.DerivationPlan;
 import dev.flux2.onnx.derived.DerivedGraph;
 import dev.flux2.onnx.derived.DerivedGraphStore;
 import dev.flux2.onnx.memory.AutoMemoryPolicy;
+import dev.flux2.onnx.memory.DeviceMemory;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
 import dev.flux2.onnx.memory.SessionFootprint;
 import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.options.ProviderFallback;
 import dev.flux2.onnx.options.ProviderNames;
+import dev.flux2.onnx.runtime.CudaDevices;
 import dev.flux2.onnx.runtime.GlobalThreadPool;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import dev.flux2.onnx.runtime.RuntimeLibraryException;
@@ -30,6 +32,8 @@ import dev.flux2.onnx.stage.StageResources;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,9 +62,10 @@ public final class BackendAssembly {
         BundleIo io = bundle.io();
         // The native library is chosen before anything initialises ONNX Runtime (the provider checks do).
         this.environment = environment(options);
-        this.providers = ProviderSelector.select(options.providers(), options.providerFallback(), options.deviceId());
+        this.providers = ProviderSelector.select(
+                options.providers(), options.providerFallback(), options.deviceId(), options.cuda());
         SessionFootprint footprint = SessionFootprint.of(config, io);
-        this.memory = AutoMemoryPolicy.decide(policy, footprint, MemorySnapshot.current());
+        this.memory = memoryDecision(policy, footprint, providers, options);
         Map<String, String> entries = new HashMap<>();
         if (!options.allowSpinning()) {
             entries.put("session.intra_op.allow_spinning", "0");
@@ -117,25 +122,57 @@ public final class BackendAssembly {
     }
 
     /**
-     * The environment on the library {@code ort_library}, {@code FLUX2_ORT_LIBRARY} or the {@code webgpu} provider
-     * asks for. A missing WebGPU runtime fails the load, or under {@code provider_fallback=warn} is a warning (the
-     * WebGPU provider is then unavailable and skipped).
+     * The environment on the library {@code ort_library}, {@code FLUX2_ORT_LIBRARY} or the {@code webgpu} or
+     * {@code cuda} provider asks for. A missing WebGPU or CUDA runtime fails the load, or under
+     * {@code provider_fallback=warn} is a warning (the provider is then unavailable and skipped).
      */
     private static OrtEnvironment environment(OnnxOptions options) {
         OrtNativeLibrary.Choice choice;
         try {
             choice = OrtNativeLibrary.choose(
                     options.ortLibrary(),
-                    options.providers().stream().anyMatch(n -> ProviderNames.parse(n) == OrtProvider.WEBGPU),
+                    options.providers().stream().map(ProviderNames::parse).collect(Collectors.toSet()),
                     WebGpuRuntime.defaultHome());
         } catch (RuntimeLibraryException e) {
             if (options.providerFallback() != ProviderFallback.WARN) {
-                throw e;
+                // Only a requested provider's runtime fails here (ort_library is checked when it loads).
+                throw new RuntimeLibraryException(
+                        e.getMessage() + ". Set the backend option provider_fallback=warn to continue without it", e);
             }
             LOG.warn("{}; continuing on the default ONNX Runtime library", e.getMessage());
             choice = OrtNativeLibrary.Choice.ANY;
         }
         return OrtNativeLibrary.environment(choice, new GlobalThreadPool(options.threads(), options.allowSpinning()));
+    }
+
+    /**
+     * AUTO decides by the device's free memory when the sessions run on CUDA (by {@code nvidia-smi}; by the host's
+     * memory, said so, when the driver does not answer), else by the host's memory.
+     */
+    private static MemoryDecision memoryDecision(
+            MemoryPolicy requested, SessionFootprint footprint, ExecutionProviders providers, OnnxOptions options) {
+        if (requested == MemoryPolicy.AUTO
+                && !providers.providers().isEmpty()
+                && providers.providers().get(0) == OrtProvider.CUDA) {
+            CudaDevices.Query query = CudaDevices.query();
+            Optional<CudaDevices.Gpu> gpu = query.gpu(options.deviceId());
+            if (gpu.isPresent()) {
+                return AutoMemoryPolicy.decideOnDevice(
+                        requested,
+                        footprint,
+                        new DeviceMemory(
+                                "CUDA device " + options.deviceId() + " (" + gpu.get().name() + ")",
+                                gpu.get().freeBytes(),
+                                options.cuda().gpuMemLimit()));
+            }
+            MemoryDecision host = AutoMemoryPolicy.decide(requested, footprint, MemorySnapshot.current());
+            return new MemoryDecision(
+                    host.policy(),
+                    host.requested(),
+                    host.reason() + "; by the host's memory: the CUDA device's free memory is unknown ("
+                            + query.problem().orElse("nvidia-smi lists no device " + options.deviceId()) + ")");
+        }
+        return AutoMemoryPolicy.decide(requested, footprint, MemorySnapshot.current());
     }
 
     /** @return the ONNX Runtime environment */
