@@ -10,6 +10,8 @@
 #                (CUDA_LAUNCH_BLOCKING=1)
 #   peer         diffusers' Flux2Transformer2DModel, bf16, one step at 512² and 1024² (peer_step.py)
 #   fresh        the first image of a fresh `flux2 generate --provider cuda` process on a timing bundle
+#   runtime      flux2 runtime install cuda --from the kit's natives, flux2 info --provider cuda with and without the
+#                CUDA 12 libraries, generate through the installed runtime; no library, no GPU, corrupt runtime
 #   fullsize     the full-size synthetic bundle: warm-pipeline images, fresh process, tokenizing, memory
 # Writes the log and results to $OUT. Device memory in use is sampled with nvidia-smi every 100 ms per section.
 set -u
@@ -60,6 +62,7 @@ m = Image.new('L', (256, 256), 0); ImageDraw.Draw(m).rectangle([64, 64, 191, 191
   run_case fused seed
   run_case perstep seed --no-fused
   run_case perstep-mha seed --no-fused --attention fused
+  run_case perstep-graph seed --no-fused --attention graph
   run_case size512x384 seed -W 512 -H 384 --no-fused
   run_case img2img seed --init-image "$W/fused-cpu.png" --strength 0.75
   run_case inpaint seed --init-image "$W/fused-cpu.png" --mask "$W/mask.png" --no-fused
@@ -78,7 +81,7 @@ steps() {
   echo "== steps $(date -u +%T)"
   mem_start steps
   $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaStepComparison --dir $W/step --size "${STEP_SIZES:-512,1024}" \
-    --forms "${STEP_FORMS:-seed,seed-notf32,mha32,mha16,mha16-notf32,mha16bsnh}" --rounds "${STEP_ROUNDS:-10}" \
+    --forms "${STEP_FORMS:-seed,seed-notf32,mha32,mha16,mha16-notf32}" --rounds "${STEP_ROUNDS:-10}" \
     ${STEP_EXTRA:-} 2>&1 | grep -v '^\[main\] INFO'
   mem_stop steps
 }
@@ -86,7 +89,7 @@ steps() {
 accuracy() {
   echo "== accuracy $(date -u +%T): klein width, 1 double + 1 single block, every form against the CPU provider"
   $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaStepComparison --dir $W/step11 --blocks 1+1 --size 512,1024 \
-    --forms "${STEP_FORMS:-seed,seed-notf32,mha32,mha16,mha16-notf32,mha16bsnh}" --rounds 3 --cpu-reference 2>&1 \
+    --forms "${STEP_FORMS:-seed,seed-notf32,mha32,mha16,mha16-notf32}" --rounds 3 --cpu-reference 2>&1 \
     | grep -v '^\[main\] INFO'
 }
 
@@ -119,6 +122,34 @@ fresh() {
   cd - > /dev/null
 }
 
+runtime() {
+  echo "== runtime $(date -u +%T): flux2 runtime install cuda, the library check, the installed runtime used"
+  local FR="$J -Xmx8g -jar $IN/flux2.jar"   # no -Donnxruntime.native.path: the product chooses the library
+  cd $W
+  [ -d seed ] || $J -cp "$CP" dev.flux2.testkit.SyntheticBundleMain seed --size 256x256 --fused engine > /dev/null
+  FLUX2_HOME=$W/rt $FR runtime install cuda --from $NATIVE; echo "install rc=$?"
+  FLUX2_HOME=$W/rt $FR runtime path cuda; echo "path rc=$?"
+  FLUX2_HOME=$W/rt $FR info --model seed --provider cuda; echo "info rc=$?"
+  env -u LD_LIBRARY_PATH FLUX2_HOME=$W/rt $FR info --model seed --provider cuda 2>&1 | cut -c1-1500
+  echo "info without the kit's CUDA 12 libraries on the loader's path rc=${PIPESTATUS[0]}"
+  FLUX2_HOME=$W/rt $FR generate --model seed --prompt "a red fox in the snow" --seed 7 --no-progress --provider cuda \
+    -o $W/rt-cuda.png > $W/rt-gen.log 2>&1; echo "generate through the installed runtime rc=$? $(grep -o 'timings: .*' $W/rt-gen.log)"
+  [ -f $W/fused-cpu.png ] && python3 "$HERE/imgdiff.py" $W/fused-cpu.png $W/rt-cuda.png
+  env -u LD_LIBRARY_PATH FLUX2_HOME=$W/rt $FR generate --model seed --prompt x --seed 1 --no-progress --provider cuda \
+    -o $W/x.png > $W/rt-nolib.log 2>&1; echo "generate without the CUDA 12 libraries rc=$? sigsegv=$(grep -c SIGSEGV $W/rt-nolib.log)"
+  tail -2 $W/rt-nolib.log | cut -c1-700
+  CUDA_VISIBLE_DEVICES= FLUX2_HOME=$W/rt $FR generate --model seed --prompt x --seed 1 --no-progress --provider cuda \
+    -o $W/x.png > $W/rt-nogpu.log 2>&1; echo "generate with no visible GPU rc=$? sigsegv=$(grep -c SIGSEGV $W/rt-nogpu.log)"
+  tail -2 $W/rt-nogpu.log | cut -c1-700
+  cp -r $W/rt $W/rtbad && f=$(ls $W/rtbad/runtime/*/*-cuda/libonnxruntime_providers_cuda.so) \
+    && printf 'x' | dd of="$f" bs=1 seek=100000 conv=notrunc 2>/dev/null
+  FLUX2_HOME=$W/rtbad $FR generate --model seed --prompt x --seed 1 --no-progress --provider cuda -o $W/x.png \
+    > $W/rt-bad.log 2>&1; echo "corrupt runtime rc=$?"; tail -1 $W/rt-bad.log | cut -c1-500
+  FLUX2_HOME=$W/rtbad $FR runtime install cuda --from $NATIVE > /dev/null 2>&1; echo "repair rc=$?"
+  ls $W/hs_err* 2>/dev/null && echo "JVM CRASH FILES PRESENT"
+  cd - > /dev/null
+}
+
 fullsize() {
   echo "== fullsize $(date -u +%T)"
   cd $W
@@ -127,19 +158,25 @@ fullsize() {
     $J -Xmx24g -cp "$CP" dev.flux2.testkit.timing.FullSizeBundleMain full --size 512x512 2>&1 | grep -v '^\[main\] INFO'
     echo "written in $(( ($(date +%s%N) - t0) / 1000000 )) ms; $(du -sh full | cut -f1)"
   fi
+  # fresh processes: the first derives the CUDA graph form into full/.flux2-derived, the next ones find it
+  for run in 512:first 512:second 1024:first; do
+    s=${run%%:*}
+    mem_start fresh-$s-${run##*:}
+    t0=$(date +%s%N)
+    $F generate --model full --prompt "a red fox in the snow" --seed 7 --no-progress --provider cuda \
+      -W $s -H $s -o "$W/full-$s.png" ${GEN_OPTS:-} > "$W/freshfull-$s.log" 2>&1
+    echo "fresh process (${run##*:} at this size) full-size bundle ${s}² rc=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms $(grep -o 'timings: .*' "$W/freshfull-$s.log")"
+    [ -f "$W/full-$s.png" ] || tail -3 "$W/freshfull-$s.log"
+    mem_stop fresh-$s-${run##*:}
+  done
   mem_start pipeline
   $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaPipelineBench --model full --size 512,1024 --images "${IMAGES:-5}" \
     ${PIPE_OPTS:-} 2>&1 | grep -v -E '^\[main\] INFO|VerifyEachNodeIsAssignedToAnEp|CleanUnusedInitializers'
   mem_stop pipeline
-  for s in 512 1024; do
-    mem_start freshfull$s
-    t0=$(date +%s%N)
-    $F generate --model full --prompt "a red fox in the snow" --seed 7 --no-progress --provider cuda \
-      -W $s -H $s -o "$W/full-$s.png" ${GEN_OPTS:-} > "$W/freshfull-$s.log" 2>&1
-    echo "fresh process full-size bundle ${s}² rc=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms $(grep -o 'timings: .*' "$W/freshfull-$s.log")"
-    [ -f "$W/full-$s.png" ] || tail -3 "$W/freshfull-$s.log"
-    mem_stop freshfull$s
-  done
+  if [ -n "${PIPE_COMPARE:-}" ]; then
+    $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaPipelineBench --model full --size 512,1024 --images 3 $PIPE_COMPARE 2>&1 \
+      | grep -v -E '^\[main\] INFO|VerifyEachNodeIsAssignedToAnEp|CleanUnusedInitializers'
+  fi
   cd - > /dev/null
 }
 

@@ -9,7 +9,8 @@ import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.platform.Fp16Conversions;
 import ai.onnxruntime.providers.OrtCUDAProviderOptions;
 import com.google.protobuf.CodedInputStream;
-import dev.flux2.onnx.attention.AttentionFuser;
+import dev.flux2.onnx.passes.MhaFusion;
+import dev.flux2.onnx.passes.MhaPrecision;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
 import dev.flux2.testkit.timing.TimingTransformerWriter;
 import java.io.IOException;
@@ -36,10 +37,12 @@ import java.util.stream.Stream;
  *
  * <ul>
  *   <li>{@code seed}: the graph as the seed export has it (fp16 activations, fp32 attention scores);
- *   <li>{@code mha32}: attention fused as {@code MultiHeadAttention} in fp32 ({@link AttentionFuser}, today's
- *       {@code --attention fused});
- *   <li>{@code mha16}: the same node in fp16, with casts around it ({@link Fp16Attention});
- *   <li>{@code mha16bsnh}: fp16 with the real head count ({@link AttentionFuser.Layout#BSNH});
+ *   <li>{@code mha32}: attention fused as {@code MultiHeadAttention} in fp32 ({@link MhaFusion} with
+ *       {@link MhaPrecision#FP32}: {@code --attention fused});
+ *   <li>{@code mha16}: the same node in fp16, q, k, v cast to fp16 before it and its output back after it
+ *       ({@link MhaPrecision#FP16}: {@code --attention fused_fp16}, what {@code attention=auto} derives for CUDA);
+ *   <li>{@code mha16rope}: {@code mha16} with the RoPE subgraphs as one {@code RotaryEmbedding} node each
+ *       ({@link RopeFusionProbe}: a probe of the next pass, not a product form);
  *   <li>{@code file:NAME=PATH}: any other graph of the same I/O (a product's tuned graph, say);
  * </ul>
  *
@@ -69,7 +72,7 @@ public final class CudaStepComparison {
      */
     public static void main(String[] args) throws Exception {
         String sizes = "512,1024";
-        String forms = "seed,seed-notf32,mha32,mha16,mha16-notf32,mha16bsnh";
+        String forms = "seed,seed-notf32,mha32,mha16,mha16-notf32";
         String blocks = "5+20";
         int rounds = 10;
         int device = 0;
@@ -229,15 +232,14 @@ public final class CudaStepComparison {
             if (Files.exists(target)) {
                 return target;
             }
-            ModelProto model = read(seed);
-            AttentionFuser.Fusion fusion = AttentionFuser.fuse(
-                    model, graph.endsWith("bsnh") ? AttentionFuser.Layout.BSNH : AttentionFuser.Layout.BATCH_HEADS);
+            MhaFusion.Fused fusion =
+                    MhaFusion.fuse(read(seed), graph.startsWith("mha16") ? MhaPrecision.FP16 : MhaPrecision.FP32);
             ModelProto out = fusion.model();
             String note = fusion.result().describe();
-            if (graph.startsWith("mha16")) {
-                Fp16Attention.Result r = Fp16Attention.apply(out);
+            if (graph.endsWith("rope")) {
+                RopeFusionProbe.Result r = RopeFusionProbe.apply(out);
                 out = r.model();
-                note += "; " + r.nodes() + " MultiHeadAttention nodes in fp16";
+                note += "; " + r.fused() + " RoPE subgraphs as RotaryEmbedding (probe)";
             }
             try (OutputStream o = Files.newOutputStream(target)) {
                 out.writeTo(o);
@@ -300,7 +302,7 @@ public final class CudaStepComparison {
                 tf32 = false;
                 g = g.substring(0, g.length() - "-notf32".length());
             }
-            if (!List.of("seed", "mha32", "mha16", "mha16bsnh").contains(g)) {
+            if (!List.of("seed", "mha32", "mha16", "mha16rope").contains(g)) {
                 throw new IllegalArgumentException("unknown form " + label);
             }
             return new Form(label, g, null, tf32, heuristic);
