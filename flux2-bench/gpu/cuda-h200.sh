@@ -159,12 +159,13 @@ fullsize() {
     echo "written in $(( ($(date +%s%N) - t0) / 1000000 )) ms; $(du -sh full | cut -f1)"
   fi
   # fresh processes: the first derives the CUDA graph form into full/.flux2-derived, the next ones find it
-  for run in 512:first 512:second 1024:first; do
-    s=${run%%:*}
+  for run in 512:first 512:second 1024:first 1024:heuristic; do
+    s=${run%%:*}; extra=""
+    [ "${run##*:}" = heuristic ] && extra="--cudnn-conv-algo-search heuristic"
     mem_start fresh-$s-${run##*:}
     t0=$(date +%s%N)
     $F generate --model full --prompt "a red fox in the snow" --seed 7 --no-progress --provider cuda \
-      -W $s -H $s -o "$W/full-$s.png" ${GEN_OPTS:-} > "$W/freshfull-$s.log" 2>&1
+      -W $s -H $s -o "$W/full-$s.png" $extra ${GEN_OPTS:-} > "$W/freshfull-$s.log" 2>&1
     echo "fresh process (${run##*:} at this size) full-size bundle ${s}² rc=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms $(grep -o 'timings: .*' "$W/freshfull-$s.log")"
     [ -f "$W/full-$s.png" ] || tail -3 "$W/freshfull-$s.log"
     mem_stop fresh-$s-${run##*:}
