@@ -29,6 +29,6 @@ for c in $t/chunk.*; do
   d="$co/.cuda$i"; mkdir -p "$d"; mv "$c" "$d/"; cp "$here/cuda-recv.sh" "$d/"; echo "$n" > "$d/total"; echo "$sum" > "$d/payload.sha256"
   i=$((i + 1))
 done
-mkdir -p "$co/.cudarun" && cp "$here/cuda-h200.sh" "$here/imgdiff.py" "${PEER:-/work/shared/tools/cuda-kit/peer_step.py}" "$co/.cudarun/"
+mkdir -p "$co/.cudarun" && cp "$here/cuda-h200.sh" "$here/imgdiff.py" "$here/peer_step.py" "$co/.cudarun/"
 du -sh "$co"/.cuda*
 echo "$n staging calls: run 'bash .cudaK/cuda-recv.sh' carrying .cudaK, K = 1 … $n; the last also carries .cudarun"
