@@ -127,7 +127,9 @@ public final class CudaPipelineBench {
         List<Duration> sorted = new ArrayList<>(values);
         sorted.sort(null);
         int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : sorted.get(n / 2 - 1).plus(sorted.get(n / 2)).dividedBy(2);
+        return n % 2 == 1
+                ? sorted.get(n / 2)
+                : sorted.get(n / 2 - 1).plus(sorted.get(n / 2)).dividedBy(2);
     }
 
     private static double seconds(Duration d) {

@@ -99,8 +99,11 @@ public final class CudaStepComparison {
         Path work = Files.createDirectories(dir != null ? dir : Files.createTempDirectory("flux2-cuda-step"));
         long t0 = System.nanoTime();
         Path found = existing(work);
-        Path seed = found != null ? found : TimingTransformerWriter.write(spec, work).graphFile();
-        System.out.printf(Locale.ROOT, "timing transformer %s in %s (%.1f s)%n", spec, seed, (System.nanoTime() - t0) / 1e9);
+        Path seed = found != null
+                ? found
+                : TimingTransformerWriter.write(spec, work).graphFile();
+        System.out.printf(
+                Locale.ROOT, "timing transformer %s in %s (%.1f s)%n", spec, seed, (System.nanoTime() - t0) / 1e9);
 
         Map<String, Path> graphs = new LinkedHashMap<>();
         List<Form> chosen = new ArrayList<>();
@@ -108,14 +111,20 @@ public final class CudaStepComparison {
             chosen.add(Form.parse(f.trim()));
         }
         for (Form f : chosen) {
-            graphs.computeIfAbsent(f.graph.equals("file") ? f.label : f.graph, g -> graphFor(f.graph, f.file, seed, work));
+            graphs.computeIfAbsent(
+                    f.graph.equals("file") ? f.label : f.graph, g -> graphFor(f.graph, f.file, seed, work));
         }
         OrtEnvironment env = OrtEnvironment.getEnvironment();
         List<Step> steps = new ArrayList<>();
         try {
             for (Form f : chosen) {
                 long c = System.nanoTime();
-                Step s = new Step(f, env, graphs.get(f.graph.equals("file") ? f.label : f.graph), device, profile ? work.resolve("profile-" + f.label) : null);
+                Step s = new Step(
+                        f,
+                        env,
+                        graphs.get(f.graph.equals("file") ? f.label : f.graph),
+                        device,
+                        profile ? work.resolve("profile-" + f.label) : null);
                 s.createMs = (System.nanoTime() - c) / 1e6;
                 steps.add(s);
                 System.out.printf(Locale.ROOT, "%-22s session created in %.0f ms%n", f.label, s.createMs);
@@ -153,8 +162,7 @@ public final class CudaStepComparison {
         }
     }
 
-    private static void measure(
-            OrtEnvironment env, List<Step> steps, int size, int contextDim, int rounds, float[] cpu)
+    private static void measure(OrtEnvironment env, List<Step> steps, int size, int contextDim, int rounds, float[] cpu)
             throws OrtException {
         try (Inputs in = new Inputs(env, size, contextDim)) {
             float[] reference = null;
@@ -192,7 +200,10 @@ public final class CudaStepComparison {
                     "rms_vs_cpu",
                     "nonfin");
             for (Step s : steps) {
-                double[] t = s.times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+                double[] t = s.times.stream()
+                        .mapToDouble(Double::doubleValue)
+                        .sorted()
+                        .toArray();
                 System.out.printf(
                         Locale.ROOT,
                         "RESULT %4d %-22s %9.0f %9.0f %9.1f %9.1f %12.3g %12.3g %6d%n",
@@ -212,7 +223,8 @@ public final class CudaStepComparison {
     /** @return the timing transformer graph a previous run left in the folder, or null */
     private static Path existing(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.toString().endsWith(".onnx") && !p.getFileName().toString().startsWith("form-"))
+            return s.filter(p -> p.toString().endsWith(".onnx")
+                            && !p.getFileName().toString().startsWith("form-"))
                     .findFirst()
                     .orElse(null);
         }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -25,7 +27,7 @@ final class OrtProfileSummary {
             }
         }
         Map<String, long[]> byOp = new TreeMap<>();
-        Map<String, java.util.List<JsonNode>> nodesByOp = new TreeMap<>();
+        Map<String, List<JsonNode>> nodesByOp = new TreeMap<>();
         long total = 0;
         for (JsonNode e : events) {
             if ("Node".equals(e.path("cat").asText())
@@ -36,7 +38,8 @@ final class OrtProfileSummary {
                 v[0] += dur;
                 v[1]++;
                 total += dur;
-                nodesByOp.computeIfAbsent(e.path("args").path("op_name").asText("?"), k -> new java.util.ArrayList<>())
+                nodesByOp
+                        .computeIfAbsent(e.path("args").path("op_name").asText("?"), k -> new ArrayList<>())
                         .add(e);
             }
         }
@@ -53,13 +56,14 @@ final class OrtProfileSummary {
                         100.0 * e.getValue()[0] / all));
         System.out.printf(Locale.ROOT, "  %-28s %9.2f ms%n", "total", total / 1e3);
         for (String op : DETAILED) {
-            java.util.List<JsonNode> nodes = nodesByOp.getOrDefault(op, java.util.List.of());
+            List<JsonNode> nodes = nodesByOp.getOrDefault(op, List.of());
             if (nodes.isEmpty()) {
                 continue;
             }
             System.out.println("  largest " + op + " nodes:");
             nodes.stream()
-                    .sorted((a, b) -> Long.compare(b.path("dur").asLong(), a.path("dur").asLong()))
+                    .sorted((a, b) ->
+                            Long.compare(b.path("dur").asLong(), a.path("dur").asLong()))
                     .limit(4)
                     .forEach(n -> System.out.printf(
                             Locale.ROOT,
@@ -71,5 +75,5 @@ final class OrtProfileSummary {
     }
 
     /** Operator types whose largest nodes are listed: the elementwise work around attention and RoPE. */
-    private static final java.util.List<String> DETAILED = java.util.List.of("Split", "Mul", "Cast", "Concat");
+    private static final List<String> DETAILED = List.of("Split", "Mul", "Cast", "Concat");
 }

@@ -52,7 +52,10 @@ final class RopeFusionProbe {
             }
             NodeProto sub = producer.get(concat.getInput(0));
             NodeProto add = producer.get(concat.getInput(1));
-            if (sub == null || add == null || !sub.getOpType().equals("Sub") || !add.getOpType().equals("Add")) {
+            if (sub == null
+                    || add == null
+                    || !sub.getOpType().equals("Sub")
+                    || !add.getOpType().equals("Add")) {
                 continue;
             }
             NodeProto m0 = producer.get(sub.getInput(0));
@@ -68,18 +71,24 @@ final class RopeFusionProbe {
             String sin = m1.getInput(1);
             NodeProto s0 = producer.get(x0);
             NodeProto s1 = producer.get(x1);
-            if (s0 == null || s1 == null || !s0.getOpType().equals("Slice") || !s1.getOpType().equals("Slice")
+            if (s0 == null
+                    || s1 == null
+                    || !s0.getOpType().equals("Slice")
+                    || !s1.getOpType().equals("Slice")
                     || !s0.getInput(0).equals(s1.getInput(0))) {
                 continue;
             }
             NodeProto pairs = producer.get(s0.getInput(0));
             List<NodeProto> consumers = consumers(g, concat.getOutput(0));
-            if (pairs == null || !pairs.getOpType().equals("Reshape") || consumers.size() != 1
+            if (pairs == null
+                    || !pairs.getOpType().equals("Reshape")
+                    || consumers.size() != 1
                     || !consumers.get(0).getOpType().equals("Reshape")) {
                 continue;
             }
             NodeProto back = consumers.get(0);
-            String[] cache = caches.computeIfAbsent(cos + "|" + sin, k -> cacheFor(producer, cos, sin, after, constants, caches.size()));
+            String[] cache = caches.computeIfAbsent(
+                    cos + "|" + sin, k -> cacheFor(producer, cos, sin, after, constants, caches.size()));
             if (cache == null) {
                 continue;
             }
@@ -134,7 +143,10 @@ final class RopeFusionProbe {
             int index) {
         NodeProto uc = producer.get(cos);
         NodeProto us = producer.get(sin);
-        if (uc == null || us == null || !uc.getOpType().equals("Unsqueeze") || !us.getOpType().equals("Unsqueeze")) {
+        if (uc == null
+                || us == null
+                || !uc.getOpType().equals("Unsqueeze")
+                || !us.getOpType().equals("Unsqueeze")) {
             return null;
         }
         String p = "rope_probe_cache_" + index;
@@ -164,7 +176,12 @@ final class RopeFusionProbe {
     }
 
     private static NodeProto node(String op, List<String> in, String out) {
-        return NodeProto.newBuilder().setName(out + "_node").setOpType(op).addAllInput(in).addOutput(out).build();
+        return NodeProto.newBuilder()
+                .setName(out + "_node")
+                .setOpType(op)
+                .addAllInput(in)
+                .addOutput(out)
+                .build();
     }
 
     private static TensorProto longs(String name, long[] values, long... dims) {

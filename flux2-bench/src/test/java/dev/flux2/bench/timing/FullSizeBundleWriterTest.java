@@ -33,8 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FullSizeBundleWriterTest {
     /** Two Qwen3-style layers of width 32 (2 query heads, 1 key/value head of 16), context from both: 64 features. */
-    private static final TextEncoderShape TEXT =
-            new TextEncoderShape(2, 32, 2, 1, 16, 48, 151_936, List.of(1, 2));
+    private static final TextEncoderShape TEXT = new TextEncoderShape(2, 32, 2, 1, 16, 48, 151_936, List.of(1, 2));
     /** FLUX.2's decoder plan at 1/16 of the channels. */
     private static final VaeDecoderShape VAE = new VaeDecoderShape(32, List.of(8, 16, 32, 32), 3, 4);
 
@@ -69,17 +68,24 @@ class FullSizeBundleWriterTest {
         assertEquals(16, declaredDim(post0.getGraph().getOutput(0), 1));
         assertEquals(32, declaredDim(post0.getGraph().getInput(0), 1));
 
-        JsonNode models = new ObjectMapper().readTree(dir.resolve("flux2-config.json").toFile()).get("models");
+        JsonNode models = new ObjectMapper()
+                .readTree(dir.resolve("flux2-config.json").toFile())
+                .get("models");
         JsonNode q = models.get("text_encoder").get("quantization");
         assertEquals(14, q.get("matmul_nbits_nodes").asInt());
         assertEquals(4, q.get("remaining_matmul_nodes").asInt());
         long shards = Files.size(dir.resolve("text-encoder-q4-00001.onnx_data"))
                 + Files.size(dir.resolve("text-encoder-q4-00002.onnx_data"));
-        assertEquals(shards, models.get("text_encoder").get("shards").get("total_bytes").asLong());
+        assertEquals(
+                shards,
+                models.get("text_encoder").get("shards").get("total_bytes").asLong());
         assertEquals(32, models.get("vae_decoder_attn_chunk").get("head_dim").asInt());
         assertEquals(
                 Files.size(dir.resolve("flux2-klein-4b-vae-decoder-post-stage0-fp16.onnx")),
-                models.get("vae_decoder_post_stage_0").get("shards").get("onnx_bytes").asLong());
+                models.get("vae_decoder_post_stage_0")
+                        .get("shards")
+                        .get("onnx_bytes")
+                        .asLong());
 
         try (Flux2Pipeline pipeline = Flux2Pipeline.builder().model(dir).build()) {
             GenerationResult r = pipeline.generate(GenerationRequest.builder()

@@ -64,8 +64,7 @@ public final class FullSizeBundleWriter {
             shardSizes = ext.sizes();
         }
         writeModel(directory.resolve(te.fileName()), textEncoder);
-        List<ModelProto> vae =
-                new FullSizeVaeDecoderGraphs(spec.vaeDecoder(), signature, spec.seed() ^ 0x7AE).build();
+        List<ModelProto> vae = new FullSizeVaeDecoderGraphs(spec.vaeDecoder(), signature, spec.seed() ^ 0x7AE).build();
         List<BundleGraph> vaeGraphs = FullSizeVaeDecoderGraphs.graphs();
         for (int i = 0; i < vae.size(); i++) {
             writeModel(directory.resolve(vaeGraphs.get(i).fileName()), vae.get(i));
@@ -135,7 +134,9 @@ public final class FullSizeBundleWriter {
 
     private static long folderBytes(Path dir) {
         try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            return s.filter(Files::isRegularFile)
+                    .mapToLong(p -> p.toFile().length())
+                    .sum();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + dir, e);
         }

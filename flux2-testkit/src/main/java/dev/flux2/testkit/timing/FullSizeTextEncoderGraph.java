@@ -74,7 +74,8 @@ final class FullSizeTextEncoderGraph {
 
         String length = b.op("Shape", List.of(ids), GraphBuilder.attrInt("start", 1), GraphBuilder.attrInt("end", 2));
         String positions = b.cast(
-                b.op("Range", b.constLong(new long[] {0}), b.op("Squeeze", length), b.constLong(new long[] {1})), FLOAT);
+                b.op("Range", b.constLong(new long[] {0}), b.op("Squeeze", length), b.constLong(new long[] {1})),
+                FLOAT);
         ropeTables(positions);
         maskBias(positions, mask);
 
@@ -86,7 +87,9 @@ final class FullSizeTextEncoderGraph {
             }
         }
         String ctx = outputs.size() == 1 ? outputs.get(0) : b.op("Concat", outputs, GraphBuilder.attrInt("axis", -1));
-        b.output(ctx, GraphSignatures.outputs(BundleGraph.TEXT_ENCODER, signature).get(0));
+        b.output(
+                ctx,
+                GraphSignatures.outputs(BundleGraph.TEXT_ENCODER, signature).get(0));
         return b.build();
     }
 
@@ -129,16 +132,10 @@ final class FullSizeTextEncoderGraph {
         String shapeOf = b.op("Shape", x);
         String target = b.op(
                 "Concat",
-                List.of(
-                        slice(shapeOf, 0, 2),
-                        b.constLong(new long[] {group}, 1),
-                        slice(shapeOf, 2, 4)),
+                List.of(slice(shapeOf, 0, 2), b.constLong(new long[] {group}, 1), slice(shapeOf, 2, 4)),
                 GraphBuilder.attrInt("axis", 0));
         String expanded = b.op("Expand", five, target);
-        return b.op(
-                "Reshape",
-                expanded,
-                b.constLong(new long[] {0, shape.heads(), -1, shape.headDim()}, 4));
+        return b.op("Reshape", expanded, b.constLong(new long[] {0, shape.heads(), -1, shape.headDim()}, 4));
     }
 
     private String slice(String x, long start, long end) {
@@ -196,10 +193,8 @@ final class FullSizeTextEncoderGraph {
 
     /** bias [1,1,L,L]: MASKED where the key is after the query or is padding, else 0. */
     private void maskBias(String positions, String mask) {
-        String keyAfterQuery = b.op(
-                "Greater",
-                b.op("Unsqueeze", positions, constant(0)),
-                b.op("Unsqueeze", positions, constant(1)));
+        String keyAfterQuery =
+                b.op("Greater", b.op("Unsqueeze", positions, constant(0)), b.op("Unsqueeze", positions, constant(1)));
         String causal = b.op("Where", keyAfterQuery, b.scalar(MASKED), b.scalar(0f));
         String padding = b.op(
                 "Mul",

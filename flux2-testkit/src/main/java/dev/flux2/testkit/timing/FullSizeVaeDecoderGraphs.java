@@ -72,9 +72,15 @@ final class FullSizeVaeDecoderGraphs {
         b = new GraphBuilder(BundleGraph.VAE_DECODER_PRE, signature);
         int mid = shape.midChannels();
         String z = b.input(port("z", fixed(1), fixed(128), sym("latent_height"), sym("latent_width")), FLOAT16);
-        String u = b.op("Add", b.op("Mul", z, half(random(128, 0.8f, 1.2f), 1, 128, 1, 1)), half(random(128, -0.1f, 0.1f), 1, 128, 1, 1));
+        String u = b.op(
+                "Add",
+                b.op("Mul", z, half(random(128, 0.8f, 1.2f), 1, 128, 1, 1)),
+                half(random(128, -0.1f, 0.1f), 1, 128, 1, 1));
         String patches = b.op(
-                "DepthToSpace", List.of(u), GraphBuilder.attrInt("blocksize", 2), GraphBuilder.attrString("mode", "CRD"));
+                "DepthToSpace",
+                List.of(u),
+                GraphBuilder.attrInt("blocksize", 2),
+                GraphBuilder.attrString("mode", "CRD"));
         String x = conv(patches, shape.latentChannels(), mid, 3);
         String residual = resnet(x, mid, mid);
         b.output(residual, residualPort());
@@ -101,9 +107,7 @@ final class FullSizeVaeDecoderGraphs {
         String kt = b.input(port("kt", fixed(1), sym("heads"), fixed(d), sym("kv_seq")), FLOAT16);
         String v = b.input(port("v", fixed(1), sym("heads"), sym("kv_seq"), fixed(d)), FLOAT16);
         String probs = b.op("Softmax", List.of(b.op("MatMul", q, kt)), GraphBuilder.attrInt("axis", -1));
-        b.output(
-                b.op("MatMul", probs, v),
-                port("attn_chunk", fixed(1), sym("heads"), sym("chunk_seq"), fixed(d)));
+        b.output(b.op("MatMul", probs, v), port("attn_chunk", fixed(1), sym("heads"), sym("chunk_seq"), fixed(d)));
         return b.build();
     }
 
@@ -111,8 +115,7 @@ final class FullSizeVaeDecoderGraphs {
         b = new GraphBuilder(BundleGraph.VAE_DECODER_POST_STAGE_0, signature);
         int mid = shape.midChannels();
         String residual = b.input(residualPort(), FLOAT16);
-        String attn = b.input(
-                port(TensorNames.VAE_ATTENTION, fixed(1), fixed(1), sym("kv_seq"), fixed(mid)), FLOAT16);
+        String attn = b.input(port(TensorNames.VAE_ATTENTION, fixed(1), fixed(1), sym("kv_seq"), fixed(mid)), FLOAT16);
         String channelsFirst = b.op("Transpose", List.of(attn), GraphBuilder.attrInts("perm", 0, 1, 3, 2));
         String nchw = b.op("Reshape", channelsFirst, b.op("Shape", residual));
         String x = b.op("Add", conv(nchw, mid, mid, 1), residual);

@@ -16,7 +16,14 @@ import java.util.List;
  *     their count)
  */
 public record TextEncoderShape(
-        int layers, int hidden, int heads, int kvHeads, int headDim, int mlp, int vocabulary, List<Integer> outputLayers) {
+        int layers,
+        int hidden,
+        int heads,
+        int kvHeads,
+        int headDim,
+        int mlp,
+        int vocabulary,
+        List<Integer> outputLayers) {
     /** MatMulNBits per decoder layer: q, k, v, o, gate, up, down. */
     public static final int LINEARS_PER_LAYER = 7;
 
@@ -24,8 +31,8 @@ public record TextEncoderShape(
     public TextEncoderShape {
         outputLayers = List.copyOf(outputLayers);
         if (layers < 1 || hidden < 16 || heads < 1 || kvHeads < 1 || headDim < 2 || mlp < 16 || vocabulary < 1) {
-            throw new IllegalArgumentException("TextEncoderShape: sizes must be positive, was " + describe(
-                    layers, hidden, heads, kvHeads, headDim, mlp, vocabulary));
+            throw new IllegalArgumentException("TextEncoderShape: sizes must be positive, was "
+                    + describe(layers, hidden, heads, kvHeads, headDim, mlp, vocabulary));
         }
         if (heads % kvHeads != 0 || headDim % 2 != 0) {
             throw new IllegalArgumentException(

@@ -26,9 +26,8 @@ public record VaeDecoderShape(int latentChannels, List<Integer> levelChannels, i
         }
         for (int c : levelChannels) {
             if (c < groups || c % groups != 0) {
-                throw new IllegalArgumentException(
-                        "VaeDecoderShape: every level's channels must be a multiple of " + groups + ", was "
-                                + levelChannels);
+                throw new IllegalArgumentException("VaeDecoderShape: every level's channels must be a multiple of "
+                        + groups + ", was " + levelChannels);
             }
         }
     }
