@@ -161,7 +161,8 @@ public final class BackendAssembly {
                         requested,
                         footprint,
                         new DeviceMemory(
-                                "CUDA device " + options.deviceId() + " (" + gpu.get().name() + ")",
+                                "CUDA device " + options.deviceId() + " ("
+                                        + gpu.get().name() + ")",
                                 gpu.get().freeBytes(),
                                 options.cuda().gpuMemLimit()));
             }
