@@ -158,6 +158,9 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     LimitOptions limitOptions;
 
+    @Mixin
+    ProviderOptions providerOptions;
+
     ServeCommand() {}
 
     /**
@@ -201,11 +204,14 @@ final class ServeCommand implements Callable<Integer> {
                 .strictModel(strictModel)
                 .limits(limits);
         ServiceConfig checked = config.build();
+        // The backend options too: a CUDA setting without --provider cuda is refused before the model loads.
+        OnnxOptions onnx =
+                providerOptions.applyTo(OnnxOptions.builder()).threads(threads).build();
         // Bound before the model loads: a busy port or an address that is not this machine's is reported in
         // milliseconds, with its reason. All closed in reverse order on every path: the pipeline must be closed
         // before the JVM exits (see below).
         try (BoundPort socket = BoundPort.bind(checked.address());
-                Flux2Pipeline pipeline = pipeline(limits);
+                Flux2Pipeline pipeline = pipeline(limits, onnx);
                 ImageService service = ImageService.start(
                         pipeline,
                         config.modelLabel(pipeline.modelInfo().variant())
@@ -234,12 +240,12 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** The model by folder or repo id, as {@code flux2 generate} takes it (the pinned default without one). */
-    private Flux2Pipeline pipeline(GenerationLimits limits) {
+    private Flux2Pipeline pipeline(GenerationLimits limits, OnnxOptions onnx) {
         Flux2Pipeline.Builder builder = Flux2Pipeline.builder()
                 .model(modelOption.resolve(true))
                 .limits(limits)
                 .memoryPolicy(MemoryPolicy.RESIDENT);
-        OnnxOptions.builder().threads(threads).build().asBackendOptions().forEach(builder::backendOption);
+        onnx.asBackendOptions().forEach(builder::backendOption);
         return builder.build();
     }
 

@@ -134,6 +134,15 @@ public final class GraphBuilder {
         return inline(TensorElementType.FLOAT, buf.array(), dims);
     }
 
+    /** Adds an inline fp16 initializer with a fresh name ({@code values} rounded to fp16). */
+    public String constHalf(float[] values, long... dims) {
+        ByteBuffer buf = ByteBuffer.allocate(values.length * 2).order(ByteOrder.LITTLE_ENDIAN);
+        for (float v : values) {
+            buf.putShort(Fp16.fromFloat(v));
+        }
+        return inline(TensorElementType.FLOAT16, buf.array(), dims);
+    }
+
     /** Adds an inline fp32 scalar (rank 0). */
     public String scalar(float value) {
         return constFloat(new float[] {value});
@@ -237,7 +246,8 @@ public final class GraphBuilder {
         return a.build();
     }
 
-    static AttributeProto attrString(String name, String value) {
+    /** @return a string attribute */
+    public static AttributeProto attrString(String name, String value) {
         return AttributeProto.newBuilder()
                 .setName(name)
                 .setType(AttributeProto.AttributeType.STRING)

@@ -6,12 +6,19 @@ package dev.flux2.onnx.options;
  */
 public enum AttentionMode {
     /**
-     * Fused where it is measured faster and accurate: nowhere yet (the evidence, per provider:
-     * docs/fused-attention.md §4 and §8). Which provider fuses is decided where the providers are chosen.
+     * Fused where it is measured faster and accurate: in fp16 ({@link #FUSED_FP16}) when the first provider is CUDA;
+     * on the CPU and WebGPU the graphs as exported (docs/fused-attention.md §8–9 has the measurements). Which
+     * provider fuses is decided where the providers are chosen.
      */
     AUTO,
     /** Always fused. */
     FUSED,
     /** Never fused: the graphs as exported. */
-    GRAPH
+    GRAPH,
+    /**
+     * Always fused, the {@code MultiHeadAttention} node computing in fp16 (q, k, v cast to fp16 before it, its output
+     * cast back after): CUDA's fast form, what {@link #AUTO} picks on CUDA. ONNX Runtime's CPU kernel has no fp16
+     * form (docs/fused-attention.md §9).
+     */
+    FUSED_FP16
 }
