@@ -243,10 +243,10 @@ final class FullSizeVaeDecoderGraphs {
     }
 
     private static Dim fixed(long size) {
-        return new Dim(null, size);
+        return new Dim(size, null);
     }
 
     private static Dim sym(String name) {
-        return new Dim(name, -1);
+        return new Dim(-1, name);
     }
 }
