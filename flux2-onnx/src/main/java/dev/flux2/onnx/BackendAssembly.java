@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one place where the backend's sessions for a bundle are assembled from its options: the native library and
- * environment, the execution providers, the derived graphs ({@link DerivationPlan}), the memory policy, the session
+ * environment, the execution providers, the derived graphs ({@code DerivationPlan}), the memory policy, the session
  * factory, cache and specs, and the stage resources. {@link OnnxBackendProvider#open} and every benchmark that
  * opens sessions (flux2-bench's {@code StageHarness}, {@code SessionOpenCost}, {@code MemoryProbe}) go through it, so
  * that benchmarks measure what users run. Immutable; the caller closes {@link #sessions()} (through the backend or

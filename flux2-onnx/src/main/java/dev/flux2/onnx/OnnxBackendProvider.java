@@ -12,7 +12,6 @@ import dev.flux2.onnx.bundle.LayoutResolver;
 import dev.flux2.onnx.bundle.ModelEntry;
 import dev.flux2.onnx.bundle.ModelInfoFactory;
 import dev.flux2.onnx.bundle.OnnxBundle;
-import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.session.ExecutionProviders;
@@ -37,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #open} checks everything that does not need weights in memory before returning: the config's fields,
  * every file and shard size, every graph's inputs and outputs (read from the graph headers, so the 2.5 GB shards
  * are not loaded), the options, the VAE attention settings, the execution providers and the tokenizer. Sessions
- * are created when a stage first runs, and kept per the {@link dev.flux2.api.MemoryPolicy} (default AUTO, resolved here by {@link AutoMemoryPolicy}).
+ * are created when a stage first runs, and kept per the {@link dev.flux2.api.MemoryPolicy} (default AUTO, resolved by {@code AutoMemoryPolicy}).
  *
  * <p>Registered in {@code META-INF/services/dev.flux2.spi.Flux2BackendProvider}. Cheap to construct; thread-safe.
  */

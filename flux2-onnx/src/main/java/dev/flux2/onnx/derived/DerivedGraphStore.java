@@ -51,6 +51,9 @@ public final class DerivedGraphStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(DerivedGraphStore.class);
 
+    /** How old a temporary file must be to be taken as abandoned by a derivation that was killed. */
+    static final java.time.Duration ABANDONED_AFTER = java.time.Duration.ofHours(1);
+
     private final Path cacheRoot;
     private final boolean useBundleFolder;
 
@@ -115,6 +118,7 @@ public final class DerivedGraphStore {
                 Files.createDirectories(home);
                 linkShards(bundle, dataFolder, source);
             }
+            deleteAbandonedTemporaries(home);
             Path derived = home.resolve(name + ".onnx");
             Path unchanged = home.resolve(name + UNCHANGED);
             if (Files.isRegularFile(derived)) {
@@ -189,6 +193,24 @@ public final class DerivedGraphStore {
         } finally {
             Files.deleteIfExists(dataTmp);
             Files.deleteIfExists(graphTmp);
+        }
+    }
+
+    /**
+     * Deletes the temporary files a derivation killed mid-write left (kill -9, power loss): those older than {@link
+     * #ABANDONED_AFTER}, so that a derivation in progress in another process keeps its own.
+     */
+    private static void deleteAbandonedTemporaries(Path home) {
+        long cutoff = System.currentTimeMillis() - ABANDONED_AFTER.toMillis();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(home, "*.tmp")) {
+            for (Path f : files) {
+                if (Files.getLastModifiedTime(f).toMillis() < cutoff) {
+                    LOG.debug("deleting the abandoned temporary file {}", f);
+                    Files.deleteIfExists(f);
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("cannot clean the temporary files of {}: {}", home, e.toString());
         }
     }
 

@@ -21,7 +21,7 @@ public enum MhaPrecision {
         this.elementType = elementType;
     }
 
-    /** @return the element type ({@link ElementTypes}) */
+    /** @return the element type ({@code ElementTypes}) */
     int elementType() {
         return elementType;
     }

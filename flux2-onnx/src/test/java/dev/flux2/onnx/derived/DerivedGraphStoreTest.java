@@ -240,6 +240,21 @@ class DerivedGraphStoreTest {
                 GraphFingerprint.of(graph, signature.externalData().keySet(), List.of(fp16)));
     }
 
+    /** A derivation killed mid-write (kill -9) leaves temporary files: old ones are deleted, a fresh one is not. */
+    @Test
+    void temporaryFilesLeftByAKilledDerivationAreDeletedOnceOld() throws IOException {
+        Path home = Files.createDirectories(bundle.resolve(DerivedGraphStore.FOLDER));
+        Path abandoned = Files.write(home.resolve("transformer-0123456789abcdef.data.42.tmp"), new byte[] {1, 2, 3});
+        Files.setLastModifiedTime(
+                abandoned,
+                FileTime.fromMillis(
+                        System.currentTimeMillis() - DerivedGraphStore.ABANDONED_AFTER.toMillis() - 60_000));
+        Path inProgress = Files.write(home.resolve("text_encoder-0123456789abcdef.onnx.7.tmp"), new byte[] {4});
+        store().derive("transformer", signature, FULL).orElseThrow();
+        assertFalse(Files.exists(abandoned), "the abandoned temporary file is deleted");
+        assertTrue(Files.exists(inProgress), "another derivation's file in progress is kept");
+    }
+
     /** A pass as another version of itself. */
     private record Versioned(GraphPass pass, int version) implements GraphPass {
         @Override
