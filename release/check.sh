@@ -44,7 +44,9 @@ while IFS= read -r jar; do
   cp "$jar" "$first/$jar"
 done < <(find . -path ./release -prune -o -path '*/target/*.jar' -print | sed 's:^\./::' | grep -v '/target/.*/')
 staging="$root/target/staging-repo"
-"${mvn[@]}" clean deploy -Dmaven.install.skip=true "-DaltDeploymentRepository=staging::file://$staging"
+# clean apart: in one run the root's clean would delete what flux2-bom, built before it, had deployed.
+"${mvn[@]}" -o clean
+"${mvn[@]}" deploy -Dmaven.install.skip=true "-DaltDeploymentRepository=staging::file://$staging"
 different=0
 compared=0
 while IFS= read -r jar; do
