@@ -167,6 +167,8 @@ class ReleaseBuildTest {
     }
 
     private static List<String> texts(Element parent, String name) {
-        return children(parent, name).stream().map(e -> e.getTextContent().trim()).toList();
+        return children(parent, name).stream()
+                .map(e -> e.getTextContent().trim())
+                .toList();
     }
 }
