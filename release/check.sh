@@ -7,7 +7,8 @@
 #   4. a tiny application (release/tiny-app: the SDK and the LangChain4j adapter through flux2-bom) is built against
 #      only that repository and Maven Central, with a local repository of its own under target/release-check, and
 #      generates one image from a synthetic bundle.
-# Nothing is installed or deployed into ~/.m2 (install is skipped; the tiny app has its own local repository).
+# Nothing is written into ~/.m2: install is skipped, the builds' local repository is chained to ~/.m2 read-only, and
+# the tiny app has a local repository of its own.
 #
 # usage: release/check.sh [--central mirror|network]
 #   mirror (default): ~/.m2/repository stands in for Maven Central, read-only, as a file: mirror of "central"
@@ -30,9 +31,13 @@ cd "$root"
 version="$(sed -n 's:^  <version>\(.*\)</version>.*:\1:p' flux2-bom/pom.xml | head -n 1)"
 published=(flux2-core flux2-tokenizer flux2-onnx flux2-hub flux2-server flux2-langchain4j flux2-spring-ai
   flux2-spring-ai-starter flux2-spark)
-mvn=("$root/mvnw" -B -q -DskipTests -Dspotless.check.skip=true)
 first="$(mktemp -d "${TMPDIR:-/tmp}/flux2-release-check.XXXXXX")"
 trap 'rm -rf "$first"' EXIT
+# The builds read ~/.m2 but never write to it: a local repository of their own (outside target/, which the builds
+# clean) chained to ~/.m2 as a read-only tail (Maven 3.9). Even a deploy writes there (the remote metadata it merges).
+m2="${MAVEN_REPO:-$HOME/.m2/repository}"
+mvn=("$root/mvnw" -B -q -DskipTests -Dspotless.check.skip=true "-Dmaven.repo.local=$first/m2"
+  "-Dmaven.repo.local.tail=$m2")
 
 echo "== 1. the release profile resolves"
 "${mvn[@]}" -Prelease -Dgpg.skip -N -f flux2-bom/pom.xml verify
@@ -40,8 +45,8 @@ echo "== 1. the release profile resolves"
 echo "== 2. two clean builds, compared"
 "${mvn[@]}" -o clean package
 while IFS= read -r jar; do
-  mkdir -p "$first/$(dirname "$jar")"
-  cp "$jar" "$first/$jar"
+  mkdir -p "$first/jars/$(dirname "$jar")"
+  cp "$jar" "$first/jars/$jar"
 done < <(find . -path ./release -prune -o -path '*/target/*.jar' -print | sed 's:^\./::' | grep -v '/target/.*/')
 staging="$root/target/staging-repo"
 # clean apart: in one run the root's clean would delete what flux2-bom, built before it, had deployed.
@@ -51,11 +56,11 @@ different=0
 compared=0
 while IFS= read -r jar; do
   compared=$((compared + 1))
-  if ! cmp -s "$first/$jar" "$jar"; then
+  if ! cmp -s "$first/jars/$jar" "$jar"; then
     echo "not reproducible: $jar" >&2
     different=$((different + 1))
   fi
-done < <(cd "$first" && find . -name '*.jar' | sed 's:^\./::' | sort)
+done < <(cd "$first/jars" && find . -name '*.jar' | sed 's:^\./::' | sort)
 [[ "$compared" -gt 0 ]] || { echo "no jars were compared" >&2; exit 1; }
 [[ "$different" -eq 0 ]] || { echo "$different of $compared jars differ between two builds" >&2; exit 1; }
 echo "   $compared jars byte-identical in two builds"
@@ -85,7 +90,7 @@ java -cp "flux2-testkit/target/flux2-testkit-$version.jar:$(cat "$work/testkit.c
 mirror=""
 if [[ "$central" == mirror ]]; then
   mirror="<mirrors><mirror><id>central-stand-in</id><mirrorOf>central</mirrorOf>
-      <url>file://${MAVEN_REPO:-$HOME/.m2/repository}</url></mirror></mirrors>"
+      <url>file://$m2</url></mirror></mirrors>"
 fi
 cat > "$work/settings.xml" <<SETTINGS
 <settings>
