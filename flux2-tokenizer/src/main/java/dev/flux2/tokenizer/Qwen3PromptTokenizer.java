@@ -8,6 +8,7 @@ import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.PipelineClosedException;
 import dev.flux2.spi.TokenizedPrompt;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.lang.ref.Cleaner;
 import java.nio.file.Path;
@@ -39,6 +40,13 @@ import org.slf4j.LoggerFactory;
  * is extracted once from the jar to {@code ~/.djl.ai/tokenizers/} ({@code DJL_CACHE_DIR} or {@code ENGINE_CACHE_DIR}
  * move it). On hosts without a GPU, DJL may log a WARN "Failed to detect GPU count" from
  * {@code ai.djl.util.cuda.CudaUtils}; it is harmless, and applications can silence that logger.
+ *
+ * <p><b>Checked once per content.</b> {@code tokenizer.json} is read once; the native tokenizer is built from those
+ * bytes. The check of its definition (regexes, dropout) is skipped when the same bytes (SHA-256) passed it before:
+ * the hashes are remembered as empty marker files in {@code $FLUX2_CACHE_DIR/tokenizer-checks} (else
+ * {@code $XDG_CACHE_HOME/flux2-java/tokenizer-checks}, else {@code ~/.cache/flux2-java/tokenizer-checks}; the system
+ * property {@code flux2.tokenizer.checkCache} names another folder, or {@code off}). A new or changed file is
+ * checked in full.
  *
  * <p><b>Threads and lifetime.</b> Thread-safe: the underlying tokenizer is never reconfigured after loading, so any
  * number of threads may call {@link #tokenize} and {@link #encodeRaw} concurrently. The instance owns one native
@@ -98,21 +106,46 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
      * @throws NullPointerException if {@code tokenizerDirectory} is null
      */
     public static Qwen3PromptTokenizer load(Path tokenizerDirectory, int sequenceLength) {
+        return load(tokenizerDirectory, sequenceLength, CheckedTokenizers.defaultStore());
+    }
+
+    /**
+     * {@link #load(Path, int)} with the store of checked contents given (tests).
+     *
+     * @param tokenizerDirectory the tokenizer folder
+     * @param sequenceLength the text sequence length
+     * @param checked the contents that passed {@code TokenizerDefinition}'s checks before
+     * @return a loaded tokenizer
+     */
+    static Qwen3PromptTokenizer load(Path tokenizerDirectory, int sequenceLength, CheckedTokenizers checked) {
         Objects.requireNonNull(tokenizerDirectory, "tokenizerDirectory");
         if (sequenceLength <= 0) {
             throw new IllegalArgumentException("sequenceLength must be positive, got " + sequenceLength);
         }
         TokenizerFiles files = TokenizerFiles.locate(tokenizerDirectory);
         String padToken = PadTokenReader.read(files.tokenizerConfig());
-        TokenizerDefinition.check(files.tokenizerJson());
-        HuggingFaceTokenizer tokenizer = openNative(files.tokenizerJson());
+        byte[] content = TokenizerDefinition.read(files.tokenizerJson());
+        // The definition check streams over all 11 MB of Qwen3's file (a third of a load's CPU): a content that
+        // passed it before, byte for byte, is not checked again. Any other content is, and a refused one never
+        // leaves a mark.
+        String sha256 = CheckedTokenizers.sha256(content);
+        boolean known = checked.isChecked(sha256);
+        if (!known) {
+            TokenizerDefinition.check(files.tokenizerJson(), content);
+        }
+        HuggingFaceTokenizer tokenizer = openNative(files.tokenizerJson(), content);
         try {
             requireNoPostProcessorTokens(tokenizer, files.tokenizerJson());
             requireTemplateTokens(tokenizer, files.tokenizerJson());
             long padId = resolvePadId(tokenizer, padToken, files);
+            if (!known) {
+                checked.markChecked(sha256);
+            }
             LOG.debug(
-                    "Loaded tokenizer {} (pad token {} = id {}, sequence length {})",
+                    "Loaded tokenizer {} (sha256 {}, definition {}; pad token {} = id {}, sequence length {})",
                     files.tokenizerJson(),
+                    sha256,
+                    known ? "checked before" : "checked now",
                     padToken,
                     padId,
                     sequenceLength);
@@ -245,9 +278,9 @@ public final class Qwen3PromptTokenizer implements AutoCloseable {
         }
     }
 
-    private static HuggingFaceTokenizer openNative(Path tokenizerJson) {
+    private static HuggingFaceTokenizer openNative(Path tokenizerJson, byte[] content) {
         try {
-            return HuggingFaceTokenizer.newInstance(tokenizerJson, DJL_OPTIONS);
+            return HuggingFaceTokenizer.newInstance(new ByteArrayInputStream(content), DJL_OPTIONS);
         } catch (IOException e) {
             throw new ModelLoadException("Cannot read tokenizer file " + tokenizerJson + ": " + e, e);
         } catch (EngineException | LinkageError e) {

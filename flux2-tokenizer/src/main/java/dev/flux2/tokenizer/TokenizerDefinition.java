@@ -9,8 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.spi.ModelFiles;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -30,6 +28,12 @@ final class TokenizerDefinition {
     /** Qwen3's {@code tokenizer.json} is 11 MB; no tokenizer this SDK runs comes near 64 MiB. */
     static final long MAX_TOKENIZER_JSON_BYTES = 64L << 20;
 
+    /**
+     * The version of the rules below, part of the name of {@link CheckedTokenizers}' markers: bump it with every
+     * change to what {@link #check} accepts, so that contents checked by the old rules are checked again.
+     */
+    static final int RULES_VERSION = 1;
+
     /** The regex of Qwen3's (and Qwen2.5's) {@code Split} pre-tokenizer, the only user-supplied regex accepted. */
     static final String QWEN3_REGEX = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}|"
             + " ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
@@ -39,13 +43,25 @@ final class TokenizerDefinition {
     private TokenizerDefinition() {}
 
     /**
+     * Reads the file whole, within {@link #MAX_TOKENIZER_JSON_BYTES}: the bytes that are checked (or found in
+     * {@link CheckedTokenizers}) are the bytes given to the native tokenizer, never a second read of a file that may
+     * have changed in between.
+     *
      * @param tokenizerJson the file
+     * @return its bytes
+     * @throws ModelLoadException naming the file if it is not a readable regular file or is too large
+     */
+    static byte[] read(Path tokenizerJson) {
+        return ModelFiles.readBounded(tokenizerJson, "tokenizer file", MAX_TOKENIZER_JSON_BYTES);
+    }
+
+    /**
+     * @param tokenizerJson the file, for the messages
+     * @param content its bytes, from {@link #read}
      * @throws ModelLoadException naming the file, the field, what was expected and what was found
      */
-    static void check(Path tokenizerJson) {
-        ModelFiles.requireRegularFile(tokenizerJson, "tokenizer file", MAX_TOKENIZER_JSON_BYTES);
-        try (InputStream in = Files.newInputStream(tokenizerJson);
-                JsonParser p = new JsonFactory(JSON).createParser(in)) {
+    static void check(Path tokenizerJson, byte[] content) {
+        try (JsonParser p = new JsonFactory(JSON).createParser(content)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw refuse(tokenizerJson, "the file", "a JSON object", String.valueOf(p.currentToken()));
             }
