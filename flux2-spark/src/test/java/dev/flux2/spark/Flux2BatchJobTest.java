@@ -309,7 +309,7 @@ class Flux2BatchJobTest {
         assertEquals(3, run.code(), run.err());
         assertTrue(
                 run.err()
-                        .startsWith("flux2-batch: model error: model directory " + work.resolve("no-model")
+                        .startsWith("flux2-batch: model error: model folder " + work.resolve("no-model")
                                 + " does not exist"),
                 run.err());
         assertTrue(run.err().contains("(on host "), run.err());
