@@ -70,7 +70,8 @@ class Flux2CliIT {
         assertTrue(r.out().contains("seed: 42"), r.out());
         assertTrue(r.out().contains("output: " + png), r.out());
         assertTrue(r.out().contains("timings: ") && r.out().contains("denoise="), r.out());
-        assertTrue(r.err().contains("Denoise"), "a progress bar per stage on stderr: " + r.err());
+        // stderr is a file here: no progress bar is drawn into it (issue #33), unless FLUX2_PROGRESS=on (below).
+        assertFalse(r.err().contains("Denoise") || r.err().contains("\r"), "bars drawn into a file: " + r.err());
 
         BufferedImage image = ImageIO.read(png.toFile());
         assertEquals(64, image.getWidth());
@@ -217,6 +218,29 @@ class Flux2CliIT {
     }
 
     @Test
+    void progressBarsForcedOnAreDrawnIntoAFile() throws Exception {
+        CliProcess.Result r = CliProcess.run(
+                work,
+                java.util.Map.of(ProgressSwitch.ENV, "on"),
+                "generate",
+                "--model",
+                bundle.directory().toString(),
+                "--prompt",
+                PROMPT,
+                "--seed",
+                "42",
+                "--width",
+                "64",
+                "--height",
+                "48",
+                "--output",
+                work.resolve("forced-progress.png").toString());
+
+        assertEquals(0, r.exitCode(), r.toString());
+        assertTrue(r.err().contains("Denoise"), "a progress bar per stage on stderr: " + r.err());
+    }
+
+    @Test
     void ctrlCCancelsTheRunningGenerationAndExitsWith130() throws Exception {
         assumeTrue(
                 sigintDeliverable(),
@@ -230,6 +254,7 @@ class Flux2CliIT {
                 work,
                 out,
                 err,
+                java.util.Map.of(ProgressSwitch.ENV, "on"), // the bars tell when denoising runs
                 "generate",
                 "--model",
                 bundle.directory().toString(),
