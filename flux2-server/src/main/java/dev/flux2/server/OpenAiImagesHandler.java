@@ -220,6 +220,7 @@ final class OpenAiImagesHandler implements Route {
             return b.build();
         }
         List<Path> files = new ArrayList<>();
+        List<String> names = new ArrayList<>();
         try {
             // The core reads and bounds the files (size, pixels, truncation), naming the limit; the message names
             // the upload, not the staging file.
@@ -228,6 +229,7 @@ final class OpenAiImagesHandler implements Route {
                 for (int i = 0; i < uploads.images().size(); i++) {
                     Path file = Files.createTempFile("flux2-upload-", ".img");
                     files.add(file);
+                    names.add("uploaded image " + (i + 1));
                     Files.write(file, uploads.images().get(i));
                     if (i == 0 && (f.strength() != null || uploads.mask() != null)) {
                         b.initImage(ImageFiles.read(file, "init image", config.limits()));
@@ -243,18 +245,19 @@ final class OpenAiImagesHandler implements Route {
                 if (uploads.mask() != null) {
                     Path maskFile = Files.createTempFile("flux2-upload-", ".img");
                     files.add(maskFile);
+                    names.add("the mask");
                     Files.write(maskFile, uploads.mask());
                     b.mask(ImageFiles.read(maskFile, "mask", config.limits()));
                 }
                 return withFluxMask(b.build());
             } catch (InvalidRequestException e) {
                 String message = e.getMessage();
+                // Each staging file by its own role: a refusal while reading an image before the mask was staged
+                // named the image "the mask" (issue #33).
                 for (int i = 0; i < files.size(); i++) {
-                    String name =
-                            uploads.mask() != null && i == files.size() - 1 ? "the mask" : "uploaded image " + (i + 1);
-                    message = message.replace(files.get(i).toString(), name);
+                    message = message.replace(files.get(i).toString(), names.get(i));
                 }
-                throw ApiError.invalid("image", message);
+                throw ApiError.invalid(message.startsWith("the mask") ? "mask" : "image", message);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot stage an uploaded image: " + e.getMessage(), e);
@@ -282,7 +285,11 @@ final class OpenAiImagesHandler implements Route {
                     "'mask' must have the size of the image: the image is " + image.getWidth() + "x" + image.getHeight()
                             + ", the mask is " + mask.getWidth() + "x" + mask.getHeight());
         }
-        return request.toBuilder().mask(OpenAiMask.toFlux(mask)).build();
+        try {
+            return request.toBuilder().mask(OpenAiMask.toFlux(mask)).build();
+        } catch (InvalidRequestException e) {
+            throw ApiError.invalid("mask", e.getMessage());
+        }
     }
 
     private ObjectNode answer(Request request, OpenAiImageRequest f, GenerationResult result) {
