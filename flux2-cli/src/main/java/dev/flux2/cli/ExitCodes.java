@@ -16,9 +16,10 @@ import dev.flux2.onnx.runtime.RuntimeLibraryException;
  * <tr><td>2</td><td>usage error: unknown or malformed option, invalid request value (size, strength, image)</td></tr>
  * <tr><td>3</td><td>model or bundle error: missing or broken file, bad config, failed or unverifiable download</td></tr>
  * <tr><td>4</td><td>generation failed inside the runtime</td></tr>
- * <tr><td>5</td><td>the ONNX Runtime native library cannot be used: the WebGPU runtime not installed, corrupt or of
- * another version, a library that cannot be loaded, a conflict with the library already loaded, or a failed
- * {@code flux2 runtime install}</td></tr>
+ * <tr><td>5</td><td>the ONNX Runtime native library cannot be used: the WebGPU or CUDA runtime not installed, corrupt
+ * or of another version, a library that cannot be loaded, a conflict with the library already loaded, or a failed
+ * {@code flux2 runtime install}; for CUDA also a missing CUDA library, no NVIDIA driver or no GPU
+ * ({@code CudaUnavailableException})</td></tr>
  * <tr><td>130</td><td>cancelled (Ctrl-C)</td></tr>
  * </table>
  */
@@ -33,7 +34,7 @@ final class ExitCodes {
     public static final int MODEL = 3;
     /** Generation failed. */
     public static final int GENERATION = 4;
-    /** The ONNX Runtime native library (the WebGPU runtime) cannot be used or installed. */
+    /** The ONNX Runtime native library (the WebGPU or CUDA runtime, the CUDA libraries) cannot be used or installed. */
     public static final int RUNTIME = 5;
     /** Cancelled by the user (128 + SIGINT). */
     public static final int CANCELLED = 130;

@@ -16,7 +16,7 @@ import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
 import dev.flux2.api.ProgressListener;
 import dev.flux2.onnx.options.OnnxOptions;
-import dev.flux2.onnx.options.ProviderFallback;
+import dev.flux2.onnx.runtime.RuntimeLibraryException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -154,27 +154,8 @@ final class GenerateCommand extends BaseCommand {
                     + " available; more are capped with a warning).")
     int threads;
 
-    @Option(
-            names = "--provider",
-            paramLabel = "NAME",
-            split = ",",
-            description = "Execution provider(s) to use before CPU: cpu, webgpu, cuda, coreml, directml, …"
-                    + " (default cpu). webgpu loads the runtime `flux2 runtime install webgpu` installed.")
-    List<String> providers = new ArrayList<>();
-
-    @Option(
-            names = "--ort-library",
-            paramLabel = "PATH",
-            description = "The ONNX Runtime native library to load (any build of the Java binding's version; backend"
-                    + " option ort_library). Default: $FLUX2_ORT_LIBRARY, else the installed WebGPU runtime for"
-                    + " --provider webgpu, else the jar's own.")
-    Path ortLibrary;
-
-    @Option(
-            names = "--allow-fallback",
-            description =
-                    "Fall back to the next provider (finally CPU) with a warning instead of failing when a provider is unavailable.")
-    boolean allowFallback;
+    @Mixin
+    ProviderOptions providerOptions;
 
     @Option(
             names = "--memory",
@@ -344,9 +325,12 @@ final class GenerateCommand extends BaseCommand {
         if (e instanceof ModelLoadException
                 && e.getMessage() != null
                 && e.getMessage().contains(backendHint)) {
-            return new ModelLoadException(
-                    e.getMessage().replace(backendHint, "Add --allow-fallback (backend option provider_fallback=warn)"),
-                    e);
+            String message =
+                    e.getMessage().replace(backendHint, "Add --allow-fallback (backend option provider_fallback=warn)");
+            // The same kind, so that the exit code stays (5 for a native library, 3 for a model).
+            return e instanceof RuntimeLibraryException
+                    ? new RuntimeLibraryException(message, e)
+                    : new ModelLoadException(message, e);
         }
         return e;
     }
@@ -389,17 +373,11 @@ final class GenerateCommand extends BaseCommand {
 
     /** The ONNX backend's options these flags map to: typed, so that no option key is spelled here. */
     private Flux2Pipeline.Builder pipelineBuilder(CancellationToken cancel) {
-        OnnxOptions.Builder onnx = OnnxOptions.builder()
+        OnnxOptions.Builder onnx = providerOptions
+                .applyTo(OnnxOptions.builder())
                 .threads(threads)
-                .providerFallback(allowFallback ? ProviderFallback.WARN : ProviderFallback.FAIL)
                 .allowSpinning(!noSpinning)
                 .fused(!noFused);
-        if (ortLibrary != null) {
-            onnx.ortLibrary(ortLibrary.toString());
-        }
-        if (!providers.isEmpty()) {
-            onnx.option(OnnxOptions.PROVIDERS, String.join(",", providers));
-        }
         if (cpuTuned != null) {
             onnx.option(OnnxOptions.CPU_TUNED, cpuTuned);
         }

@@ -1,5 +1,6 @@
 package dev.flux2.cli;
 
+import ai.onnxruntime.OrtProvider;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -10,15 +11,20 @@ import dev.flux2.api.ModelSummary.FileEntry;
 import dev.flux2.api.ModelSummary.GraphEntry;
 import dev.flux2.api.ModelSummary.TensorEntry;
 import dev.flux2.hub.FileSelection;
+import dev.flux2.onnx.options.ProviderNames;
 import dev.flux2.onnx.runtime.RuntimeReport;
 import dev.flux2.onnx.runtime.WebGpuRuntime;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -61,7 +67,10 @@ final class InfoCommand extends BaseCommand {
             paramLabel = "NAME",
             split = ",",
             description = "Also report the ONNX Runtime library and device for these providers: webgpu loads the"
-                    + " installed WebGPU runtime and runs a one-node graph on the device.")
+                    + " installed WebGPU runtime and runs a one-node graph on the device; cuda loads the installed"
+                    + " CUDA runtime (or the class path's onnxruntime_gpu natives), checks the CUDA libraries, lists"
+                    + " the GPUs (name, memory, compute capability, by nvidia-smi) and runs a one-node graph on"
+                    + " device 0.")
     List<String> providers = new java.util.ArrayList<>();
 
     @Option(
@@ -76,12 +85,16 @@ final class InfoCommand extends BaseCommand {
     @Override
     public Integer call() throws IOException {
         Map<ModelRole, Path> components = componentOption.resolve();
-        boolean webGpu = providers.stream().anyMatch(p -> p.trim().equalsIgnoreCase("webgpu"));
+        Set<OrtProvider> asked = providers.stream()
+                .flatMap(p -> Stream.of(p.split(",")))
+                .filter(p -> !p.isBlank())
+                .map(ProviderNames::parse)
+                .collect(Collectors.toCollection(() -> EnumSet.noneOf(OrtProvider.class)));
         Map<String, String> runtime = Map.of();
-        if (webGpu || ortLibrary != null) {
+        if (asked.contains(OrtProvider.WEBGPU) || asked.contains(OrtProvider.CUDA) || ortLibrary != null) {
             // Before the inspection, which initialises ONNX Runtime: the library is chosen once per JVM.
             runtime = RuntimeReport.of(
-                    Optional.ofNullable(ortLibrary).map(Path::toString), webGpu, WebGpuRuntime.defaultHome());
+                    Optional.ofNullable(ortLibrary).map(Path::toString), asked, WebGpuRuntime.defaultHome());
         }
         // A repo id fetches the config, manifests, tokenizer and graphs, not the external data: each shard is
         // checked against the size the hub's file list gives it (the detail shard_sizes says so).

@@ -148,6 +148,9 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     LimitOptions limitOptions;
 
+    @Mixin
+    ProviderOptions providerOptions;
+
     ServeCommand() {}
 
     /**
@@ -191,11 +194,14 @@ final class ServeCommand implements Callable<Integer> {
                 .strictModel(strictModel)
                 .limits(limits);
         config.build();
+        // The backend options too: a CUDA setting without --provider cuda is refused before the model loads.
+        OnnxOptions onnx =
+                providerOptions.applyTo(OnnxOptions.builder()).threads(threads).build();
         // Closed in reverse order on every path, also when the service cannot start (a port in use): the
         // pipeline must be closed before the JVM exits (see below).
         Flux2Pipeline.Builder builder =
                 Flux2Pipeline.builder().model(model).limits(limits).memoryPolicy(MemoryPolicy.RESIDENT);
-        OnnxOptions.builder().threads(threads).build().asBackendOptions().forEach(builder::backendOption);
+        onnx.asBackendOptions().forEach(builder::backendOption);
         try (Flux2Pipeline pipeline = builder.build();
                 ImageService service = ImageService.start(
                         pipeline,

@@ -184,7 +184,7 @@ class Flux2CliTest {
         assertEquals(42L, all.seed);
         assertEquals(3.5f, all.guidance);
         assertEquals(List.of(Path.of("a.png"), Path.of("b.png")), all.references);
-        assertEquals(List.of("cuda", "cpu"), all.providers);
+        assertEquals(List.of("cuda", "cpu"), all.providerOptions.providers);
         assertEquals(MemoryPolicy.RESIDENT, all.memory);
         assertTrue(all.noFused);
         assertEquals(0.6, all.strength);

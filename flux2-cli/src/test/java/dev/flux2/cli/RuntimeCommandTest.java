@@ -58,7 +58,37 @@ class RuntimeCommandTest {
 
     @Test
     void anUnknownRuntimeIsAUsageError() {
-        CliHarness.Run run = CliHarness.run("runtime", "install", "cuda", "--home", tmp.toString());
+        CliHarness.Run run = CliHarness.run("runtime", "install", "rocm", "--home", tmp.toString());
         assertEquals(ExitCodes.USAGE, run.exitCode(), run.toString());
+        assertTrue(run.err().contains("known: webgpu, cuda"), run.err());
+    }
+
+    @Test
+    void aMissingCudaRuntimeExits5AndSaysHowToGetIt() {
+        CliHarness.Run run = CliHarness.run(
+                "runtime", "path", "cuda", "--home", tmp.resolve("home").toString());
+        assertEquals(ExitCodes.RUNTIME, run.exitCode(), run.toString());
+        assertTrue(run.err().contains("flux2 runtime install cuda"), run.err());
+        assertTrue(run.err().contains("onnxruntime_gpu"), run.err());
+        assertEquals(1, run.err().strip().lines().count(), run.err());
+    }
+
+    @Test
+    void aCudaFolderOfAnotherBuildExits5AndInstallsNothing() throws IOException {
+        Path home = tmp.resolve("home");
+        Path fake = Files.createDirectories(tmp.resolve("natives"));
+        for (String f : new String[] {
+            "libonnxruntime.so",
+            "libonnxruntime4j_jni.so",
+            "libonnxruntime_providers_shared.so",
+            "libonnxruntime_providers_cuda.so"
+        }) {
+            Files.writeString(fake.resolve(f), "not the pinned library");
+        }
+        CliHarness.Run run =
+                CliHarness.run("runtime", "install", "cuda", "--from", fake.toString(), "--home", home.toString());
+        assertEquals(ExitCodes.RUNTIME, run.exitCode(), run.toString());
+        assertTrue(run.err().contains("libonnxruntime.so has 22 bytes, expected 26370104"), run.err());
+        assertFalse(Files.exists(home.resolve("runtime/1.26.0/linux-x64-cuda")), "nothing installed");
     }
 }

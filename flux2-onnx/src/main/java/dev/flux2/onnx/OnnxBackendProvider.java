@@ -2,6 +2,7 @@ package dev.flux2.onnx;
 
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtProvider;
+import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
@@ -15,12 +16,14 @@ import dev.flux2.onnx.bundle.ModelEntry;
 import dev.flux2.onnx.bundle.ModelInfoFactory;
 import dev.flux2.onnx.bundle.OnnxBundle;
 import dev.flux2.onnx.memory.AutoMemoryPolicy;
+import dev.flux2.onnx.memory.DeviceMemory;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
 import dev.flux2.onnx.memory.SessionFootprint;
 import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.options.ProviderFallback;
 import dev.flux2.onnx.options.ProviderNames;
+import dev.flux2.onnx.runtime.CudaDevices;
 import dev.flux2.onnx.runtime.GlobalThreadPool;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import dev.flux2.onnx.runtime.RuntimeLibraryException;
@@ -47,6 +50,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,14 +111,14 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
         }
         // The native library is chosen before anything initialises ONNX Runtime (the provider checks do).
         OrtEnvironment env = environment(options);
-        ExecutionProviders providers =
-                ProviderSelector.select(options.providers(), options.providerFallback(), options.deviceId());
+        ExecutionProviders providers = ProviderSelector.select(
+                options.providers(), options.providerFallback(), options.deviceId(), options.cuda());
         // Loaded in the background: the first generation's transformer session is created meanwhile.
         TokenizerLoad tokenizer = TokenizerLoad.start(
                 bundleConfig.tokenizerDirectory(), bundleConfig.text().sequenceLength());
         try {
             SessionFootprint footprint = SessionFootprint.of(bundleConfig, io);
-            MemoryDecision memory = AutoMemoryPolicy.decide(config.memoryPolicy(), footprint, MemorySnapshot.current());
+            MemoryDecision memory = memoryDecision(config.memoryPolicy(), footprint, providers, options);
             LOG.debug("memory policy for {}: {}", config.modelDirectory(), memory.describe());
             SessionCache sessions = new SessionCache(
                     new SessionFactory(
@@ -166,16 +170,16 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
     }
 
     /**
-     * The environment on the library {@code ort_library}, {@code FLUX2_ORT_LIBRARY} or the {@code webgpu} provider
-     * asks for. A missing WebGPU runtime fails the load, or under {@code provider_fallback=warn} is a warning (the
-     * WebGPU provider is then unavailable and skipped).
+     * The environment on the library {@code ort_library}, {@code FLUX2_ORT_LIBRARY} or the {@code webgpu} or
+     * {@code cuda} provider asks for. A missing WebGPU or CUDA runtime fails the load, or under
+     * {@code provider_fallback=warn} is a warning (the provider is then unavailable and skipped).
      */
     private static OrtEnvironment environment(OnnxOptions options) {
         OrtNativeLibrary.Choice choice;
         try {
             choice = OrtNativeLibrary.choose(
                     options.ortLibrary(),
-                    options.providers().stream().anyMatch(n -> ProviderNames.parse(n) == OrtProvider.WEBGPU),
+                    options.providers().stream().map(ProviderNames::parse).collect(Collectors.toSet()),
                     WebGpuRuntime.defaultHome());
         } catch (RuntimeLibraryException e) {
             if (options.providerFallback() != ProviderFallback.WARN) {
@@ -185,6 +189,37 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
             choice = OrtNativeLibrary.Choice.ANY;
         }
         return OrtNativeLibrary.environment(choice, new GlobalThreadPool(options.threads(), options.allowSpinning()));
+    }
+
+    /**
+     * AUTO decides by the device's free memory when the sessions run on CUDA (by {@code nvidia-smi}; by the host's
+     * memory, said so, when the driver does not answer), else by the host's memory.
+     */
+    private static MemoryDecision memoryDecision(
+            MemoryPolicy requested, SessionFootprint footprint, ExecutionProviders providers, OnnxOptions options) {
+        if (requested == MemoryPolicy.AUTO
+                && !providers.providers().isEmpty()
+                && providers.providers().get(0) == OrtProvider.CUDA) {
+            CudaDevices.Query query = CudaDevices.query();
+            Optional<CudaDevices.Gpu> gpu = query.gpu(options.deviceId());
+            if (gpu.isPresent()) {
+                return AutoMemoryPolicy.decideOnDevice(
+                        requested,
+                        footprint,
+                        new DeviceMemory(
+                                "CUDA device " + options.deviceId() + " ("
+                                        + gpu.get().name() + ")",
+                                gpu.get().freeBytes(),
+                                options.cuda().gpuMemLimit()));
+            }
+            MemoryDecision host = AutoMemoryPolicy.decide(requested, footprint, MemorySnapshot.current());
+            return new MemoryDecision(
+                    host.policy(),
+                    host.requested(),
+                    host.reason() + "; by the host's memory: the CUDA device's free memory is unknown ("
+                            + query.problem().orElse("nvidia-smi lists no device " + options.deviceId()) + ")");
+        }
+        return AutoMemoryPolicy.decide(requested, footprint, MemorySnapshot.current());
     }
 
     /**

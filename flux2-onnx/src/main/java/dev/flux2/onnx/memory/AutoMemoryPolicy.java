@@ -49,6 +49,32 @@ public final class AutoMemoryPolicy {
                 needed <= available ? MemoryPolicy.RESIDENT : MemoryPolicy.SEQUENTIAL, MemoryPolicy.AUTO, budget);
     }
 
+    /**
+     * AUTO on a GPU (CUDA): RESIDENT when the weights of every session, plus working memory, fit in the device's free
+     * memory (at most {@code gpu_mem_limit}); SEQUENTIAL otherwise. The weights are counted as they are stored (the
+     * CUDA provider keeps 4-bit weights packed on the device); the host keeps no copy once a session is created.
+     *
+     * @param requested the caller's policy
+     * @param footprint the bundle's session footprint
+     * @param device the device's memory now
+     * @return the policy to run with and why
+     */
+    public static MemoryDecision decideOnDevice(
+            MemoryPolicy requested, SessionFootprint footprint, DeviceMemory device) {
+        if (requested != MemoryPolicy.AUTO) {
+            return MemoryDecision.explicit(requested);
+        }
+        long needed = footprint.weightBytes() + WORKING_MEMORY_BYTES;
+        long available = device.availableBytes();
+        String budget = "on " + device.device() + ": " + gib(footprint.weightBytes()) + " of weights + "
+                + gib(WORKING_MEMORY_BYTES) + " working memory = " + gib(needed)
+                + (needed <= available ? " fits in " : " exceeds ") + gib(available) + " (device memory free "
+                + gib(device.freeBytes())
+                + (device.limitBytes() > 0 ? ", gpu_mem_limit " + gib(device.limitBytes()) : "") + ")";
+        return new MemoryDecision(
+                needed <= available ? MemoryPolicy.RESIDENT : MemoryPolicy.SEQUENTIAL, MemoryPolicy.AUTO, budget);
+    }
+
     static String gib(long bytes) {
         return String.format(Locale.ROOT, "%.2f GiB", bytes / (double) (1L << 30));
     }

@@ -76,7 +76,17 @@ import java.util.Optional;
  *       elsewhere (docs/fused-attention.md §8).</td></tr>
  *   <tr><td>{@value #DEVICE_ID}</td><td>an integer ≥ 0</td><td>device index for CUDA, TensorRT, ROCm and DirectML.
  *       Default 0.</td></tr>
+ *   <tr><td>{@value #GPU_MEM_LIMIT}</td><td>bytes, or with a binary unit ({@code 8g}, {@code 8GiB}, {@code 512m});
+ *       0 or at least 1 MiB</td><td>the most device memory the CUDA provider's arena may hold (ONNX Runtime's
+ *       {@code gpu_mem_limit}). Default 0: no limit. CUDA only.</td></tr>
+ *   <tr><td>{@value #CUDNN_CONV_ALGO_SEARCH}</td><td>{@code exhaustive} | {@code heuristic} | {@code default}</td>
+ *       <td>how cuDNN's convolution algorithms are chosen ({@link CudnnConvAlgoSearch}). Default {@code exhaustive},
+ *       ONNX Runtime's. CUDA only.</td></tr>
+ *   <tr><td>{@value #USE_TF32}</td><td>{@code true} | {@code false}</td><td>whether fp32 products may use TF32
+ *       tensor cores. Default {@code true}, ONNX Runtime's (measured faster). CUDA only.</td></tr>
  * </table>
+ *
+ * <p>The CUDA options need {@code cuda} among the providers: set without it, {@code build()} refuses them.
  */
 public final class OnnxOptions {
     /** Option key: threads per inference call. */
@@ -107,6 +117,12 @@ public final class OnnxOptions {
     public static final String ATTENTION = "attention";
     /** Option key: block-16 weight products packed or dequantized in the graph. */
     public static final String WEIGHTS = "weights";
+    /** Option key: the CUDA provider's device memory limit. */
+    public static final String GPU_MEM_LIMIT = "gpu_mem_limit";
+    /** Option key: cuDNN's convolution algorithm search. */
+    public static final String CUDNN_CONV_ALGO_SEARCH = "cudnn_conv_algo_search";
+    /** Option key: TF32 tensor cores for fp32 products on CUDA. */
+    public static final String USE_TF32 = "use_tf32";
 
     /** Every key, in the order the documentation lists them. */
     public static final List<String> KEYS = List.of(
@@ -123,7 +139,10 @@ public final class OnnxOptions {
             ALLOW_SPINNING,
             ORT_LIBRARY,
             ATTENTION,
-            WEIGHTS);
+            WEIGHTS,
+            GPU_MEM_LIMIT,
+            CUDNN_CONV_ALGO_SEARCH,
+            USE_TF32);
 
     private static final OnnxOptions DEFAULTS = builder().build();
 
@@ -141,6 +160,7 @@ public final class OnnxOptions {
     private final Optional<String> ortLibrary;
     private final AttentionMode attention;
     private final WeightsMode weights;
+    private final CudaSettings cuda;
 
     private OnnxOptions(Builder b) {
         threads = b.threads;
@@ -157,6 +177,7 @@ public final class OnnxOptions {
         ortLibrary = b.ortLibrary;
         attention = b.attention;
         weights = b.weights;
+        cuda = new CudaSettings(b.gpuMemLimit, b.convAlgoSearch, b.useTf32);
     }
 
     /** @return a builder holding the defaults: runtime threads, CPU only, fail on an unavailable provider, … */
@@ -234,6 +255,15 @@ public final class OnnxOptions {
         if (weights != WeightsMode.AUTO) {
             m.put(WEIGHTS, lower(weights));
         }
+        if (cuda.gpuMemLimit() != CudaSettings.DEFAULTS.gpuMemLimit()) {
+            m.put(GPU_MEM_LIMIT, Long.toString(cuda.gpuMemLimit()));
+        }
+        if (cuda.convAlgoSearch() != CudaSettings.DEFAULTS.convAlgoSearch()) {
+            m.put(CUDNN_CONV_ALGO_SEARCH, lower(cuda.convAlgoSearch()));
+        }
+        if (cuda.useTf32() != CudaSettings.DEFAULTS.useTf32()) {
+            m.put(USE_TF32, Boolean.toString(cuda.useTf32()));
+        }
         return Collections.unmodifiableMap(m);
     }
 
@@ -307,6 +337,11 @@ public final class OnnxOptions {
         return weights;
     }
 
+    /** @return the CUDA provider's settings (its device is {@link #deviceId()}) */
+    public CudaSettings cuda() {
+        return cuda;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof OnnxOptions other && asBackendOptions().equals(other.asBackendOptions());
@@ -339,6 +374,9 @@ public final class OnnxOptions {
         private Optional<String> ortLibrary = Optional.empty();
         private AttentionMode attention = AttentionMode.AUTO;
         private WeightsMode weights = WeightsMode.AUTO;
+        private long gpuMemLimit = CudaSettings.DEFAULTS.gpuMemLimit();
+        private CudnnConvAlgoSearch convAlgoSearch = CudaSettings.DEFAULTS.convAlgoSearch();
+        private boolean useTf32 = CudaSettings.DEFAULTS.useTf32();
 
         private Builder() {}
 
@@ -478,6 +516,35 @@ public final class OnnxOptions {
         }
 
         /**
+         * @param bytes {@value #GPU_MEM_LIMIT}: the most device memory the CUDA provider's arena may hold, 0 (default)
+         *     for no limit, else at least 1 MiB
+         * @return this builder
+         */
+        public Builder gpuMemLimit(long bytes) {
+            this.gpuMemLimit = bytes;
+            return this;
+        }
+
+        /**
+         * @param search {@value #CUDNN_CONV_ALGO_SEARCH}: how cuDNN's convolution algorithms are chosen (default
+         *     exhaustive)
+         * @return this builder
+         */
+        public Builder cudnnConvAlgoSearch(CudnnConvAlgoSearch search) {
+            this.convAlgoSearch = Objects.requireNonNull(search, CUDNN_CONV_ALGO_SEARCH);
+            return this;
+        }
+
+        /**
+         * @param on {@value #USE_TF32}: whether fp32 products may use TF32 tensor cores on CUDA (default true)
+         * @return this builder
+         */
+        public Builder useTf32(boolean on) {
+            this.useTf32 = on;
+            return this;
+        }
+
+        /**
          * Sets one option from its string form, as {@code Flux2Pipeline.Builder.backendOption(key, value)} takes it:
          * the one place where option strings are read ({@link OnnxOptions#parse(Map)} calls it for each entry).
          *
@@ -519,6 +586,9 @@ public final class OnnxOptions {
                 case ORT_LIBRARY -> ortLibrary(value.trim().isEmpty() ? null : value.trim());
                 case ATTENTION -> attention(choice(key, value, AttentionMode.values()));
                 case WEIGHTS -> weights(choice(key, value, WeightsMode.values()));
+                case GPU_MEM_LIMIT -> gpuMemLimit(MemorySize.parse(key, value));
+                case CUDNN_CONV_ALGO_SEARCH -> cudnnConvAlgoSearch(choice(key, value, CudnnConvAlgoSearch.values()));
+                case USE_TF32 -> useTf32(bool(key, value));
                 default -> throw new IllegalStateException("a key of KEYS without a parser: " + key);
             };
         }
@@ -547,7 +617,42 @@ public final class OnnxOptions {
             if (ortLibrary.isPresent() && ortLibrary.get().isBlank()) {
                 throw bad(ORT_LIBRARY, ortLibrary.get(), "a path");
             }
+            checkCuda();
             return new OnnxOptions(this);
+        }
+
+        /** A CUDA option without the cuda provider would be silently ignored: refused instead. */
+        private void checkCuda() {
+            if (gpuMemLimit < 0 || (gpuMemLimit > 0 && gpuMemLimit < MemorySize.MIB)) {
+                throw bad(
+                        GPU_MEM_LIMIT,
+                        Long.toString(gpuMemLimit),
+                        "0 (no limit) or at least 1 MiB, in bytes or with a unit (8g, 8GiB, 512m)");
+            }
+            List<String> set = new ArrayList<>();
+            if (gpuMemLimit != CudaSettings.DEFAULTS.gpuMemLimit()) {
+                set.add(GPU_MEM_LIMIT);
+            }
+            if (convAlgoSearch != CudaSettings.DEFAULTS.convAlgoSearch()) {
+                set.add(CUDNN_CONV_ALGO_SEARCH);
+            }
+            if (useTf32 != CudaSettings.DEFAULTS.useTf32()) {
+                set.add(USE_TF32);
+            }
+            boolean cudaAsked = providers.stream().anyMatch(n -> {
+                try {
+                    return ProviderNames.parse(n) == ai.onnxruntime.OrtProvider.CUDA;
+                } catch (InvalidRequestException e) {
+                    return false;
+                }
+            });
+            if (!set.isEmpty() && !cudaAsked) {
+                throw new InvalidRequestException("backend option" + (set.size() > 1 ? "s " : " ")
+                        + String.join(", ", set) + " appl" + (set.size() > 1 ? "y" : "ies")
+                        + " to the cuda provider only, but " + PROVIDERS + " is "
+                        + (providers.isEmpty() ? "cpu (the default)" : "'" + String.join(",", providers) + "'")
+                        + ": add cuda to " + PROVIDERS + " (--provider cuda)");
+            }
         }
 
         private static void nonNegative(String key, int value, String expected) {

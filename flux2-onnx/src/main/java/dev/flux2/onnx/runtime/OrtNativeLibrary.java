@@ -3,6 +3,7 @@ package dev.flux2.onnx.runtime;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtLoggingLevel;
+import ai.onnxruntime.OrtProvider;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Field;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,14 +58,41 @@ public final class OrtNativeLibrary {
      * @param library the library file; empty for "any" (the one loaded, else the jar's)
      * @param reason why this library, for messages ({@code "backend option ort_library"}, …)
      */
-    public record Choice(Optional<Path> library, String reason) {
+    public record Choice(Optional<Path> library, String reason, Optional<Path> nativeFolder) {
         /** Any library: the one already loaded, else the jar's. */
         public static final Choice ANY = new Choice(Optional.empty(), "the ONNX Runtime jar's default");
 
-        /** Checks for nulls. */
+        /** Checks for nulls; a folder's core library lies in it. */
         public Choice {
             Objects.requireNonNull(library, "library");
             Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(nativeFolder, "nativeFolder");
+            if (nativeFolder.isPresent() && library.isEmpty()) {
+                throw new IllegalArgumentException("a native folder needs its core library");
+            }
+        }
+
+        /**
+         * One library, the JNI glue from the jar.
+         *
+         * @param library the library file; empty for "any"
+         * @param reason why this library, for messages
+         */
+        public Choice(Optional<Path> library, String reason) {
+            this(library, reason, Optional.empty());
+        }
+
+        /**
+         * Every native library from one folder (ONNX Runtime's {@value CudaRuntime#NATIVE_PATH_PROPERTY}): the core,
+         * the JNI glue and the providers, as the CUDA runtime needs (the CPU jar's JNI library refuses CUDA).
+         *
+         * @param folder the folder
+         * @param coreLibrary the ONNX Runtime core library in it
+         * @param reason why this folder, for messages
+         * @return the choice
+         */
+        public static Choice folder(Path folder, Path coreLibrary, String reason) {
+            return new Choice(Optional.of(coreLibrary), reason, Optional.of(folder));
         }
     }
 
@@ -79,6 +108,23 @@ public final class OrtNativeLibrary {
      *     or is corrupt
      */
     public static Choice choose(Optional<String> option, boolean webGpuRequested, Path home) {
+        return choose(option, webGpuRequested ? Set.of(OrtProvider.WEBGPU) : Set.of(), home);
+    }
+
+    /**
+     * The library named by {@code ort_library} (a backend option or the {@code --ort-library} flag), else by
+     * {@value #LIBRARY_ENV}; else, when the WebGPU provider is asked for, the installed WebGPU runtime; when CUDA is
+     * asked for, the folder named by ONNX Runtime's {@value CudaRuntime#NATIVE_PATH_PROPERTY}, else the
+     * {@code onnxruntime_gpu} natives on the class path, else the installed CUDA runtime; else any.
+     *
+     * @param option the backend option's value, if set
+     * @param requested the requested providers
+     * @param home the flux2 home folder of installed runtimes
+     * @return the choice
+     * @throws RuntimeLibraryException when WebGPU and CUDA are both asked for (one library per JVM), or the runtime
+     *     asked for is not installed or is corrupt, or the class path mixes the CPU and GPU jars
+     */
+    public static Choice choose(Optional<String> option, Set<OrtProvider> requested, Path home) {
         if (option.isPresent() && !option.get().isBlank()) {
             return new Choice(Optional.of(Path.of(option.get().trim())), "backend option ort_library");
         }
@@ -86,8 +132,30 @@ public final class OrtNativeLibrary {
         if (env != null && !env.isBlank()) {
             return new Choice(Optional.of(Path.of(env.trim())), LIBRARY_ENV);
         }
-        if (webGpuRequested) {
+        boolean webGpu = requested.contains(OrtProvider.WEBGPU);
+        boolean cuda = requested.contains(OrtProvider.CUDA);
+        if (webGpu && cuda) {
+            throw new RuntimeLibraryException("the webgpu and cuda providers need different ONNX Runtime libraries"
+                    + " (onnxruntime-node's WebGPU build, onnxruntime_gpu's CUDA build), and one JVM loads one: ask"
+                    + " for one of them, or name a library that has both with --ort-library or " + LIBRARY_ENV);
+        }
+        if (webGpu) {
             return new Choice(Optional.of(WebGpuRuntime.locate(home)), "the installed WebGPU runtime");
+        }
+        if (cuda) {
+            String folder = System.getProperty(CudaRuntime.NATIVE_PATH_PROPERTY);
+            if (folder != null && !folder.isBlank()) {
+                return new Choice(
+                        Optional.empty(),
+                        "the system property " + CudaRuntime.NATIVE_PATH_PROPERTY + " (" + folder + ")");
+            }
+            Optional<String> classpath = CudaRuntime.classpathNatives();
+            if (classpath.isPresent()) {
+                return new Choice(
+                        Optional.empty(), "the onnxruntime_gpu natives on the class path (" + classpath.get() + ")");
+            }
+            Path dir = CudaRuntime.locate(home);
+            return Choice.folder(dir, CudaRuntime.coreLibrary(dir), "the installed CUDA runtime");
         }
         return Choice.ANY;
     }
@@ -117,6 +185,7 @@ public final class OrtNativeLibrary {
         }
         Optional<Path> wanted = choice.library().map(p -> p.toAbsolutePath().normalize());
         String property = System.getProperty(LIBRARY_PROPERTY);
+        String folderProperty = System.getProperty(CudaRuntime.NATIVE_PATH_PROPERTY);
         if (wanted.isPresent()) {
             Path lib = wanted.get();
             checkLoadable(lib, choice.reason());
@@ -128,10 +197,33 @@ public final class OrtNativeLibrary {
                         "ONNX Runtime was initialised in this JVM before flux2-java, from "
                                 + String.join(", ", mapped));
             }
-            if (property != null && !samePath(property, lib)) {
-                throw conflict(choice, lib, "the system property " + LIBRARY_PROPERTY + " names " + property);
+            if (choice.nativeFolder().isPresent()) {
+                Path folder = choice.nativeFolder().get().toAbsolutePath().normalize();
+                if (folderProperty != null && !samePath(folderProperty, folder)) {
+                    throw conflict(
+                            choice,
+                            lib,
+                            "the system property " + CudaRuntime.NATIVE_PATH_PROPERTY + " names " + folderProperty);
+                }
+                if (property != null && !samePath(property, lib)) {
+                    throw conflict(choice, lib, "the system property " + LIBRARY_PROPERTY + " names " + property);
+                }
+                // ONNX Runtime then loads its core, its JNI glue and its providers from this folder.
+                System.setProperty(CudaRuntime.NATIVE_PATH_PROPERTY, folder.toString());
+            } else {
+                if (folderProperty != null) {
+                    // ONNX Runtime would load every library from that folder, ignoring the library asked for.
+                    throw conflict(
+                            choice,
+                            lib,
+                            "the system property " + CudaRuntime.NATIVE_PATH_PROPERTY + " names the folder "
+                                    + folderProperty + ", which ONNX Runtime loads instead");
+                }
+                if (property != null && !samePath(property, lib)) {
+                    throw conflict(choice, lib, "the system property " + LIBRARY_PROPERTY + " names " + property);
+                }
+                System.setProperty(LIBRARY_PROPERTY, lib.toString());
             }
-            System.setProperty(LIBRARY_PROPERTY, lib.toString());
         }
         OrtEnvironment env;
         Optional<GlobalThreadPool> created = Optional.empty();
@@ -164,8 +256,16 @@ public final class OrtNativeLibrary {
         }
         environment = env;
         threadPool = created;
-        loaded = wanted.isPresent() ? wanted : Optional.ofNullable(property).map(Path::of);
-        loadedBecause = wanted.isPresent() ? choice.reason() : property != null ? LIBRARY_PROPERTY : "the jar";
+        loaded = wanted.isPresent()
+                ? wanted
+                : Optional.ofNullable(property)
+                        .map(Path::of)
+                        .or(() -> Optional.ofNullable(folderProperty).map(f -> Path.of(f, coreLibraryName())));
+        loadedBecause = wanted.isPresent()
+                ? choice.reason()
+                : property != null
+                        ? LIBRARY_PROPERTY
+                        : folderProperty != null ? CudaRuntime.NATIVE_PATH_PROPERTY : choice.reason();
         LOG.debug("ONNX Runtime {} loaded from {} ({})", version, describeLoaded(), loadedBecause);
         return env;
     }
@@ -200,6 +300,23 @@ public final class OrtNativeLibrary {
             threading.close();
             throw e;
         }
+    }
+
+    /** @return the file name of ONNX Runtime's core library in the jar's native folders, for this OS */
+    private static String coreLibraryName() {
+        String os = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT);
+        return os.startsWith("windows")
+                ? "onnxruntime.dll"
+                : os.contains("mac") ? "libonnxruntime.dylib" : "libonnxruntime.so";
+    }
+
+    /**
+     * @return whether ONNX Runtime runs on a library the user named ({@code ort_library}, {@value #LIBRARY_ENV}),
+     *     whose CUDA libraries may differ from onnxruntime_gpu's
+     */
+    public static synchronized boolean loadedByName() {
+        return environment != null
+                && (loadedBecause.equals("backend option ort_library") || loadedBecause.equals(LIBRARY_ENV));
     }
 
     /** @return whether this class has created the environment (ONNX Runtime's native library is then fixed) */

@@ -18,9 +18,10 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * What {@code flux2 info --provider webgpu} shows about the ONNX Runtime library and the WebGPU device: which
+ * What {@code flux2 info --provider webgpu|cuda} shows about the ONNX Runtime library and the device: which
  * library runs (file, version, why it was chosen), which providers it was built with, and whether a WebGPU device can
  * be created and computes (a one-node graph, {@code y = x + x} on 4 floats, run on WebGPU and checked). ONNX Runtime
  * 1.26's Java API exposes no adapter description for WebGPU (no EP device is listed for it), so vendor, architecture,
@@ -37,9 +38,24 @@ public final class RuntimeReport {
      * @throws RuntimeLibraryException when the chosen library cannot be loaded
      */
     public static Map<String, String> of(Optional<String> ortLibrary, boolean webGpu, Path home) {
+        return of(ortLibrary, webGpu ? Set.of(OrtProvider.WEBGPU) : Set.of(), home);
+    }
+
+    /**
+     * @param ortLibrary the {@code --ort-library} value, if given
+     * @param providers the providers asked about: WEBGPU loads its runtime and probes the device; CUDA loads its
+     *     runtime (or the class path's GPU natives), checks its libraries, lists the GPUs with {@code nvidia-smi}
+     *     ({@link CudaDevices}) and runs a one-node graph on device 0
+     * @param home the flux2 home folder
+     * @return ordered facts, keys in snake_case
+     * @throws RuntimeLibraryException when the chosen library cannot be loaded
+     */
+    public static Map<String, String> of(Optional<String> ortLibrary, Set<OrtProvider> providers, Path home) {
         Map<String, String> facts = new LinkedHashMap<>();
-        OrtNativeLibrary.Choice choice = OrtNativeLibrary.choose(ortLibrary, webGpu, home);
-        if (webGpu) {
+        boolean webGpu = providers.contains(OrtProvider.WEBGPU);
+        boolean cuda = providers.contains(OrtProvider.CUDA);
+        OrtNativeLibrary.Choice choice = OrtNativeLibrary.choose(ortLibrary, providers, home);
+        if (webGpu || cuda) {
             OrtNativeLibrary.keepEnvironmentAtExit(choice);
         }
         OrtEnvironment env = OrtNativeLibrary.environment(choice);
@@ -53,6 +69,59 @@ public final class RuntimeReport {
                     "webgpu_adapter",
                     "not exposed by ONNX Runtime " + env.getVersion() + "'s Java API (vendor, architecture, fp16"
                             + " and limits are not reported for WebGPU)");
+        }
+        if (cuda) {
+            facts.putAll(cuda(env));
+        }
+        return facts;
+    }
+
+    private static Map<String, String> cuda(OrtEnvironment env) {
+        Map<String, String> facts = new LinkedHashMap<>();
+        CudaDevices.Query devices = CudaDevices.query();
+        facts.put(
+                "cuda_devices",
+                devices.gpus().isEmpty()
+                        ? "none reported: " + devices.problem().orElse("")
+                        : String.join(
+                                "; ",
+                                devices.gpus().stream()
+                                        .map(g -> g.index() + ": " + g.describe())
+                                        .toList()));
+        boolean libraries;
+        if (OrtNativeLibrary.loadedByName()) {
+            facts.put(
+                    "cuda_libraries",
+                    "not checked (a library named by ort_library or " + OrtNativeLibrary.LIBRARY_ENV
+                            + " may link other CUDA versions)");
+            libraries = true;
+        } else {
+            try {
+                CudaLibraries.check();
+                facts.put("cuda_libraries", "all found (" + CudaLibraries.describeFound() + ")");
+                libraries = true;
+            } catch (CudaUnavailableException e) {
+                facts.put("cuda_libraries", e.getMessage());
+                libraries = false;
+            }
+        }
+        if (!OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA)) {
+            facts.put("cuda_device", "unavailable: the loaded ONNX Runtime library has no CUDA provider");
+        } else if (!libraries) {
+            facts.put("cuda_device", "not tried: a library the CUDA provider links is missing (cuda_libraries)");
+        } else {
+            long start = System.nanoTime();
+            try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
+                options.addCUDA(0);
+                Optional<String> problem = CudaProbe.run(env, options, 0);
+                facts.put(
+                        "cuda_device",
+                        problem.map(p -> "unavailable: " + p)
+                                .orElse("ok (device 0 ran y = x + x in " + (System.nanoTime() - start) / 1_000_000
+                                        + " ms, CUDA context creation included)"));
+            } catch (OrtException e) {
+                facts.put("cuda_device", "unavailable: " + CudaProbe.explain(String.valueOf(e.getMessage()), 0));
+            }
         }
         return facts;
     }
@@ -87,7 +156,8 @@ public final class RuntimeReport {
         }
     }
 
-    private static byte[] addGraph() {
+    /** @return the one-node probe graph {@code y = x + x} on 4 floats */
+    static byte[] addGraph() {
         TypeProto floats = TypeProto.newBuilder()
                 .setTensorType(TypeProto.Tensor.newBuilder()
                         .setElemType(TensorProto.DataType.FLOAT_VALUE)

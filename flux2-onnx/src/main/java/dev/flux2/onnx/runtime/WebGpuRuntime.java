@@ -5,13 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -114,7 +111,8 @@ public final class WebGpuRuntime {
         Path dir = folder(home, pin, platform);
         if (!Files.isDirectory(dir)) {
             throw new RuntimeLibraryException("the WebGPU runtime (" + pin.npmPackage() + " " + pin.ortVersion() + ", "
-                    + platform.key() + ") is not installed in " + dir + otherVersions(home, pin)
+                    + platform.key() + ") is not installed in " + dir
+                    + RuntimeFolders.otherVersions(home, pin.ortVersion())
                     + ": run `flux2 runtime install webgpu` (or name an ONNX Runtime library with FLUX2_ORT_LIBRARY,"
                     + " --ort-library or the backend option ort_library)");
         }
@@ -127,26 +125,6 @@ public final class WebGpuRuntime {
         return dir.resolve(platform.libraryFile());
     }
 
-    private static String otherVersions(Path home, RuntimePin pin) {
-        Path runtimes = home.resolve("runtime");
-        if (!Files.isDirectory(runtimes)) {
-            return "";
-        }
-        try (Stream<Path> s = Files.list(runtimes)) {
-            List<String> others = s.filter(Files::isDirectory)
-                    .map(p -> p.getFileName().toString())
-                    .filter(v -> !v.equals(pin.ortVersion()) && !v.startsWith("."))
-                    .sorted()
-                    .toList();
-            return others.isEmpty()
-                    ? ""
-                    : " (installed: ONNX Runtime " + String.join(", ", others) + ", but this flux2-java's ONNX Runtime"
-                            + " Java binding is " + pin.ortVersion() + " and needs that version's library)";
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
     /** Checks every pinned file of a folder; throws naming the first that is missing or differs. */
     private static void verify(Path dir, RuntimePin pin, OrtPlatform platform, String what, String fix) {
         for (Map.Entry<String, String> f : pin.filesFor(platform).entrySet()) {
@@ -154,10 +132,11 @@ public final class WebGpuRuntime {
             if (!Files.isRegularFile(file)) {
                 throw new RuntimeLibraryException(what + " is incomplete: " + file + " is missing; " + fix);
             }
-            String found = sha512(file);
+            String found = RuntimeFolders.sha512(file);
             if (!found.equals(f.getValue())) {
                 throw new RuntimeLibraryException(what + " is corrupt or of another build: " + file + " has sha512 "
-                        + abbreviate(found) + ", expected " + abbreviate(f.getValue()) + " (" + pin.npmPackage() + " "
+                        + RuntimeFolders.abbreviate(found) + ", expected " + RuntimeFolders.abbreviate(f.getValue())
+                        + " (" + pin.npmPackage() + " "
                         + pin.ortVersion() + ", " + platform.key() + "); " + fix);
             }
         }
@@ -181,21 +160,16 @@ public final class WebGpuRuntime {
             return new RuntimeInstallation(
                     pin.ortVersion(), platform.key(), target, library, false, "already installed");
         }
-        Path staging;
-        try {
-            Files.createDirectories(target.getParent());
-            staging = Files.createTempDirectory(target.getParent(), "." + platform.key() + ".staging-");
-        } catch (IOException e) {
-            throw new RuntimeLibraryException("cannot create the runtime folder " + target.getParent() + ": " + e, e);
-        }
+        Path staging = RuntimeFolders.staging(target, platform.key());
         try {
             String source = gather(from, pin, platform, npm, staging);
             verify(staging, pin, platform, "the " + source, "use the official " + pin.npmSpec() + " package");
             writeRecord(staging, pin, platform, pinned, source);
-            moveIntoPlace(staging, target, pin, platform);
+            RuntimeFolders.deleteTree(staging.resolve(".download"));
+            RuntimeFolders.moveIntoPlace(staging, target, platform.key(), () -> isValid(target, pin, platform));
             return new RuntimeInstallation(pin.ortVersion(), platform.key(), target, library, true, source);
         } finally {
-            deleteTree(staging);
+            RuntimeFolders.deleteTree(staging);
         }
     }
 
@@ -207,8 +181,9 @@ public final class WebGpuRuntime {
                 String integrity = Digests.integrity(tarball);
                 if (!integrity.equals(pin.tarballIntegrity())) {
                     throw new RuntimeLibraryException("npm pack " + pin.npmSpec() + " gave " + tarball.getFileName()
-                            + " with integrity " + abbreviate(integrity) + ", expected "
-                            + abbreviate(pin.tarballIntegrity()) + " (is the npm registry a mirror that altered it?)");
+                            + " with integrity " + RuntimeFolders.abbreviate(integrity) + ", expected "
+                            + RuntimeFolders.abbreviate(pin.tarballIntegrity())
+                            + " (is the npm registry a mirror that altered it?)");
                 }
                 extractTarball(tarball, pin, platform, staging);
                 return "npm package " + pin.npmSpec();
@@ -307,59 +282,6 @@ public final class WebGpuRuntime {
                     mapper.writerWithDefaultPrettyPrinter().writeValueAsString(record) + "\n");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void moveIntoPlace(Path staging, Path target, RuntimePin pin, OrtPlatform platform) {
-        Path download = staging.resolve(".download");
-        deleteTree(download);
-        try {
-            if (Files.exists(target)) {
-                // An invalid copy (the valid case returned earlier): moved aside first, so the rename stays atomic.
-                Path old = Files.createTempDirectory(target.getParent(), "." + platform.key() + ".old-");
-                Files.delete(old);
-                Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
-                deleteTree(old);
-            }
-            Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
-        } catch (FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException e) {
-            // Another install finished first: its copy is used if it verifies.
-            if (!isValid(target, pin, platform)) {
-                throw new RuntimeLibraryException("cannot install into " + target + ": " + e, e);
-            }
-        } catch (AtomicMoveNotSupportedException e) {
-            throw new RuntimeLibraryException("cannot rename the staging folder into " + target + ": " + e, e);
-        } catch (IOException e) {
-            throw new RuntimeLibraryException("cannot install into " + target + ": " + e, e);
-        }
-    }
-
-    private static String sha512(Path file) {
-        try {
-            return Digests.sha512Hex(file);
-        } catch (IOException e) {
-            throw new RuntimeLibraryException("cannot read " + file + ": " + e, e);
-        }
-    }
-
-    private static String abbreviate(String digest) {
-        return digest.length() > 24 ? digest.substring(0, 24) + "…" : digest;
-    }
-
-    private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // Left behind: a staging folder starts with a dot and is ignored by locate.
-                }
-            });
-        } catch (IOException e) {
-            // As above.
         }
     }
 

@@ -3,7 +3,9 @@ package dev.flux2.onnx.session;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
+import ai.onnxruntime.providers.OrtCUDAProviderOptions;
 import dev.flux2.onnx.options.AttentionMode;
+import dev.flux2.onnx.options.CudaSettings;
 import dev.flux2.onnx.options.WeightsMode;
 import dev.flux2.onnx.weights.WeightForm;
 import java.util.List;
@@ -16,18 +18,28 @@ import java.util.Objects;
  *
  * @param providers non-CPU providers to add to every session, in order
  * @param deviceId the device index for providers that take one (CUDA, TensorRT, ROCm, DirectML)
+ * @param cuda the CUDA provider's settings (memory limit, cuDNN algorithm search, TF32)
  */
-public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
+public record ExecutionProviders(List<OrtProvider> providers, int deviceId, CudaSettings cuda) {
 
     /** Copies and validates. */
     public ExecutionProviders {
         providers = List.copyOf(providers);
+        Objects.requireNonNull(cuda, "cuda");
         if (providers.contains(OrtProvider.CPU)) {
             throw new IllegalArgumentException("CPU is implicit and must not be listed");
         }
         if (deviceId < 0) {
             throw new IllegalArgumentException("deviceId must be >= 0, got " + deviceId);
         }
+    }
+
+    /**
+     * @param providers non-CPU providers, in order
+     * @param deviceId the device index
+     */
+    public ExecutionProviders(List<OrtProvider> providers, int deviceId) {
+        this(providers, deviceId, CudaSettings.DEFAULTS);
     }
 
     /** @return CPU only */
@@ -43,7 +55,7 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
      */
     void applyTo(SessionOptions options) throws OrtException {
         for (OrtProvider p : providers) {
-            enable(Objects.requireNonNull(p), deviceId, options);
+            enable(Objects.requireNonNull(p), deviceId, cuda, options);
         }
     }
 
@@ -109,18 +121,29 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
     }
 
     /**
-     * Enables one provider on session options with default settings.
+     * Enables one provider on session options: CUDA with its settings, the others with their defaults.
      *
      * @param provider the provider
      * @param deviceId device index where the provider takes one
+     * @param cuda the CUDA provider's settings
      * @param options the options
      * @throws OrtException when the runtime cannot enable it
      * @throws UnsupportedProviderException when the Java API has no way to enable it
      */
-    static void enable(OrtProvider provider, int deviceId, SessionOptions options) throws OrtException {
+    static void enable(OrtProvider provider, int deviceId, CudaSettings cuda, SessionOptions options)
+            throws OrtException {
         switch (provider) {
             case CPU -> {}
-            case CUDA -> options.addCUDA(deviceId);
+            case CUDA -> {
+                try (OrtCUDAProviderOptions cudaOptions = new OrtCUDAProviderOptions(deviceId)) {
+                    for (Map.Entry<String, String> e :
+                            cuda.providerOptions(deviceId).entrySet()) {
+                        cudaOptions.add(e.getKey(), e.getValue());
+                    }
+                    // ONNX Runtime copies the options into the session options: they may be closed after.
+                    options.addCUDA(cudaOptions);
+                }
+            }
             case TENSOR_RT -> options.addTensorrt(deviceId);
             case ROCM -> options.addROCM(deviceId);
             case DIRECT_ML -> options.addDirectML(deviceId);

@@ -6,8 +6,12 @@ import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
+import dev.flux2.onnx.options.CudaSettings;
 import dev.flux2.onnx.options.ProviderFallback;
 import dev.flux2.onnx.options.ProviderNames;
+import dev.flux2.onnx.runtime.CudaLibraries;
+import dev.flux2.onnx.runtime.CudaProbe;
+import dev.flux2.onnx.runtime.CudaUnavailableException;
 import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -42,13 +46,38 @@ public final class ProviderSelector {
      * @throws ModelLoadException for an unavailable provider under FAIL
      */
     public static ExecutionProviders select(List<String> requested, ProviderFallback fallback, int deviceId) {
+        return select(requested, fallback, deviceId, CudaSettings.DEFAULTS);
+    }
+
+    /**
+     * @param requested provider names in order of preference
+     * @param fallback what to do with an unavailable provider
+     * @param deviceId device index for providers that take one
+     * @param cuda the CUDA provider's settings
+     * @return the providers to use
+     * @throws InvalidRequestException for an unknown name
+     * @throws CudaUnavailableException for CUDA under FAIL when a library it links is missing or no GPU answers
+     * @throws ModelLoadException for another unavailable provider under FAIL
+     */
+    public static ExecutionProviders select(
+            List<String> requested, ProviderFallback fallback, int deviceId, CudaSettings cuda) {
         List<OrtProvider> chosen = new ArrayList<>();
         for (String name : requested) {
             OrtProvider provider = ProviderNames.parse(name);
             if (provider == OrtProvider.CPU || chosen.contains(provider)) {
                 continue;
             }
-            Optional<String> problem = probe(provider, deviceId);
+            Optional<String> problem;
+            try {
+                problem = probe(provider, deviceId, cuda);
+            } catch (CudaUnavailableException e) {
+                if (fallback == ProviderFallback.FAIL) {
+                    // Its own exception: the CLI's exit code for an unusable native library, the message as it is.
+                    throw new CudaUnavailableException(
+                            e.getMessage() + " Set the backend option provider_fallback=warn to continue without it");
+                }
+                problem = Optional.of(e.getMessage());
+            }
             if (problem.isEmpty()) {
                 chosen.add(provider);
             } else if (fallback == ProviderFallback.FAIL) {
@@ -62,18 +91,24 @@ public final class ProviderSelector {
                         problem.get());
             }
         }
-        ExecutionProviders result = new ExecutionProviders(chosen, deviceId);
+        ExecutionProviders result = new ExecutionProviders(chosen, deviceId, cuda);
         LOG.debug("execution providers: {}", result.describe());
         return result;
     }
 
-    private static Optional<String> probe(OrtProvider provider, int deviceId) {
+    /**
+     * @throws CudaUnavailableException when CUDA is asked for and a library it links is missing, or a one-node graph
+     *     does not run on the device
+     */
+    private static Optional<String> probe(OrtProvider provider, int deviceId, CudaSettings cuda) {
         EnumSet<OrtProvider> available = OrtEnvironment.getAvailableProviders();
         if (!available.contains(provider)) {
             return Optional.of("not built into the ONNX Runtime natives on the classpath (available: "
                     + available + ")"
                     + (provider == OrtProvider.CUDA || provider == OrtProvider.TENSOR_RT
-                            ? "; CUDA needs the com.microsoft.onnxruntime:onnxruntime_gpu artifact"
+                            ? "; CUDA needs the natives of com.microsoft.onnxruntime:onnxruntime_gpu: run `flux2"
+                                    + " runtime install cuda` (loaded when the cuda provider is asked for before ONNX"
+                                    + " Runtime initialises), or depend on that artifact instead of onnxruntime"
                             : "")
                     + (provider == OrtProvider.WEBGPU
                             ? "; WebGPU needs the WebGPU runtime: run `flux2 runtime install webgpu` (it is then"
@@ -82,6 +117,11 @@ public final class ProviderSelector {
                     + "; ONNX Runtime runs on " + OrtNativeLibrary.describeLoaded());
         }
         SharedEnvironment.get();
+        if (provider == OrtProvider.CUDA && !OrtNativeLibrary.loadedByName()) {
+            // Before ONNX Runtime loads the CUDA provider: its own failure would be a bare "Failed to load shared
+            // library". A library the user named (ort_library) may link other CUDA versions: not checked.
+            CudaLibraries.check();
+        }
         DeviceGate gate = DeviceGate.of(List.of(provider));
         if (gate.serialises()) {
             // Enabling a device provider (even failing to, with no adapter) makes ONNX Runtime's release of the
@@ -91,9 +131,17 @@ public final class ProviderSelector {
         try (SessionOptions options = new SessionOptions()) {
             // WebGPU creates its device here: nothing else may run on it meanwhile.
             gate.call(() -> {
-                ExecutionProviders.enable(provider, deviceId, options);
+                ExecutionProviders.enable(provider, deviceId, cuda, options);
                 return null;
             });
+            if (provider == OrtProvider.CUDA) {
+                // A GPU that is missing, a driver too old or a bad device_id shows only when a session runs: a
+                // one-node graph now, rather than an obscure failure after the model's sessions were created.
+                Optional<String> device = gate.call(() -> CudaProbe.run(SharedEnvironment.get(), options, deviceId));
+                if (device.isPresent()) {
+                    throw new CudaUnavailableException(device.get() + ".");
+                }
+            }
             return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
