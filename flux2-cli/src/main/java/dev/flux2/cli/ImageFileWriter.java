@@ -27,8 +27,11 @@ final class ImageFileWriter {
      * @throws IOException naming the file and the reason
      */
     public static void write(GeneratedImage image, Path file, float jpegQuality) throws IOException {
-        write(image, file, jpegQuality, tmp -> Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.WRITE));
+        write(
+                image,
+                file,
+                jpegQuality,
+                tmp -> Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
     }
 
     /** Opens the temporary file (a test wraps the stream to fail as a full disk does). */

@@ -68,7 +68,8 @@ final class ModelOption {
         try (DownloadProgressBars bars = new DownloadProgressBars(System.err, progress)) {
             // Through Flux2Models as every other reference, so that a folder and the rule telling a missing folder
             // from a repo id are the same here; the resolver fetches only the selection and keeps the listed sizes.
-            PartResolver part = new PartResolver(ModelHub.builder().options(hubOptions(bars)).build(), selection);
+            PartResolver part = new PartResolver(
+                    ModelHub.builder().options(hubOptions(bars)).build(), selection);
             Path directory = Flux2Models.resolve(model, part);
             return new PartialModel(directory, part.listedSizes);
         }

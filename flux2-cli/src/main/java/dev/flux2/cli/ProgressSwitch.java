@@ -42,8 +42,7 @@ final class ProgressSwitch {
             case "on" -> true;
             case "off" -> false;
             case "auto", "" -> terminal;
-            default -> throw new IllegalArgumentException(
-                    ENV + " must be on, off or auto, got '" + env.get(ENV) + "'");
+            default -> throw new IllegalArgumentException(ENV + " must be on, off or auto, got '" + env.get(ENV) + "'");
         };
     }
 

@@ -41,11 +41,13 @@ final class VerifyCommand extends BaseCommand {
                 .build();
         VerificationReport report = hub.verify(model);
         // Says what was checked: "verified" only when some file was compared with a recorded size or digest.
-        out().println(report.compared()
-                ? "verified " + report.directory().toAbsolutePath() + " against " + report.basis() + ":"
-                : "not verified: " + report.directory().toAbsolutePath() + ": nothing records what its files must be"
-                        + " (not the pinned bundle, and no hub ETag in the cache or in .cache/huggingface/download);"
-                        + " only their presence was checked:");
+        out().println(
+                        report.compared()
+                                ? "verified " + report.directory().toAbsolutePath() + " against " + report.basis() + ":"
+                                : "not verified: " + report.directory().toAbsolutePath()
+                                        + ": nothing records what its files must be"
+                                        + " (not the pinned bundle, and no hub ETag in the cache or in .cache/huggingface/download);"
+                                        + " only their presence was checked:");
         for (FileVerification f : report.files()) {
             out().println("  " + f.describe());
         }

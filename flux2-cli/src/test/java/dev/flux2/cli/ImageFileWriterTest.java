@@ -2,7 +2,6 @@ package dev.flux2.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationMetadata;

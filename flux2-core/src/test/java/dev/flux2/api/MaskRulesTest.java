@@ -54,7 +54,8 @@ class MaskRulesTest {
         GenerationRequest built = inpaint(grey).build();
         // Grey 64 is still black after binarizing, found where the exact rule applies, by the same words.
         InvalidRequestException late = assertThrows(
-                InvalidRequestException.class, () -> InpaintMask.binarized(built.mask().orElseThrow(), 48, 32));
+                InvalidRequestException.class,
+                () -> InpaintMask.binarized(built.mask().orElseThrow(), 48, 32));
         assertTrue(late.getMessage().contains("is all black"), late.getMessage());
     }
 

@@ -75,7 +75,9 @@ class ModelLocatorTest {
                 assertThrows(ModelLoadException.class, () -> ModelLocator.resolve("src/demo-bundel", new Recording()));
 
         assertTrue(
-                e.getMessage().contains(Path.of("src/demo-bundel").toAbsolutePath().toString()), e.getMessage());
+                e.getMessage()
+                        .contains(Path.of("src/demo-bundel").toAbsolutePath().toString()),
+                e.getMessage());
         assertTrue(e.getMessage().contains("its first part 'src' is an existing folder"), e.getMessage());
     }
 

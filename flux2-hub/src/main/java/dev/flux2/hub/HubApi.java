@@ -200,7 +200,8 @@ final class HubApi {
                 "cannot fetch " + what + " from " + Redact.url(url) + " after " + attempts + " attempt"
                         + (attempts == 1 ? "" : "s") + ": " + failure
                         + (outOfTime && !(last instanceof TimeLimit)
-                                ? "; the total time limit of " + settings.metadataTimeout().toSeconds()
+                                ? "; the total time limit of "
+                                        + settings.metadataTimeout().toSeconds()
                                         + " s (retries included; metadataTimeout) leaves no time for another attempt"
                                 : "")
                         + (NetFailure.unreachable(last) ? "; " + NetFailure.WAY_FORWARD : ""),

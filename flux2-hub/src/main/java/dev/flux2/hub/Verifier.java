@@ -81,7 +81,9 @@ final class Verifier {
             parts.add("the hub ETags in " + etagHome + " (" + etags + " of " + expected.size() + " file"
                     + (expected.size() == 1 ? "" : "s") + ")");
         }
-        return parts.isEmpty() ? "nothing (not the pinned bundle, and no hub ETag is recorded)" : String.join(" and ", parts);
+        return parts.isEmpty()
+                ? "nothing (not the pinned bundle, and no hub ETag is recorded)"
+                : String.join(" and ", parts);
     }
 
     private static List<FileVerification> check(

@@ -88,6 +88,7 @@ class ListingWithoutSizesTest {
                 Files.size(origin.resolve("te-00001.onnx_data")),
                 resolved.listedSizes().get("te-00001.onnx_data"),
                 resolved.listedSizes().toString());
-        assertEquals(Files.size(origin.resolve("te.onnx")), resolved.listedSizes().get("te.onnx"));
+        assertEquals(
+                Files.size(origin.resolve("te.onnx")), resolved.listedSizes().get("te.onnx"));
     }
 }

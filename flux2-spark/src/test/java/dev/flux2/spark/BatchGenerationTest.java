@@ -205,8 +205,8 @@ class BatchGenerationTest {
         Path notAnImage = Files.writeString(work.resolve("not-an-image.png"), "hello");
         // Issue #33: a truncated JPEG decoded "successfully" (its missing rows grey) and the row was ok.
         Path truncatedJpeg = work.resolve("truncated.jpg");
-        java.awt.image.BufferedImage noise = new java.awt.image.BufferedImage(
-                64, 64, java.awt.image.BufferedImage.TYPE_INT_RGB);
+        java.awt.image.BufferedImage noise =
+                new java.awt.image.BufferedImage(64, 64, java.awt.image.BufferedImage.TYPE_INT_RGB);
         for (int y = 0; y < 64; y++) {
             for (int x = 0; x < 64; x++) {
                 noise.setRGB(x, y, (x * 7919 + y * 104729) & 0xFFFFFF);
@@ -239,7 +239,12 @@ class BatchGenerationTest {
                         work.resolve("missing.png").toString(),
                         null),
                 RowFactory.create(
-                        "truncated-jpeg", "a fox", "1", null, truncatedJpeg.toUri().toString(), null),
+                        "truncated-jpeg",
+                        "a fox",
+                        "1",
+                        null,
+                        truncatedJpeg.toUri().toString(),
+                        null),
                 RowFactory.create("good-2", "a cat", null, "32", null, null));
         Map<String, Row> byId = byId(Flux2Batch.generate(
                         spark.createDataFrame(rows, strings), options("bad").build())
@@ -258,7 +263,9 @@ class BatchGenerationTest {
         assertFailed(byId.get("no-image"), "does not exist");
         assertFailed(byId.get("truncated-jpeg"), "is truncated or corrupt");
         assertTrue(
-                byId.get("truncated-jpeg").<String>getAs("error").contains(truncatedJpeg.toUri().toString()),
+                byId.get("truncated-jpeg")
+                        .<String>getAs("error")
+                        .contains(truncatedJpeg.toUri().toString()),
                 byId.get("truncated-jpeg").<String>getAs("error"));
         assertEquals(List.of("good-1.png", "good-2.png"), Images.names(work.resolve("bad/images")));
         assertFalse(Files.exists(work.resolve("bad/evil.png")) || Files.exists(work.resolve("evil.png")));

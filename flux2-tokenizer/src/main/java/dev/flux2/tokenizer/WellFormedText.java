@@ -1,6 +1,5 @@
 package dev.flux2.tokenizer;
 
-
 /**
  * Rejects text that is not valid Unicode. A Java string can hold an unpaired UTF-16 surrogate; the reference (a
  * Python string passed to HuggingFace tokenizers) cannot encode one, and the JNI bridge would silently turn it into

@@ -65,7 +65,10 @@ class LauncherSignalsTest {
         launcher.destroy(); // SIGTERM to the launcher only, as `timeout` or a supervisor sends it
 
         assertTrue(launcher.waitFor(30, TimeUnit.SECONDS), "the launcher exits");
-        ProcessHandle.of(jvm).ifPresent(left -> left.onExit().completeOnTimeout(left, 30, TimeUnit.SECONDS).join());
+        ProcessHandle.of(jvm)
+                .ifPresent(left -> left.onExit()
+                        .completeOnTimeout(left, 30, TimeUnit.SECONDS)
+                        .join());
         assertFalse(ProcessHandle.of(jvm).map(ProcessHandle::isAlive).orElse(false), "the JVM " + jvm + " still runs");
         assertEquals(143, launcher.exitValue(), "the JVM's own status for SIGTERM; log: " + log());
         assertEquals(List.of(), temporaryArchives(), "temporary archives left behind");
@@ -86,14 +89,16 @@ class LauncherSignalsTest {
             try (Stream<Path> files = Files.list(target)) {
                 assertEquals(
                         1,
-                        files.filter(p -> p.getFileName().toString().endsWith(".jsa")).count(),
+                        files.filter(p -> p.getFileName().toString().endsWith(".jsa"))
+                                .count(),
                         "the archive written at exit, moved into place");
             }
         }
     }
 
     private Process launch(Path pidFile, String mode) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(List.of("bash", repo.resolve("flux2").toString(), pidFile.toString(), mode))
+        ProcessBuilder pb = new ProcessBuilder(
+                        List.of("bash", repo.resolve("flux2").toString(), pidFile.toString(), mode))
                 .directory(repo.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(repo.resolve("launcher.log").toFile());
@@ -120,7 +125,9 @@ class LauncherSignalsTest {
 
     private List<String> temporaryArchives() throws IOException {
         try (Stream<Path> files = Files.list(target)) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".tmp")).toList();
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".tmp"))
+                    .toList();
         }
     }
 }

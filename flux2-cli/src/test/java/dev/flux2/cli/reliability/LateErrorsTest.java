@@ -52,7 +52,9 @@ class LateErrorsTest {
         Path init = work.resolve("init-for-black-mask.png");
         Path mask = work.resolve("black-mask.png");
         javax.imageio.ImageIO.write(
-                new java.awt.image.BufferedImage(64, 64, java.awt.image.BufferedImage.TYPE_INT_RGB), "png", mask.toFile());
+                new java.awt.image.BufferedImage(64, 64, java.awt.image.BufferedImage.TYPE_INT_RGB),
+                "png",
+                mask.toFile());
         java.awt.image.BufferedImage grey =
                 new java.awt.image.BufferedImage(64, 64, java.awt.image.BufferedImage.TYPE_INT_RGB);
         grey.setRGB(3, 3, 0x808080);

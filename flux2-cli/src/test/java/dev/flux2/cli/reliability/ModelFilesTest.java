@@ -128,8 +128,9 @@ class ModelFilesTest {
         CliHarness.Run clean = CliHarness.run("verify", "--model", folder.toString());
         assertEquals(0, clean.exitCode(), clean.toString());
         assertTrue(
-                clean.out().startsWith("verified " + folder.toAbsolutePath() + " against the hub ETags in"
-                        + " .cache/huggingface/download ("),
+                clean.out()
+                        .startsWith("verified " + folder.toAbsolutePath() + " against the hub ETags in"
+                                + " .cache/huggingface/download ("),
                 clean.out());
         try (RandomAccessFile f = new RandomAccessFile(folder.resolve(name).toFile(), "rw")) {
             f.seek(f.length() / 2);
@@ -153,8 +154,9 @@ class ModelFilesTest {
         // Issue #33: it said "verified … against the hub ETags in …" though nothing was compared.
         assertFalse(r.out().contains("verified " + bundle.directory()), r.out());
         assertTrue(
-                r.out().startsWith("not verified: " + bundle.directory().toAbsolutePath()
-                        + ": nothing records what its files must be"),
+                r.out()
+                        .startsWith("not verified: " + bundle.directory().toAbsolutePath()
+                                + ": nothing records what its files must be"),
                 r.out());
     }
 

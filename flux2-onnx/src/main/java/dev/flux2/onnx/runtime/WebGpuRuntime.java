@@ -226,9 +226,10 @@ public final class WebGpuRuntime {
             wanted.put("package/bin/napi-v6/" + platform.npmFolder() + "/" + f, staging.resolve(f));
         }
         try {
-            TarGz.extract(tarball, wanted, entry -> entry.equals("package/package.json")
-                    ? MAX_PACKAGE_JSON_BYTES
-                    : MAX_LIBRARY_BYTES);
+            TarGz.extract(
+                    tarball,
+                    wanted,
+                    entry -> entry.equals("package/package.json") ? MAX_PACKAGE_JSON_BYTES : MAX_LIBRARY_BYTES);
         } catch (IOException e) {
             throw new RuntimeLibraryException(
                     "cannot read " + tarball + " as an npm package tarball (.tgz): " + e.getMessage(), e);
@@ -281,15 +282,18 @@ public final class WebGpuRuntime {
         try {
             json = new ObjectMapper().readTree(Files.readString(packageJson, StandardCharsets.UTF_8));
         } catch (JsonProcessingException e) {
-            throw new RuntimeLibraryException(where + ": its package.json is not valid JSON ("
-                    + e.getOriginalMessage().replaceAll("\\s*\\R\\s*", " ")
-                    + (e.getLocation() == null
-                            ? ""
-                            : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr())
-                    + "); is it the " + pin.npmPackage() + " package?", e);
+            throw new RuntimeLibraryException(
+                    where + ": its package.json is not valid JSON ("
+                            + e.getOriginalMessage().replaceAll("\\s*\\R\\s*", " ")
+                            + (e.getLocation() == null
+                                    ? ""
+                                    : " at line " + e.getLocation().getLineNr() + ", column "
+                                            + e.getLocation().getColumnNr())
+                            + "); is it the " + pin.npmPackage() + " package?",
+                    e);
         } catch (java.nio.charset.MalformedInputException e) {
-            throw new RuntimeLibraryException(where + ": its package.json is not UTF-8 text; is it the "
-                    + pin.npmPackage() + " package?", e);
+            throw new RuntimeLibraryException(
+                    where + ": its package.json is not UTF-8 text; is it the " + pin.npmPackage() + " package?", e);
         }
         if (json == null || !json.isObject()) {
             throw new RuntimeLibraryException(where + ": its package.json is not a JSON object (found "

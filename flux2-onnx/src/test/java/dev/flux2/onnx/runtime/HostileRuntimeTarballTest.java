@@ -63,8 +63,9 @@ class HostileRuntimeTarballTest {
         RuntimeLibraryException e = refused(tgz);
 
         assertTrue(
-                e.getMessage().contains(LIBRARY_ENTRY + " is 1073741824 bytes, more than the "
-                        + WebGpuRuntime.MAX_LIBRARY_BYTES + " bytes allowed for it"),
+                e.getMessage()
+                        .contains(LIBRARY_ENTRY + " is 1073741824 bytes, more than the "
+                                + WebGpuRuntime.MAX_LIBRARY_BYTES + " bytes allowed for it"),
                 e.getMessage());
         assertNothingInstalled();
     }
@@ -112,7 +113,8 @@ class HostileRuntimeTarballTest {
 
         entries.put("package/package.json", "[1, 2]".getBytes());
         RuntimeLibraryException array = refused(FakePackage.tarball(dir.resolve("array.tgz"), entries, Map.of()));
-        assertTrue(array.getMessage().contains("its package.json is not a JSON object (found array)"), array.getMessage());
+        assertTrue(
+                array.getMessage().contains("its package.json is not a JSON object (found array)"), array.getMessage());
     }
 
     @Test
