@@ -117,7 +117,8 @@ class HubReliabilityTest {
         });
         // Room for 3 stalls of 400 ms and the recorded waits, however loaded the machine: the total limit is not
         // what this test is about (aDrippingFileListIsOverWithinTheTotalLimitRetriesIncluded is).
-        HubException e = refused(builder().metadataTimeout(Duration.ofSeconds(20)).build());
+        HubException e =
+                refused(builder().metadataTimeout(Duration.ofSeconds(20)).build());
         assertTrue(e.getMessage().contains("no data arrived for 400 ms"), e.getMessage());
         assertTrue(e.getMessage().contains("after 3 attempts"), e.getMessage());
     }
