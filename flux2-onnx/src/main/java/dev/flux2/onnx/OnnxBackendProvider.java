@@ -183,7 +183,9 @@ public final class OnnxBackendProvider implements Flux2BackendProvider {
                     WebGpuRuntime.defaultHome());
         } catch (RuntimeLibraryException e) {
             if (options.providerFallback() != ProviderFallback.WARN) {
-                throw e;
+                // Only a requested provider's runtime fails here (ort_library is checked when it loads).
+                throw new RuntimeLibraryException(
+                        e.getMessage() + ". Set the backend option provider_fallback=warn to continue without it", e);
             }
             LOG.warn("{}; continuing on the default ONNX Runtime library", e.getMessage());
             choice = OrtNativeLibrary.Choice.ANY;

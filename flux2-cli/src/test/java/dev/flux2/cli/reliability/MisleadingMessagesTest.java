@@ -196,8 +196,10 @@ class MisleadingMessagesTest {
                 "--no-progress",
                 "--output",
                 work.resolve("cuda.png").toString());
-        assertEquals(3, r.exitCode(), r.toString());
+        // Without the CUDA runtime installed (and on the CPU jar): the native library is missing, exit 5.
+        assertEquals(5, r.exitCode(), r.toString());
         assertTrue(r.err().contains("--allow-fallback"), r.err());
+        assertTrue(r.err().contains("flux2 runtime install cuda"), r.err());
     }
 
     @Test

@@ -24,6 +24,12 @@ import java.util.stream.Stream;
  * as such, also when a file of the right name is a link to it. Stateless; {@link #check()} reads the environment.
  */
 public final class CudaLibraries {
+    /**
+     * The environment variable that turns the check off ({@code off}): for a machine where the libraries are found in
+     * a way this search does not know (the check names its findings; ONNX Runtime's own error is what follows).
+     */
+    public static final String CHECK_ENV = "FLUX2_CUDA_LIBRARY_CHECK";
+
     private static final long LDCONFIG_TIMEOUT_SECONDS = 5;
 
     private CudaLibraries() {}
@@ -58,11 +64,14 @@ public final class CudaLibraries {
     record Finding(CudaLibrary library, Optional<Path> usable, Optional<Path> offPath, Optional<Path> otherVersion) {}
 
     /**
-     * Checks the libraries of this machine.
+     * Checks the libraries of this machine, unless {@value #CHECK_ENV} is {@code off}.
      *
      * @throws CudaUnavailableException naming every missing library, where it was looked for and how to get it
      */
     public static void check() {
+        if ("off".equalsIgnoreCase(String.valueOf(System.getenv(CHECK_ENV)).trim())) {
+            return;
+        }
         SearchPath path = systemPath();
         problem(search(path), path).ifPresent(m -> {
             throw new CudaUnavailableException(m);

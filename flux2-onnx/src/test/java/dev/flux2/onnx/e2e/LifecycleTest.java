@@ -190,6 +190,10 @@ class LifecycleTest {
         org.junit.jupiter.api.Assumptions.assumeFalse(
                 ai.onnxruntime.OrtEnvironment.getAvailableProviders().contains(ai.onnxruntime.OrtProvider.CUDA),
                 "this test needs the CPU-only ONNX Runtime jar");
+        org.junit.jupiter.api.Assumptions.assumeFalse(
+                java.nio.file.Files.isDirectory(
+                        dev.flux2.onnx.runtime.CudaRuntime.folder(dev.flux2.onnx.runtime.WebGpuRuntime.defaultHome())),
+                "this test needs no CUDA runtime installed");
         String msg = assertThrows(
                         ModelLoadException.class,
                         () -> Flux2Pipeline.builder()
@@ -198,7 +202,10 @@ class LifecycleTest {
                                 .backendOption("provider_fallback", "fail")
                                 .build())
                 .getMessage();
-        assertTrue(msg.contains("CUDA") && msg.contains("unavailable:"), msg);
+        // Asked for on the CPU jar without the CUDA runtime installed: how to get it, and how to go on without it.
+        assertTrue(msg.contains("the CUDA runtime (com.microsoft.onnxruntime:onnxruntime_gpu:1.26.0"), msg);
+        assertTrue(msg.contains("flux2 runtime install cuda"), msg);
+        assertTrue(msg.endsWith("Set the backend option provider_fallback=warn to continue without it"), msg);
         try (Flux2Pipeline p = Flux2Pipeline.builder()
                 .model(bundle.directory())
                 .backendOption("providers", "cuda")

@@ -43,4 +43,45 @@ class OrtNativeLibraryTest {
         // Any library is fine: the one loaded.
         OrtNativeLibrary.environment(OrtNativeLibrary.Choice.ANY);
     }
+
+    @Test
+    void cudaNeedsTheInstalledRuntimeOrTheClassPathsGpuNativesAndNotWebGpuBeside() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                System.getenv(OrtNativeLibrary.LIBRARY_ENV) == null
+                        && System.getProperty(CudaRuntime.NATIVE_PATH_PROPERTY) == null,
+                "no library named by the environment");
+        // This module's tests run on the onnxruntime (CPU) jar: no GPU natives on the class path.
+        assertEquals(Optional.empty(), CudaRuntime.classpathNatives());
+        RuntimeLibraryException missing = assertThrows(
+                RuntimeLibraryException.class,
+                () -> OrtNativeLibrary.choose(
+                        Optional.empty(), java.util.Set.of(ai.onnxruntime.OrtProvider.CUDA), dir));
+        assertTrue(
+                missing.getMessage().contains("the CUDA runtime (com.microsoft.onnxruntime:onnxruntime_gpu:1.26.0,"),
+                missing.getMessage());
+        assertTrue(missing.getMessage().contains("run `flux2 runtime install cuda`"), missing.getMessage());
+        RuntimeLibraryException both = assertThrows(
+                RuntimeLibraryException.class,
+                () -> OrtNativeLibrary.choose(
+                        Optional.empty(),
+                        java.util.Set.of(ai.onnxruntime.OrtProvider.CUDA, ai.onnxruntime.OrtProvider.WEBGPU),
+                        dir));
+        assertTrue(
+                both.getMessage().startsWith("the webgpu and cuda providers need different ONNX Runtime libraries"),
+                both.getMessage());
+    }
+
+    @Test
+    void aNativeFolderOnceOnnxRuntimeRunsIsAConflictNamingBoth() throws IOException {
+        SharedEnvironment.get();
+        Path folder = Files.createDirectories(dir.resolve("linux-x64-cuda"));
+        Path core = Files.write(folder.resolve("libonnxruntime.so"), FakePackage.LIBRARY);
+        RuntimeLibraryException e = assertThrows(
+                RuntimeLibraryException.class,
+                () -> OrtNativeLibrary.environment(
+                        OrtNativeLibrary.Choice.folder(folder, core, "the installed CUDA runtime")));
+        assertTrue(e.getMessage().contains(core + " (chosen by the installed CUDA runtime)"), e.getMessage());
+        assertTrue(e.getMessage().contains("already runs on"), e.getMessage());
+        assertEquals(null, System.getProperty(CudaRuntime.NATIVE_PATH_PROPERTY), "nothing set for a refused choice");
+    }
 }
