@@ -70,7 +70,10 @@ final class DownloadCommand extends BaseCommand {
     @Option(names = "--verify", description = "Afterwards, hash every file again and compare (expected vs actual).")
     boolean verify;
 
-    @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
+    @Option(
+            names = "--no-progress",
+            description = "Do not draw progress bars on stderr (drawn only when stderr is a terminal, unless"
+                    + " FLUX2_PROGRESS=on).")
     boolean noProgress;
 
     @Override

@@ -20,11 +20,12 @@ final class DownloadProgressBars implements DownloadListener, AutoCloseable {
 
     /**
      * @param stream where to print (stderr)
-     * @param bars whether to draw progress bars (the plan is printed regardless)
+     * @param bars whether the command wants progress bars (drawn only where {@link ProgressSwitch} allows: on a
+     *     terminal); the plan is printed regardless
      */
     DownloadProgressBars(PrintStream stream, boolean bars) {
         this.stream = stream;
-        this.bars = bars;
+        this.bars = ProgressSwitch.draw(bars);
     }
 
     @Override

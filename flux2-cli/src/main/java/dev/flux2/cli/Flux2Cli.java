@@ -1,6 +1,7 @@
 package dev.flux2.cli;
 
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.Set;
@@ -60,7 +61,13 @@ public final class Flux2Cli implements Runnable {
      * @param args the arguments
      */
     public static void main(String[] args) {
-        configureLogging(Arrays.stream(args).anyMatch(VERBOSE_FLAGS::contains));
+        boolean verbose = Arrays.stream(args).anyMatch(VERBOSE_FLAGS::contains);
+        configureLogging(verbose);
+        if (!verbose && !ProgressSwitch.stderrIsTerminal()) {
+            // ONNX Runtime's logger colours its lines whatever stderr is: into a file or pipe only its fatal ones
+            // (every error reaches us as an exception and is reported as one line); --verbose keeps its warnings.
+            System.getProperties().putIfAbsent(OrtNativeLibrary.LOG_LEVEL_PROPERTY, "fatal");
+        }
         String[] decoded;
         try {
             // Under LC_ALL=POSIX the JVM turned every non-ASCII byte of argv into '?': a different prompt.

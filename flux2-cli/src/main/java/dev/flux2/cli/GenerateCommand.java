@@ -207,7 +207,10 @@ final class GenerateCommand extends BaseCommand {
                     + "about the same wall time for large graphs); backend option allow_spinning=false.")
     boolean noSpinning;
 
-    @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
+    @Option(
+            names = "--no-progress",
+            description = "Do not draw progress bars on stderr (drawn only when stderr is a terminal, unless"
+                    + " FLUX2_PROGRESS=on).")
     boolean noProgress;
 
     @Override
@@ -284,7 +287,8 @@ final class GenerateCommand extends BaseCommand {
                             info.defaultGuidance());
             err().flush();
             GenerationResult result;
-            try (ProgressBars bars = noProgress ? null : new ProgressBars(progressStream, numImages)) {
+            try (ProgressBars bars =
+                    ProgressSwitch.draw(!noProgress) ? new ProgressBars(progressStream, numImages) : null) {
                 ProgressListener listener = bars == null ? ProgressListener.NONE : bars;
                 result = pipeline.generate(
                         validated,

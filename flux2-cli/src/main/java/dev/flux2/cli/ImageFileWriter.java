@@ -27,13 +27,25 @@ final class ImageFileWriter {
      * @throws IOException naming the file and the reason
      */
     public static void write(GeneratedImage image, Path file, float jpegQuality) throws IOException {
+        write(
+                image,
+                file,
+                jpegQuality,
+                tmp -> Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
+    }
+
+    /** Opens the temporary file (a test wraps the stream to fail as a full disk does). */
+    interface Opener {
+        OutputStream open(Path tmp) throws IOException;
+    }
+
+    static void write(GeneratedImage image, Path file, float jpegQuality, Opener opener) throws IOException {
         ImageFormat format = ImageFormat.of(file);
         Path absolute = file.toAbsolutePath();
         // Not Files.createTempFile: its owner-only permissions would survive the rename; this one follows the umask.
         Path tmp = absolute.resolveSibling("." + absolute.getFileName() + "." + System.nanoTime() + ".tmp");
         try {
-            try (OutputStream out =
-                    Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            try (OutputStream out = opener.open(tmp)) {
                 if (format == ImageFormat.PNG) {
                     PngFiles.write(image, out);
                 } else {
@@ -54,9 +66,22 @@ final class ImageFileWriter {
 
     /**
      * @param e an I/O failure
-     * @return a reason a person understands: the file-system reason, or the exception's kind and message
+     * @return a reason a person understands: the file-system reason, or the exception's kind and message; for a
+     *     wrapped failure (ImageIO's "I/O error writing PNG file!") the reason of the innermost I/O failure in its
+     *     cause chain, where the operating system's words are ("no space left on device")
      */
     public static String reason(IOException e) {
+        IOException innermost = e;
+        int depth = 0;
+        for (Throwable t = e.getCause(); t != null && depth < 32; t = t.getCause(), depth++) {
+            if (t instanceof IOException io) {
+                innermost = io;
+            }
+        }
+        return innermost == e ? own(e) : own(innermost);
+    }
+
+    private static String own(IOException e) {
         if (e instanceof AccessDeniedException) {
             return "permission denied";
         }
@@ -67,6 +92,9 @@ final class ImageFileWriter {
             return fs.getReason();
         }
         String m = e.getMessage();
+        if (m != null && m.toLowerCase(java.util.Locale.ROOT).startsWith("no space left on device")) {
+            return "no space left on device";
+        }
         return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
     }
 }

@@ -12,6 +12,7 @@ import dev.flux2.api.ModelSummary.GraphEntry;
 import dev.flux2.api.ModelSummary.TensorEntry;
 import dev.flux2.hub.FileSelection;
 import dev.flux2.onnx.options.ProviderNames;
+import dev.flux2.onnx.runtime.OrtNativeLibrary;
 import dev.flux2.onnx.runtime.RuntimeReport;
 import dev.flux2.onnx.runtime.WebGpuRuntime;
 import java.io.IOException;
@@ -83,8 +84,12 @@ final class InfoCommand extends BaseCommand {
                 .map(ProviderNames::parse)
                 .collect(Collectors.toCollection(() -> EnumSet.noneOf(OrtProvider.class)));
         Map<String, String> runtime = Map.of();
-        if (asked.contains(OrtProvider.WEBGPU) || asked.contains(OrtProvider.CUDA) || ortLibrary != null) {
-            // Before the inspection, which initialises ONNX Runtime: the library is chosen once per JVM.
+        if (asked.contains(OrtProvider.WEBGPU)
+                || asked.contains(OrtProvider.CUDA)
+                || ortLibrary != null
+                || System.getenv(OrtNativeLibrary.LIBRARY_ENV) != null) {
+            // Before the inspection, which initialises ONNX Runtime: the library is chosen once per JVM. A library
+            // chosen by the user that cannot be used is a runtime error (exit 5), never "Problems: none".
             runtime = RuntimeReport.of(
                     Optional.ofNullable(ortLibrary).map(Path::toString), asked, WebGpuRuntime.defaultHome());
         }

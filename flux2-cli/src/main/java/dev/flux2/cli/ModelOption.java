@@ -9,7 +9,7 @@ import dev.flux2.hub.ModelHub;
 import dev.flux2.hub.ModelNames;
 import dev.flux2.hub.RepoRef;
 import dev.flux2.hub.ResolvedModel;
-import java.nio.file.Files;
+import dev.flux2.spi.ModelResolver;
 import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine.Option;
@@ -65,14 +65,42 @@ final class ModelOption {
      * @throws dev.flux2.api.ModelLoadException naming what is missing or wrong
      */
     PartialModel resolvePart(boolean progress, FileSelection selection) {
-        String ref = model.trim();
-        if (!RepoRef.isValid(ref) || Files.exists(Path.of(ref))) {
-            return new PartialModel(resolveNow(progress), Map.of());
-        }
         try (DownloadProgressBars bars = new DownloadProgressBars(System.err, progress)) {
-            ResolvedModel resolved =
-                    ModelHub.builder().options(hubOptions(bars)).build().resolve(RepoRef.parse(ref), selection);
-            return new PartialModel(resolved.directory(), resolved.listedSizes());
+            // Through Flux2Models as every other reference, so that a folder and the rule telling a missing folder
+            // from a repo id are the same here; the resolver fetches only the selection and keeps the listed sizes.
+            PartResolver part = new PartResolver(
+                    ModelHub.builder().options(hubOptions(bars)).build(), selection);
+            Path directory = Flux2Models.resolve(model, part);
+            return new PartialModel(directory, part.listedSizes);
+        }
+    }
+
+    /** A repo id resolved to only the selected files, remembering the hub's listed sizes. */
+    private static final class PartResolver implements ModelResolver {
+        private final ModelHub hub;
+        private final FileSelection selection;
+        private Map<String, Long> listedSizes = Map.of();
+
+        PartResolver(ModelHub hub, FileSelection selection) {
+            this.hub = hub;
+            this.selection = selection;
+        }
+
+        @Override
+        public String name() {
+            return "huggingface";
+        }
+
+        @Override
+        public boolean accepts(String reference) {
+            return RepoRef.isValid(reference);
+        }
+
+        @Override
+        public Path resolve(String reference) {
+            ResolvedModel resolved = hub.resolve(RepoRef.parse(reference), selection);
+            listedSizes = resolved.listedSizes();
+            return resolved.directory();
         }
     }
 

@@ -40,7 +40,14 @@ final class VerifyCommand extends BaseCommand {
                 .options(HubOptions.builder().offline(true).build())
                 .build();
         VerificationReport report = hub.verify(model);
-        out().println("verified " + report.directory().toAbsolutePath() + " against " + report.basis() + ":");
+        // Says what was checked: "verified" only when some file was compared with a recorded size or digest.
+        out().println(
+                        report.compared()
+                                ? "verified " + report.directory().toAbsolutePath() + " against " + report.basis() + ":"
+                                : "not verified: " + report.directory().toAbsolutePath()
+                                        + ": nothing records what its files must be"
+                                        + " (not the pinned bundle, and no hub ETag in the cache or in .cache/huggingface/download);"
+                                        + " only their presence was checked:");
         for (FileVerification f : report.files()) {
             out().println("  " + f.describe());
         }

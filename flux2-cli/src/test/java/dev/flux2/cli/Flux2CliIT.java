@@ -19,6 +19,7 @@ import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -70,7 +71,8 @@ class Flux2CliIT {
         assertTrue(r.out().contains("seed: 42"), r.out());
         assertTrue(r.out().contains("output: " + png), r.out());
         assertTrue(r.out().contains("timings: ") && r.out().contains("denoise="), r.out());
-        assertTrue(r.err().contains("Denoise"), "a progress bar per stage on stderr: " + r.err());
+        // stderr is a file here: no progress bar is drawn into it (issue #33), unless FLUX2_PROGRESS=on (below).
+        assertFalse(r.err().contains("Denoise") || r.err().contains("\r"), "bars drawn into a file: " + r.err());
 
         BufferedImage image = ImageIO.read(png.toFile());
         assertEquals(64, image.getWidth());
@@ -216,6 +218,69 @@ class Flux2CliIT {
         assertTrue(r.out().contains("Fused denoiser convention:"), r.out());
     }
 
+    /**
+     * Issue #33: FLUX2_ORT_LIBRARY naming a truncated copy of the library (a partial download) died with SIGBUS in
+     * the dynamic loader (exit 134, an hs_err log), flux2 info too. Now checked before loading: exit 5, one line.
+     */
+    @Test
+    void aTruncatedOrtLibraryIsARuntimeErrorNotACrash() throws Exception {
+        Path truncated = work.resolve("truncated-libonnxruntime.so");
+        try (java.io.InputStream in =
+                Flux2CliIT.class.getResourceAsStream("/ai/onnxruntime/native/linux-x64/libonnxruntime.so")) {
+            assumeTrue(in != null, "no linux-x64 ONNX Runtime library on this class path");
+            Files.write(truncated, in.readNBytes(8 << 20)); // the first 8 MiB of about 22 MiB
+        }
+        java.util.Map<String, String> env = java.util.Map.of("FLUX2_ORT_LIBRARY", truncated.toString());
+        for (String command : new String[] {"info", "generate"}) {
+            CliProcess.Result r = command.equals("info")
+                    ? CliProcess.run(
+                            work, env, "info", "--model", bundle.directory().toString())
+                    : CliProcess.run(
+                            work,
+                            env,
+                            "generate",
+                            "--model",
+                            bundle.directory().toString(),
+                            "--prompt",
+                            PROMPT,
+                            "--output",
+                            work.resolve("never.png").toString());
+            assertEquals(5, r.exitCode(), command + ": " + r);
+            assertTrue(r.err().contains(truncated + " (chosen by FLUX2_ORT_LIBRARY) is truncated or corrupt"), r.err());
+            assertFalse(r.out().contains("Problems: none"), r.out());
+        }
+        try (Stream<Path> files = Files.list(work)) {
+            assertEquals(
+                    List.of(),
+                    files.filter(p -> p.getFileName().toString().startsWith("hs_err_pid"))
+                            .toList(),
+                    "a JVM crash log");
+        }
+    }
+
+    @Test
+    void progressBarsForcedOnAreDrawnIntoAFile() throws Exception {
+        CliProcess.Result r = CliProcess.run(
+                work,
+                java.util.Map.of(ProgressSwitch.ENV, "on"),
+                "generate",
+                "--model",
+                bundle.directory().toString(),
+                "--prompt",
+                PROMPT,
+                "--seed",
+                "42",
+                "--width",
+                "64",
+                "--height",
+                "48",
+                "--output",
+                work.resolve("forced-progress.png").toString());
+
+        assertEquals(0, r.exitCode(), r.toString());
+        assertTrue(r.err().contains("Denoise"), "a progress bar per stage on stderr: " + r.err());
+    }
+
     @Test
     void ctrlCCancelsTheRunningGenerationAndExitsWith130() throws Exception {
         assumeTrue(
@@ -230,6 +295,7 @@ class Flux2CliIT {
                 work,
                 out,
                 err,
+                java.util.Map.of(ProgressSwitch.ENV, "on"), // the bars tell when denoising runs
                 "generate",
                 "--model",
                 bundle.directory().toString(),

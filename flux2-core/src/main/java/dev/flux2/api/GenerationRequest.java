@@ -556,6 +556,10 @@ public final class GenerationRequest {
                 throw new InvalidRequestException("a mask was given without an init image: inpainting repaints the"
                         + " init image where the mask is white, so set initImage too");
             }
+            if (maskImage != null && !maskImage.getColorModel().hasAlpha()) {
+                // A mask with alpha may still be in OpenAI's convention (transparent = edit), converted later.
+                RequestValidation.checkMaskNotBlack(maskImage);
+            }
             if (paddingMaskCrop != null && paddingMaskCrop < 0) {
                 throw new InvalidRequestException("paddingMaskCrop must be >= 0 pixels, got " + paddingMaskCrop);
             }

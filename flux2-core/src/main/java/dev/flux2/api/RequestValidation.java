@@ -77,6 +77,33 @@ final class RequestValidation {
         }
     }
 
+    /** Below this in every channel of every pixel, no resize brings a pixel to the binarize threshold (128). */
+    static final int MASK_SURELY_BLACK_BELOW = 64;
+
+    /**
+     * Refuses a mask with nothing to repaint before any model work (issue #33: it was refused only after the model
+     * loaded). The exact check is at the working size ({@code InpaintMask}, grey level 128 after a Lanczos resize,
+     * whose ringing overshoots by less than a factor 2); a mask whose every channel is below 64 stays below 128
+     * whatever the resize, so it is refused here, by the same words.
+     */
+    static void checkMaskNotBlack(BufferedImage mask) {
+        int w = mask.getWidth();
+        int h = mask.getHeight();
+        int[] row = new int[w];
+        for (int y = 0; y < h; y++) {
+            mask.getRGB(0, y, w, 1, row, 0, w);
+            for (int argb : row) {
+                if (((argb >>> 16) & 0xFF) >= MASK_SURELY_BLACK_BELOW
+                        || ((argb >>> 8) & 0xFF) >= MASK_SURELY_BLACK_BELOW
+                        || (argb & 0xFF) >= MASK_SURELY_BLACK_BELOW) {
+                    return;
+                }
+            }
+        }
+        throw new InvalidRequestException("the mask of " + w + "x" + h + " is all black (no pixel near grey level 128,"
+                + " where white begins): nothing to repaint; white marks what to repaint, black what to keep");
+    }
+
     static void checkReference(BufferedImage img, int index, String source) {
         String name = "reference image " + index + (source == null ? "" : " (" + source + ")");
         int w = img.getWidth();

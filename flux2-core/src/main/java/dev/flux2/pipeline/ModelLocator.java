@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.ServiceLoader;
 
 /** Turns a model reference (a folder, or a name a {@link ModelResolver} understands) into a model folder. */
@@ -42,6 +43,13 @@ public final class ModelLocator {
             throw new ModelLoadException("model path " + folder.toAbsolutePath() + " " + what
                     + "; expected the model's folder (the one holding flux2-config.json or the .onnx graphs)");
         }
+        Optional<String> pathSign = looksLikePath(ref);
+        if (pathSign.isPresent()) {
+            // Not sent to a resolver: a mistyped folder must not end in a network error that never names it.
+            throw new ModelLoadException("model folder " + (folder == null ? "'" + ref + "'" : folder.toAbsolutePath())
+                    + " does not exist (taken for a folder, not a repo id, because " + pathSign.get()
+                    + "); give an existing folder, or a repo id owner/name[@revision]");
+        }
         List<ModelResolver> resolvers = given != null ? List.of(given) : installedResolvers();
         for (ModelResolver resolver : resolvers) {
             if (resolver.accepts(ref)) {
@@ -74,6 +82,43 @@ public final class ModelLocator {
                     + "' (got " + result + ")");
         }
         return result;
+    }
+
+    /**
+     * The rule that tells a folder that does not exist from a model name (docs/cli.md, "--model"): a reference is
+     * a path when it starts with {@code .}, {@code /} or {@code ~}, holds a backslash, ends with {@code /}, has
+     * more than one {@code /} before its {@code @revision}, or when its first segment is an existing folder (as
+     * {@code target} in {@code target/demo-bundel}). A repo id ({@code owner/name[@revision]}) has none of these.
+     *
+     * @param ref the trimmed reference, not an existing file or folder
+     * @return why it is taken for a path, or empty when it may be a model name
+     */
+    static Optional<String> looksLikePath(String ref) {
+        if (ref.startsWith("~")) {
+            return Optional.of("it starts with '~', which only a shell expands, and not inside quotes");
+        }
+        if (ref.startsWith(".") || ref.startsWith("/")) {
+            return Optional.of("it starts with '" + ref.charAt(0) + "'");
+        }
+        if (ref.indexOf('\\') >= 0) {
+            return Optional.of("it holds a '\\'");
+        }
+        int at = ref.indexOf('@');
+        String repo = at < 0 ? ref : ref.substring(0, at);
+        if (repo.endsWith("/")) {
+            return Optional.of("it ends with '/'");
+        }
+        int slash = repo.indexOf('/');
+        if (slash >= 0 && repo.indexOf('/', slash + 1) >= 0) {
+            return Optional.of("it has more than one '/', and a repo id has one");
+        }
+        if (slash > 0) {
+            Path parent = asPath(repo.substring(0, slash));
+            if (parent != null && Files.isDirectory(parent)) {
+                return Optional.of("its first part '" + repo.substring(0, slash) + "' is an existing folder");
+            }
+        }
+        return Optional.empty();
     }
 
     private static Path asPath(String ref) {

@@ -44,9 +44,9 @@ final class HubApi {
         URI url = http.modelInfoUrl(ref.repo(), ref.revision());
         String shown = Redact.url(url);
         String what = "the file list of " + ref;
-        ListingParser.Parsed root = withRetries(what, url, () -> {
-            long deadline = System.nanoTime() + settings.metadataTimeout().toNanos();
-            HubHttp.Exchange ex = http.send("GET", url, null, true);
+        long deadline = System.nanoTime() + settings.metadataTimeout().toNanos();
+        ListingParser.Parsed root = withRetries(what, url, deadline, () -> {
+            HubHttp.Exchange ex = http.send("GET", url, null, true, left(what, deadline));
             int status = ex.response().statusCode();
             try (InputStream body = new InterruptibleBody(ex.response().body())) {
                 if (HubHttp.retryable(status)) {
@@ -95,8 +95,9 @@ final class HubApi {
     RemoteFile describe(String repo, String commit, RemoteFile file) {
         URI url = http.resolveUrl(repo, commit, file.path());
         String what = file.path() + " of " + repo + "@" + commit;
-        return withRetries(what, url, () -> {
-            HubHttp.Exchange ex = http.send("HEAD", url, null, false);
+        long deadline = System.nanoTime() + settings.metadataTimeout().toNanos();
+        return withRetries(what, url, deadline, () -> {
+            HubHttp.Exchange ex = http.send("HEAD", url, null, false, left(what, deadline));
             int status = ex.response().statusCode();
             if (HubHttp.retryable(status)) {
                 throw HubHttp.retry(status, ex.response().headers(), ex.url());
@@ -134,11 +135,41 @@ final class HubApi {
         T run() throws IOException, InterruptedException;
     }
 
-    private <T> T withRetries(String what, URI url, Call<T> call) {
+    /** What is left of a metadata call's total time, or a refusal once it is spent. */
+    private Duration left(String what, long deadline) throws IOException {
+        long nanos = deadline - System.nanoTime();
+        if (nanos <= 0) {
+            throw new TimeLimit(what, settings.metadataTimeout());
+        }
+        return Duration.ofNanos(nanos);
+    }
+
+    /** The total time limit of one metadata call, retries and waits included, was reached. */
+    private static final class TimeLimit extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        TimeLimit(String what, Duration limit) {
+            super("the total time limit of " + limit.toSeconds() + " s for " + what
+                    + " (retries included; metadataTimeout) was reached");
+        }
+    }
+
+    private <T> T withRetries(String what, URI url, long deadline, Call<T> call) {
         IOException last = null;
+        int attempts = 0;
+        boolean outOfTime = false;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
+                if (attempt > 1) {
+                    left(what, deadline);
+                }
+                attempts++;
                 return call.run();
+            } catch (TimeLimit e) {
+                // No time is left for another attempt: the last attempt's own failure says what happened.
+                last = last == null ? e : last;
+                outOfTime = true;
+                break;
             } catch (IOException e) {
                 if (NetFailure.cancellation(e)) {
                     Thread.currentThread().interrupt();
@@ -147,6 +178,11 @@ final class HubApi {
                 last = e;
                 if (attempt < ATTEMPTS) {
                     long wait = wait(what, e, 500L * attempt);
+                    if (wait >= (deadline - System.nanoTime()) / 1_000_000) {
+                        // The wait would outlast the total time limit: no attempt could follow it.
+                        outOfTime = true;
+                        break;
+                    }
                     try {
                         sleeper.sleep(wait);
                     } catch (InterruptedException ie) {
@@ -159,9 +195,15 @@ final class HubApi {
                 throw cancelled(what, e);
             }
         }
-        String failure = NetFailure.describe(url, last);
+        String failure = last instanceof TimeLimit ? last.getMessage() : NetFailure.describe(url, last);
         throw new HubException(
-                "cannot fetch " + what + " from " + Redact.url(url) + " after " + ATTEMPTS + " attempts: " + failure
+                "cannot fetch " + what + " from " + Redact.url(url) + " after " + attempts + " attempt"
+                        + (attempts == 1 ? "" : "s") + ": " + failure
+                        + (outOfTime && !(last instanceof TimeLimit)
+                                ? "; the total time limit of "
+                                        + settings.metadataTimeout().toSeconds()
+                                        + " s (retries included; metadataTimeout) leaves no time for another attempt"
+                                : "")
                         + (NetFailure.unreachable(last) ? "; " + NetFailure.WAY_FORWARD : ""),
                 last);
     }

@@ -139,11 +139,21 @@ final class HubHttp {
      */
     Exchange send(String method, URI url, String range, boolean followAbsolute)
             throws IOException, InterruptedException {
+        return send(method, url, range, followAbsolute, responseTimeout);
+    }
+
+    /**
+     * As {@link #send(String, URI, String, boolean)}, waiting for each answer's headers at most {@code
+     * headersWithin} (a metadata call passes what is left of its total time limit).
+     */
+    Exchange send(String method, URI url, String range, boolean followAbsolute, Duration headersWithin)
+            throws IOException, InterruptedException {
+        Duration headerTimeout = headersWithin.compareTo(responseTimeout) < 0 ? headersWithin : responseTimeout;
         URI current = url;
         HttpHeaders first = null;
         for (int hop = 0; ; hop++) {
             HttpRequest.Builder b = HttpRequest.newBuilder(current)
-                    .timeout(responseTimeout)
+                    .timeout(headerTimeout)
                     .method(method, HttpRequest.BodyPublishers.noBody())
                     .header("User-Agent", userAgent)
                     .header("Accept-Encoding", "identity");

@@ -147,7 +147,7 @@ public final class ModelHub {
         private Duration connectTimeout = Duration.ofSeconds(30);
         private Duration responseTimeout = Duration.ofSeconds(60);
         private Duration maxFileTime = Duration.ofHours(6);
-        private Duration metadataTimeout = Duration.ofMinutes(2);
+        private Duration metadataTimeout = Duration.ofSeconds(60);
         private Duration maxRetryAfter = Duration.ofMinutes(2);
         private KnownBundles knownBundles;
         private Function<Path, List<String>> folderCheck = Flux2Models::check;
@@ -210,8 +210,9 @@ public final class ModelHub {
         }
 
         /**
-         * @param limit total time allowed for one metadata answer (the file list, a {@code HEAD}), its body
-         *     included: a list that stalls or drips is abandoned (default 2 min; the stall timeout applies too)
+         * @param limit total time allowed for one metadata answer (the file list, a {@code HEAD}), its body, its
+         *     retries and the waits between them included: a list that stalls or drips is abandoned (default 60 s;
+         *     the stall timeout applies too)
          * @return this
          */
         public Builder metadataTimeout(Duration limit) {

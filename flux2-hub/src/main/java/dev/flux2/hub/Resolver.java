@@ -304,8 +304,29 @@ final class Resolver {
                     + "the model folder " + store.folder() + " is not usable: " + summary(problems));
         }
         long total = files.stream().mapToLong(RemoteFile::size).sum();
-        Map<String, Long> sizes = selection == FileSelection.ALL ? Map.of() : listedSizes(bundle);
+        Map<String, Long> sizes =
+                selection == FileSelection.ALL ? Map.of() : listedSizes(withSizes(ref, commit, bundle, files));
         return new ResolvedModel(store.folder(), ref, commit, files.size(), total, fetched, downloaded, true, sizes);
+    }
+
+    /**
+     * The model's files with their sizes: a file the listing gives no size for is asked with {@code HEAD} (as for
+     * a file fetched), so that a listing without sizes is not reported as missing shards.
+     */
+    private List<RemoteFile> withSizes(RepoRef ref, String commit, List<RemoteFile> bundle, List<RemoteFile> fetched) {
+        Map<String, RemoteFile> described = new LinkedHashMap<>();
+        fetched.forEach(f -> described.put(f.path(), f));
+        HubApi api = null;
+        List<RemoteFile> out = new ArrayList<>();
+        for (RemoteFile f : bundle) {
+            RemoteFile known = described.getOrDefault(f.path(), f);
+            if (known.size() < 0) {
+                api = api == null ? api() : api;
+                known = api.describe(ref.repo(), commit, known);
+            }
+            out.add(known);
+        }
+        return out;
     }
 
     /** @return the size of each listed file whose size the listing gives, by repository path */

@@ -28,6 +28,14 @@ public record VerificationReport(Path directory, String basis, List<FileVerifica
                         f.status() == FileVerification.Status.OK || f.status() == FileVerification.Status.UNVERIFIABLE);
     }
 
+    /**
+     * @return whether any file was compared with a recorded size or digest; false when nothing records what the
+     *     files must be (a folder copied by hand), so that only their presence was checked
+     */
+    public boolean compared() {
+        return files.stream().anyMatch(f -> !f.algorithm().equals("none"));
+    }
+
     /** @return the files that are missing or differ */
     public List<FileVerification> failures() {
         return files.stream()

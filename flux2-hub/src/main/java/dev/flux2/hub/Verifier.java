@@ -3,6 +3,7 @@ package dev.flux2.hub;
 import dev.flux2.hub.FileVerification.Status;
 import dev.flux2.hub.KnownBundles.KnownBundle;
 import dev.flux2.hub.KnownBundles.KnownFile;
+import dev.flux2.spi.ModelFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,8 +46,8 @@ final class Verifier {
         for (String rel : bundleFilesIn(snapshot)) {
             expected.computeIfAbsent(rel, p -> new RemoteFile(p, -1, blobEtag(repo, snapshot.resolve(p))));
         }
-        String basis = (pinned.isPresent() ? "the pinned list (size, BLAKE3) and " : "") + "the hub ETags in the cache";
-        return new VerificationReport(snapshot, basis, check(snapshot, expected, pinned));
+        return new VerificationReport(
+                snapshot, basis(pinned, expected, "the cache"), check(snapshot, expected, pinned));
     }
 
     /**
@@ -64,9 +65,25 @@ final class Verifier {
             expected.put(rel, new RemoteFile(rel, -1, meta.map(m -> m[1]).orElse(null)));
         }
         Optional<KnownBundle> pinned = commit == null ? Optional.empty() : known.findAnyRepo(commit);
-        String basis = (pinned.isPresent() ? "the pinned list (size, BLAKE3) and " : "")
-                + "the hub ETags in .cache/huggingface/download";
-        return new VerificationReport(dir, basis, check(dir, expected, pinned));
+        return new VerificationReport(
+                dir, basis(pinned, expected, ".cache/huggingface/download"), check(dir, expected, pinned));
+    }
+
+    /**
+     * What the files are compared with, as it is: the pinned list only when the folder is the pinned bundle, the
+     * hub's ETags only as many as are recorded (a folder copied by hand has none).
+     */
+    static String basis(Optional<KnownBundle> pinned, Map<String, RemoteFile> expected, String etagHome) {
+        long etags = expected.values().stream().filter(f -> f.etag() != null).count();
+        List<String> parts = new ArrayList<>();
+        pinned.ifPresent(k -> parts.add("the pinned list (size, BLAKE3)"));
+        if (etags > 0) {
+            parts.add("the hub ETags in " + etagHome + " (" + etags + " of " + expected.size() + " file"
+                    + (expected.size() == 1 ? "" : "s") + ")");
+        }
+        return parts.isEmpty()
+                ? "nothing (not the pinned bundle, and no hub ETag is recorded)"
+                : String.join(" and ", parts);
     }
 
     private static List<FileVerification> check(
@@ -136,7 +153,7 @@ final class Verifier {
             }
             return new FileVerification(f.path(), Status.UNVERIFIABLE, expectedBytes, r.size(), "none", null, null);
         } catch (IOException e) {
-            throw new HubException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new HubException("cannot read " + file + ": " + ModelFiles.reason(e), e);
         }
     }
 

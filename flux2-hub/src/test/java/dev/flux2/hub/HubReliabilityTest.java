@@ -115,7 +115,10 @@ class HubReliabilityTest {
             hub.awaitClosing();
             return true;
         });
-        HubException e = refused(builder().build());
+        // Room for 3 stalls of 400 ms and the recorded waits, however loaded the machine: the total limit is not
+        // what this test is about (aDrippingFileListIsOverWithinTheTotalLimitRetriesIncluded is).
+        HubException e =
+                refused(builder().metadataTimeout(Duration.ofSeconds(20)).build());
         assertTrue(e.getMessage().contains("no data arrived for 400 ms"), e.getMessage());
         assertTrue(e.getMessage().contains("after 3 attempts"), e.getMessage());
     }
@@ -143,6 +146,55 @@ class HubReliabilityTest {
         });
         HubException e = refused(builder().build());
         assertTrue(e.getMessage().contains("the time limit was reached while data was still arriving"), e.getMessage());
+    }
+
+    /**
+     * Issue #33: a list dripping at 2 bytes/s was not over within 65 s, as each of the 3 attempts had the whole
+     * limit. The limit now bounds the call in total, retries and waits included.
+     */
+    @Test
+    void aDrippingFileListIsOverWithinTheTotalLimitRetriesIncluded() {
+        hub.intercept((server, ex) -> {
+            if (!listing(server, ex)) {
+                return false;
+            }
+            ex.getResponseHeaders().add("Content-Type", "application/json");
+            ex.sendResponseHeaders(200, 0);
+            OutputStream out = ex.getResponseBody();
+            out.write("{\"sha\":\"".getBytes(StandardCharsets.UTF_8));
+            try {
+                for (int i = 0; i < 60; i++) { // 2 bytes a second for 30 s
+                    out.write('0');
+                    out.flush();
+                    Thread.sleep(500);
+                }
+            } catch (IOException | InterruptedException gone) {
+                // the client gave up, as it must
+            }
+            return true;
+        });
+        long start = System.nanoTime();
+        HubException e = refused(builder().stallTimeout(Duration.ofSeconds(1)).build());
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(millis < 5_000, "over after " + millis + " ms, the limit is 2 s in total: " + e.getMessage());
+        assertTrue(e.getMessage().contains("the time limit was reached while data was still arriving"), e.getMessage());
+    }
+
+    /** The answer's headers are waited for only as long as the total limit leaves (the header timeout is 60 s). */
+    @Test
+    void aFileListWhoseHeadersNeverComeIsOverWithinTheTotalLimit() {
+        hub.intercept((server, ex) -> {
+            if (!listing(server, ex)) {
+                return false;
+            }
+            hub.awaitClosing();
+            return true;
+        });
+        long start = System.nanoTime();
+        HubException e = refused(builder().build());
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(millis < 5_000, "over after " + millis + " ms, the limit is 2 s in total: " + e.getMessage());
+        assertTrue(e.getMessage().contains("the file list of"), e.getMessage());
     }
 
     // Memory blow-ups: too many entries, too deep, too large.
@@ -353,7 +405,8 @@ class HubReliabilityTest {
             answer(ex, 429, null, new byte[0]);
             return true;
         });
-        ModelHub h = builder().build();
+        // The waits are recorded, not slept; the total limit must leave room for them (issue #33).
+        ModelHub h = builder().metadataTimeout(Duration.ofSeconds(30)).build();
         assertTimeoutPreemptively(BOUND, () -> h.resolve(main()));
         assertEquals(List.of(4000L, 4000L), waits);
 

@@ -2,6 +2,7 @@ package dev.flux2.server;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -213,6 +214,31 @@ class OpenAiApiTest {
                     assertEquals(x < 32 ? 0xFFFFFF : 0, seenMask.getRGB(x, y) & 0xFFFFFF, x + "," + y);
                 }
             }
+            // Issue #33: an opaque mask (white, with alpha) was called "all black"; in OpenAI's convention it
+            // edits nothing, and says so.
+            BufferedImage opaqueWhite = new BufferedImage(64, 64, BufferedImage.TYPE_INT_ARGB);
+            for (int y = 0; y < 64; y++) {
+                for (int x = 0; x < 64; x++) {
+                    opaqueWhite.setRGB(x, y, 0xFFFFFFFF);
+                }
+            }
+            Multiparts opaque = new Multiparts()
+                    .field("prompt", "p")
+                    .file("image", "a.png", a)
+                    .file("mask", "m.png", png(opaqueWhite));
+            e = error(send(s, "POST", "/v1/images/edits", opaque.contentType(), opaque.body()), 400);
+            assertEquals("mask", e.get("param").asText(), e.toString());
+            assertTrue(e.get("message").asText().contains("no fully transparent pixel"), e.toString());
+            assertFalse(e.get("message").asText().contains("all black"), e.toString());
+            // Issue #33: a truncated init image sent with a mask was named "the mask".
+            Multiparts truncated = new Multiparts()
+                    .field("prompt", "p")
+                    .file("image", "a.png", java.util.Arrays.copyOf(a, a.length / 2))
+                    .file("mask", "m.png", png(rgba));
+            e = error(send(s, "POST", "/v1/images/edits", truncated.contentType(), truncated.body()), 400);
+            assertEquals("image", e.get("param").asText(), e.toString());
+            assertTrue(e.get("message").asText().contains("init image uploaded image 1"), e.toString());
+            assertFalse(e.get("message").asText().contains("the mask"), e.toString());
             Multiparts imageless = new Multiparts().field("prompt", "p");
             e = error(send(s, "POST", "/v1/images/edits", imageless.contentType(), imageless.body()), 400);
             assertEquals("image", e.get("param").asText());

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -74,8 +75,16 @@ public final class Flux2Batch {
      * @throws Flux2Exception when the output folder cannot be created
      */
     public static Dataset<Row> generate(Dataset<Row> requests, BatchOptions options) {
+        return generate(requests, options, Map.of());
+    }
+
+    /**
+     * As {@link #generate(Dataset, BatchOptions)}, failing the rows the input check refused (their text holds what
+     * Spark's reader silently changes, such as a lone surrogate) with the reason.
+     */
+    static Dataset<Row> generate(Dataset<Row> requests, BatchOptions options, Map<String, String> refused) {
         SparkSession spark = requests.sparkSession();
-        RequestLayout layout = RequestLayout.of(requests.schema());
+        RequestLayout layout = RequestLayout.of(requests.schema()).refusing(refused);
         if (!layout.ignoredColumns().isEmpty()) {
             LOG.warn("ignoring request columns that flux2 does not use: {}", layout.ignoredColumns());
         }

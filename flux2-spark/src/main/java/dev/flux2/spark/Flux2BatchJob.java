@@ -113,8 +113,8 @@ public final class Flux2BatchJob {
             BatchOptions options = command.batchOptions();
             QuietDjl.apply(); // the driver is an executor too in local mode
             checkModelOnDriver(spark, options);
-            Dataset<Row> requests = InputFormat.read(spark, command.input);
-            Dataset<Row> results = Flux2Batch.generate(requests, options);
+            InputFormat.Requests requests = InputFormat.readChecked(spark, command.input);
+            Dataset<Row> results = Flux2Batch.generate(requests.rows(), options, requests.refused());
             Map<RowStatus, Long> counts = ResultsWriter.write(spark, results, options.output());
             int stale = Flux2Batch.deleteTemporaryFiles(spark, options.output());
             long rows = counts.values().stream().mapToLong(Long::longValue).sum();

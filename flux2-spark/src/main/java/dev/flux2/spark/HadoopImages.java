@@ -1,15 +1,22 @@
 package dev.flux2.spark;
 
+import dev.flux2.ImageFiles;
 import dev.flux2.api.InvalidImageException;
+import dev.flux2.api.InvalidRequestException;
 import java.awt.image.BufferedImage;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
-import javax.imageio.ImageIO;
+import java.nio.file.Files;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
-/** Reads init and reference images through Hadoop's {@code FileSystem}, so any path or URI it knows works. */
+/**
+ * Reads init and reference images through Hadoop's {@code FileSystem}, so any path or URI it knows works, and
+ * decodes them with the CLI's and the server's code ({@link ImageFiles#read}): the same formats, orientation,
+ * colour handling, size limits and refusals (a truncated JPEG, whose missing rows ImageIO fills grey with only a
+ * warning, fails its row as {@code flux2 generate} refuses it).
+ */
 final class HadoopImages {
     private HadoopImages() {}
 
@@ -17,9 +24,9 @@ final class HadoopImages {
      * @param location a path or URI (a relative path resolves against the default file system's working folder)
      * @param column the column it came from, for messages
      * @param conf the Hadoop configuration
-     * @return the decoded image, exactly as {@code ImageIO.read} decodes the same file (as the CLI does)
-     * @throws InvalidImageException when it does not exist, cannot be read or is not an image, naming the column
-     *     and the location
+     * @return the decoded image, as {@code flux2 generate} decodes the same file
+     * @throws InvalidImageException when it does not exist, cannot be read, is not an image or is truncated,
+     *     naming the column and the location
      */
     static BufferedImage read(String location, String column, Configuration conf) {
         Path path;
@@ -29,17 +36,29 @@ final class HadoopImages {
             throw new InvalidImageException(
                     column + " " + Values.quote(location) + " is not a valid path or URI: " + Values.oneLine(e));
         }
-        try (InputStream in = path.getFileSystem(conf).open(path)) {
-            BufferedImage image = ImageIO.read(in);
-            if (image == null) {
-                throw new InvalidImageException(column + " " + location
-                        + " is not in a readable image format (expected PNG, JPEG, BMP or GIF)");
+        java.nio.file.Path staged = null;
+        try {
+            // Staged as a local file: ImageFiles reads a path (its header before the pixels, within the limits).
+            staged = Files.createTempFile("flux2-spark-image-", ".img");
+            try (InputStream in = path.getFileSystem(conf).open(path)) {
+                Files.copy(in, staged, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
-            return image;
+            return ImageFiles.read(staged, column);
+        } catch (InvalidRequestException e) {
+            // Named by the row's location, not the staging file.
+            throw new InvalidImageException(e.getMessage().replace(staged.toString(), location), e);
         } catch (FileNotFoundException e) {
             throw new InvalidImageException(column + " " + location + " does not exist or is not a file");
         } catch (IOException e) {
             throw new InvalidImageException(column + " " + location + " cannot be read: " + Values.oneLine(e), e);
+        } finally {
+            if (staged != null) {
+                try {
+                    Files.deleteIfExists(staged);
+                } catch (IOException ignored) {
+                    // a temporary file in the JVM's temporary folder; nothing more to do
+                }
+            }
         }
     }
 }

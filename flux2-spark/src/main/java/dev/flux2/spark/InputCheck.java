@@ -6,14 +6,17 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.api.UnicodeText;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -40,19 +43,23 @@ final class InputCheck {
      * @param jsonArray for {@link InputFormat#JSON}, whether the files hold one array each (else one object a line)
      * @param files the data files
      * @param conf the Hadoop configuration
+     * @return the rows to fail, by their id as Spark reads it, with the reason: JSON rows whose text holds a lone
+     *     surrogate (an escape {@code \\ud800}), which Spark's reader would silently turn into {@code ?}
      * @throws InvalidRequestException naming the file (and line) that cannot be read as {@code format}
      */
-    static void check(InputFormat format, boolean jsonArray, List<FileStatus> files, Configuration conf) {
+    static Map<String, String> check(
+            InputFormat format, boolean jsonArray, List<FileStatus> files, Configuration conf) {
+        Map<String, String> refused = new LinkedHashMap<>();
         for (FileStatus file : files) {
             Path path = file.getPath();
             try {
                 switch (format) {
-                    case JSONL -> jsonLines(path, conf);
+                    case JSONL -> jsonLines(path, conf, refused);
                     case JSON -> {
                         if (jsonArray) {
-                            jsonDocument(path, conf);
+                            jsonDocument(path, conf, refused);
                         } else {
-                            jsonLines(path, conf);
+                            jsonLines(path, conf, refused);
                         }
                     }
                     case CSV -> csv(path, conf);
@@ -63,6 +70,40 @@ final class InputCheck {
                         "input file " + path + " cannot be read (truncated or corrupt?): " + Values.oneLine(e), e);
             }
         }
+        return refused;
+    }
+
+    /**
+     * Notes a request object whose text columns are not valid Unicode, by the id Spark will read: its UTF-8
+     * encoding, where a lone surrogate has become {@code ?} too.
+     */
+    private static void checkText(JsonNode request, Map<String, String> refused) {
+        if (!request.isObject() || !request.hasNonNull(RequestColumns.ID)) {
+            return;
+        }
+        for (String column : List.of(
+                RequestColumns.ID, RequestColumns.PROMPT, RequestColumns.INIT_IMAGE, RequestColumns.REFERENCE_IMAGES)) {
+            JsonNode value = request.get(column);
+            List<JsonNode> texts = value == null ? List.of() : value.isArray() ? toList(value) : List.of(value);
+            for (JsonNode text : texts) {
+                if (text.isTextual() && UnicodeText.firstLoneSurrogate(text.asText()) >= 0) {
+                    String id = request.get(RequestColumns.ID).asText();
+                    String asSparkReadsIt = new String(id.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+                    try {
+                        UnicodeText.requireWellFormed(text.asText(), "column " + column);
+                    } catch (InvalidRequestException e) {
+                        refused.putIfAbsent(asSparkReadsIt, e.getMessage());
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    private static List<JsonNode> toList(JsonNode array) {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        array.forEach(out::add);
+        return out;
     }
 
     private static BufferedReader open(Path path, Configuration conf) throws IOException {
@@ -78,7 +119,7 @@ final class InputCheck {
         }
     }
 
-    private static void jsonLines(Path path, Configuration conf) throws IOException {
+    private static void jsonLines(Path path, Configuration conf, Map<String, String> refused) throws IOException {
         try (BufferedReader in = open(path, conf)) {
             String line;
             long number = 0;
@@ -106,13 +147,23 @@ final class InputCheck {
                             number,
                             node.getNodeType().name().toLowerCase(Locale.ROOT)));
                 }
+                if (node.isArray()) {
+                    node.forEach(n -> checkText(n, refused));
+                } else {
+                    checkText(node, refused);
+                }
             }
         }
     }
 
-    private static void jsonDocument(Path path, Configuration conf) throws IOException {
+    private static void jsonDocument(Path path, Configuration conf, Map<String, String> refused) throws IOException {
         try (Reader in = open(path, conf)) {
-            JSON.readTree(in);
+            JsonNode root = JSON.readTree(in);
+            if (root != null && root.isArray()) {
+                root.forEach(n -> checkText(n, refused));
+            } else if (root != null) {
+                checkText(root, refused);
+            }
         } catch (JsonParseException e) {
             throw new InvalidRequestException(String.format(
                     Locale.ROOT,

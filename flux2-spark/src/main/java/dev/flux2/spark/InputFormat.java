@@ -45,11 +45,34 @@ enum InputFormat {
      *     cannot be read as that format ({@link InputCheck})
      */
     static Dataset<Row> read(SparkSession spark, String input) {
+        return readChecked(spark, input).rows();
+    }
+
+    /**
+     * The requests and the rows the input check refused.
+     *
+     * @param rows the requests as Spark reads them
+     * @param refused rows to fail, by id, with the reason ({@link InputCheck#check})
+     */
+    record Requests(Dataset<Row> rows, java.util.Map<String, String> refused) {}
+
+    /**
+     * As {@link #read}, with the rows whose text Spark's reader would change.
+     *
+     * @param spark the session
+     * @param input a file, folder or glob URI
+     * @return the requests and the refused rows
+     */
+    static Requests readChecked(SparkSession spark, String input) {
         Configuration conf = spark.sparkContext().hadoopConfiguration();
         List<FileStatus> matches = matches(input, conf);
         InputFormat format = detect(input, matches, conf);
         boolean jsonArray = format == JSON && startsWithArray(matches, conf);
-        InputCheck.check(format, jsonArray, dataFiles(matches, conf), conf);
+        java.util.Map<String, String> refused = InputCheck.check(format, jsonArray, dataFiles(matches, conf), conf);
+        return new Requests(rows(spark, input, format, jsonArray), refused);
+    }
+
+    private static Dataset<Row> rows(SparkSession spark, String input, InputFormat format, boolean jsonArray) {
         return switch (format) {
             case JSONL -> spark.read().json(input);
             case JSON -> spark.read().option("multiLine", jsonArray).json(input);

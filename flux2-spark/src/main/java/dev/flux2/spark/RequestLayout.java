@@ -3,6 +3,7 @@ package dev.flux2.spark;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.api.UnicodeText;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -60,7 +61,15 @@ final class RequestLayout implements Serializable {
 
     private final List<String> ignored;
 
+    /** Rows the input check refused by their raw id, with the reason (text Spark's reader would have changed). */
+    private final java.util.HashMap<String, String> refused;
+
     private RequestLayout(List<String> columns, Kind[] kinds, List<String> ignored) {
+        this(columns, kinds, ignored, Map.of());
+    }
+
+    private RequestLayout(List<String> columns, Kind[] kinds, List<String> ignored, Map<String, String> refused) {
+        this.refused = new java.util.HashMap<>(refused);
         this.columns = List.copyOf(columns);
         this.kinds = kinds.clone();
         this.ignored = List.copyOf(ignored);
@@ -123,6 +132,14 @@ final class RequestLayout implements Serializable {
         throw new InvalidRequestException("column " + name + " must be " + expected + ", found " + type.simpleString());
     }
 
+    /**
+     * @param rows rows refused before Spark read them ({@link InputCheck}), by raw id, with the reason
+     * @return this layout, failing those rows with their reason
+     */
+    RequestLayout refusing(Map<String, String> rows) {
+        return new RequestLayout(columns, kinds, ignored, rows);
+    }
+
     /** @return the request columns the input has, in {@link RequestColumns#ALL} order: select these */
     List<String> columns() {
         return columns;
@@ -148,6 +165,10 @@ final class RequestLayout implements Serializable {
      * @throws InvalidRequestException naming the column and the value when the id or a value is invalid
      */
     RowRequest read(Row row) {
+        String problem = refused.isEmpty() ? null : refused.get(rawId(row));
+        if (problem != null) {
+            throw new InvalidRequestException(problem);
+        }
         RowId id = new RowId(rawId(row));
         Object prompt = value(row, RequestColumns.PROMPT);
         if (prompt == null) {
@@ -168,28 +189,9 @@ final class RequestLayout implements Serializable {
                 paths(row));
     }
 
-    /**
-     * A lone UTF-16 surrogate is not text: encoded to UTF-8 for the tokenizer it silently becomes {@code ?} and a
-     * different prompt is generated. Refused, naming the column, the code unit and its position.
-     */
+    /** A lone UTF-16 surrogate is not text: refused by the rule the tokenizer applies ({@link UnicodeText}). */
     static void checkUnicode(String column, String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            boolean paired = Character.isHighSurrogate(c)
-                    && i + 1 < text.length()
-                    && Character.isLowSurrogate(text.charAt(i + 1));
-            if (paired) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new InvalidRequestException(String.format(
-                        java.util.Locale.ROOT,
-                        "column %s holds a lone surrogate U+%04X at character %d: not valid Unicode text (it would"
-                                + " become '?')",
-                        column,
-                        (int) c,
-                        i + 1));
-            }
-        }
+        UnicodeText.requireWellFormed(text, "column " + column);
     }
 
     private Object value(Row row, String column) {

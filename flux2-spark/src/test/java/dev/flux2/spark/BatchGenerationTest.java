@@ -203,6 +203,18 @@ class BatchGenerationTest {
     @Order(3)
     void badRowsAreReportedAndGoodRowsDone() throws IOException {
         Path notAnImage = Files.writeString(work.resolve("not-an-image.png"), "hello");
+        // Issue #33: a truncated JPEG decoded "successfully" (its missing rows grey) and the row was ok.
+        Path truncatedJpeg = work.resolve("truncated.jpg");
+        java.awt.image.BufferedImage noise =
+                new java.awt.image.BufferedImage(64, 64, java.awt.image.BufferedImage.TYPE_INT_RGB);
+        for (int y = 0; y < 64; y++) {
+            for (int x = 0; x < 64; x++) {
+                noise.setRGB(x, y, (x * 7919 + y * 104729) & 0xFFFFFF);
+            }
+        }
+        ImageIO.write(noise, "jpg", truncatedJpeg.toFile());
+        byte[] jpeg = Files.readAllBytes(truncatedJpeg);
+        Files.write(truncatedJpeg, java.util.Arrays.copyOf(jpeg, jpeg.length / 2));
         StructType strings = new StructType()
                 .add("id", DataTypes.StringType)
                 .add("prompt", DataTypes.StringType)
@@ -226,6 +238,13 @@ class BatchGenerationTest {
                         null,
                         work.resolve("missing.png").toString(),
                         null),
+                RowFactory.create(
+                        "truncated-jpeg",
+                        "a fox",
+                        "1",
+                        null,
+                        truncatedJpeg.toUri().toString(),
+                        null),
                 RowFactory.create("good-2", "a cat", null, "32", null, null));
         Map<String, Row> byId = byId(Flux2Batch.generate(
                         spark.createDataFrame(rows, strings), options("bad").build())
@@ -242,6 +261,12 @@ class BatchGenerationTest {
         assertFailed(byId.get("no-prompt"), "column prompt must be set, found null");
         assertFailed(byId.get("bad-image"), "is not in a readable image format");
         assertFailed(byId.get("no-image"), "does not exist");
+        assertFailed(byId.get("truncated-jpeg"), "is truncated or corrupt");
+        assertTrue(
+                byId.get("truncated-jpeg")
+                        .<String>getAs("error")
+                        .contains(truncatedJpeg.toUri().toString()),
+                byId.get("truncated-jpeg").<String>getAs("error"));
         assertEquals(List.of("good-1.png", "good-2.png"), Images.names(work.resolve("bad/images")));
         assertFalse(Files.exists(work.resolve("bad/evil.png")) || Files.exists(work.resolve("evil.png")));
     }

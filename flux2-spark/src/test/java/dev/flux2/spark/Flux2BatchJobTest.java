@@ -178,6 +178,27 @@ class Flux2BatchJobTest {
         assertTrue(results.contains("width must be a positive multiple of 16, got 1000"), results);
     }
 
+    /**
+     * Issue #33: Spark's JSON reader turns a lone surrogate escape into {@code ?}, so the row was generated as
+     * {@code ?x} with status ok. The input check fails that row, as the CLI and the server refuse the prompt.
+     */
+    @Test
+    void aLoneSurrogateInAJsonPromptFailsItsRow() throws IOException {
+        Path input = Files.writeString(
+                work.resolve("surrogate.jsonl"),
+                "{\"id\": \"s1\", \"prompt\": \"\\ud800x\"}\n{\"id\": \"s2\", \"prompt\": \"a fox\"}\n");
+        Path output = work.resolve("out-surrogate");
+        Run run = batch(input.toString(), output);
+        assertEquals(0, run.code(), run.err());
+        assertTrue(run.out().contains("2 rows: 1 ok, 0 skipped, 1 failed"), run.out());
+        assertEquals(List.of("s2.png"), Images.names(output.resolve("images")));
+        String results = Files.readString(output.resolve("results.jsonl"));
+        assertTrue(
+                results.contains("column prompt must be valid Unicode text, but has an unpaired UTF-16 surrogate"
+                        + " U+D800 at index 0"),
+                results);
+    }
+
     @Test
     void failFastExitsWith4NamingTheRow() throws IOException {
         Path input =
@@ -309,7 +330,7 @@ class Flux2BatchJobTest {
         assertEquals(3, run.code(), run.err());
         assertTrue(
                 run.err()
-                        .startsWith("flux2-batch: model error: model directory " + work.resolve("no-model")
+                        .startsWith("flux2-batch: model error: model folder " + work.resolve("no-model")
                                 + " does not exist"),
                 run.err());
         assertTrue(run.err().contains("(on host "), run.err());

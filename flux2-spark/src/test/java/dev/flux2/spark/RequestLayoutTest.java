@@ -43,8 +43,8 @@ class RequestLayoutTest {
         InvalidRequestException e = assertThrows(
                 InvalidRequestException.class, () -> layout.read(row(layout, full, "r1", "a fox \uD83E in snow")));
         assertEquals(
-                "column prompt holds a lone surrogate U+D83E at character 7: not valid Unicode text (it would become"
-                        + " '?')",
+                "column prompt must be valid Unicode text, but has an unpaired UTF-16 surrogate U+D83E at index 6"
+                        + " (it would become '?' and another prompt would be generated)",
                 e.getMessage());
         assertThrows(InvalidRequestException.class, () -> layout.read(row(layout, full, "r2", "\uDD8A tail")));
         assertEquals(

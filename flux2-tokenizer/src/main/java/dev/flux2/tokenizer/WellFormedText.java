@@ -1,8 +1,5 @@
 package dev.flux2.tokenizer;
 
-import dev.flux2.api.InvalidRequestException;
-import java.util.Locale;
-
 /**
  * Rejects text that is not valid Unicode. A Java string can hold an unpaired UTF-16 surrogate; the reference (a
  * Python string passed to HuggingFace tokenizers) cannot encode one, and the JNI bridge would silently turn it into
@@ -18,20 +15,9 @@ final class WellFormedText {
      * @param text the text to check
      * @param parameter the parameter name used in the message, e.g. {@code prompt}
      * @return {@code text}
-     * @throws InvalidRequestException naming the parameter and the index of the first unpaired surrogate
+     * @throws dev.flux2.api.InvalidRequestException naming the parameter and the index of the first unpaired surrogate
      */
     static String require(String text, String parameter) {
-        int length = text.length();
-        for (int i = 0; i < length; i++) {
-            char c = text.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new InvalidRequestException(parameter + " must be valid Unicode text, but has an unpaired "
-                        + "UTF-16 surrogate U+" + Integer.toHexString(c).toUpperCase(Locale.ROOT)
-                        + " at index " + i);
-            }
-        }
-        return text;
+        return dev.flux2.api.UnicodeText.requireWellFormed(text, parameter);
     }
 }

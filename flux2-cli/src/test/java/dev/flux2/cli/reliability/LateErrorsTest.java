@@ -46,6 +46,26 @@ class LateErrorsTest {
         return CliHarness.run(args);
     }
 
+    /** Issue #33: an all-black mask was refused only after the model loaded. */
+    @Test
+    void anAllBlackMaskIsAUsageErrorBeforeTheModelLoads() throws IOException {
+        Path init = work.resolve("init-for-black-mask.png");
+        Path mask = work.resolve("black-mask.png");
+        javax.imageio.ImageIO.write(
+                new java.awt.image.BufferedImage(64, 64, java.awt.image.BufferedImage.TYPE_INT_RGB),
+                "png",
+                mask.toFile());
+        java.awt.image.BufferedImage grey =
+                new java.awt.image.BufferedImage(64, 64, java.awt.image.BufferedImage.TYPE_INT_RGB);
+        grey.setRGB(3, 3, 0x808080);
+        javax.imageio.ImageIO.write(grey, "png", init.toFile());
+
+        CliHarness.Run r = generate(NO_MODEL, "--init-image", init.toString(), "--mask", mask.toString());
+
+        assertEquals(2, r.exitCode(), r.toString());
+        assertTrue(r.err().contains("the mask of 64x64 is all black"), r.err());
+    }
+
     @Test
     void anOutputThatIsADirectoryIsAUsageErrorBeforeTheModelLoads() throws IOException {
         Path dir = Files.createDirectories(work.resolve("out.png"));

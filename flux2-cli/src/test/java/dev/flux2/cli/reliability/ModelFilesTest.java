@@ -127,6 +127,11 @@ class ModelFilesTest {
         }
         CliHarness.Run clean = CliHarness.run("verify", "--model", folder.toString());
         assertEquals(0, clean.exitCode(), clean.toString());
+        assertTrue(
+                clean.out()
+                        .startsWith("verified " + folder.toAbsolutePath() + " against the hub ETags in"
+                                + " .cache/huggingface/download ("),
+                clean.out());
         try (RandomAccessFile f = new RandomAccessFile(folder.resolve(name).toFile(), "rw")) {
             f.seek(f.length() / 2);
             int b = f.read();
@@ -146,6 +151,13 @@ class ModelFilesTest {
                 CliHarness.run("verify", "--model", bundle.directory().toString());
         assertEquals(3, r.exitCode(), r.toString());
         assertTrue(r.err().contains("cannot be verified") && r.err().contains("no digest is recorded"), r.err());
+        // Issue #33: it said "verified … against the hub ETags in …" though nothing was compared.
+        assertFalse(r.out().contains("verified " + bundle.directory()), r.out());
+        assertTrue(
+                r.out()
+                        .startsWith("not verified: " + bundle.directory().toAbsolutePath()
+                                + ": nothing records what its files must be"),
+                r.out());
     }
 
     @Test

@@ -255,7 +255,7 @@ public final class CudaRuntime {
                 copyFromFolder(src, natives, staging);
                 return "folder " + src;
             }
-            throw new RuntimeLibraryException("--from " + src + ": no such file or folder (expected "
+            throw new RuntimeLibraryException("--from " + src + ": " + RuntimeFolders.whyNoSource(src) + " (expected "
                     + pin.artifactId() + "-" + pin.ortVersion() + ".jar or a folder holding its "
                     + natives.jarFolder() + " native files)");
         } catch (IOException e) {

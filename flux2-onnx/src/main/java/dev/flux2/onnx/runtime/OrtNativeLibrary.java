@@ -5,7 +5,6 @@ import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtLoggingLevel;
 import ai.onnxruntime.OrtProvider;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +34,9 @@ public final class OrtNativeLibrary {
     public static final String LIBRARY_PROPERTY = "onnxruntime.native.onnxruntime.path";
     /** The environment variable naming an ONNX Runtime library (any build of the binding's version). */
     public static final String LIBRARY_ENV = "FLUX2_ORT_LIBRARY";
+
+    /** The system property that sets ONNX Runtime's log severity: warning (default), error, fatal or info. */
+    public static final String LOG_LEVEL_PROPERTY = "flux2.ort.log_level";
 
     private static final Logger LOG = LoggerFactory.getLogger(OrtNativeLibrary.class);
     private static final String CLOSER_CLASS = "ai.onnxruntime.OrtEnvironment$OrtEnvCloser";
@@ -229,8 +231,7 @@ public final class OrtNativeLibrary {
         Optional<GlobalThreadPool> created = Optional.empty();
         try {
             try (OrtEnvironment.ThreadingOptions threading = threading(pool)) {
-                env = OrtEnvironment.getEnvironment(
-                        OrtLoggingLevel.ORT_LOGGING_LEVEL_WARNING, OrtEnvironment.DEFAULT_NAME, threading);
+                env = OrtEnvironment.getEnvironment(logLevel(), OrtEnvironment.DEFAULT_NAME, threading);
                 created = Optional.of(pool);
             } catch (IllegalStateException e) {
                 if (!String.valueOf(e.getMessage()).contains("already exists")) {
@@ -359,25 +360,35 @@ public final class OrtNativeLibrary {
     }
 
     /** A missing file or one that is no shared library fails here, before ONNX Runtime could fail obscurely. */
+    /**
+     * ONNX Runtime's log severity for this process: {@value #LOG_LEVEL_PROPERTY} = {@code warning} (the default),
+     * {@code error} or {@code fatal}. Its logger writes ANSI colours whatever stderr is; the CLI asks for
+     * {@code fatal} when stderr is not a terminal, as every error also reaches the caller as an exception.
+     */
+    private static OrtLoggingLevel logLevel() {
+        String level = System.getProperty(LOG_LEVEL_PROPERTY, "warning").trim().toLowerCase(java.util.Locale.ROOT);
+        return switch (level) {
+            case "error" -> OrtLoggingLevel.ORT_LOGGING_LEVEL_ERROR;
+            case "fatal" -> OrtLoggingLevel.ORT_LOGGING_LEVEL_FATAL;
+            case "info" -> OrtLoggingLevel.ORT_LOGGING_LEVEL_INFO;
+            default -> OrtLoggingLevel.ORT_LOGGING_LEVEL_WARNING;
+        };
+    }
+
     private static void checkLoadable(Path lib, String reason) {
         if (!Files.isRegularFile(lib)) {
             throw new RuntimeLibraryException(
                     "the ONNX Runtime library " + lib + " (chosen by " + reason + ") does not exist or is no file");
         }
-        byte[] head = new byte[4];
-        try (InputStream in = Files.newInputStream(lib)) {
-            int n = in.readNBytes(head, 0, 4);
-            boolean elf = n == 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F';
-            boolean pe = n >= 2 && head[0] == 'M' && head[1] == 'Z';
-            int magic =
-                    ((head[0] & 0xff) << 24) | ((head[1] & 0xff) << 16) | ((head[2] & 0xff) << 8) | (head[3] & 0xff);
-            boolean macho = n == 4 && (magic == 0xcffaedfe || magic == 0xfeedfacf || magic == 0xcafebabe);
-            if (!elf && !pe && !macho) {
-                throw new RuntimeLibraryException("the ONNX Runtime library " + lib + " (chosen by " + reason
-                        + ") is not a shared library (no ELF, Mach-O or PE header)");
+        try {
+            Optional<String> problem = SharedLibraryFile.problem(lib);
+            if (problem.isPresent()) {
+                throw new RuntimeLibraryException(
+                        "the ONNX Runtime library " + lib + " (chosen by " + reason + ") " + problem.get());
             }
         } catch (IOException e) {
-            throw new RuntimeLibraryException("cannot read the ONNX Runtime library " + lib + ": " + e, e);
+            throw new RuntimeLibraryException(
+                    "cannot read the ONNX Runtime library " + lib + ": " + dev.flux2.spi.ModelFiles.reason(e), e);
         }
     }
 

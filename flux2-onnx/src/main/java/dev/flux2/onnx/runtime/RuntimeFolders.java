@@ -100,6 +100,15 @@ final class RuntimeFolders {
     }
 
     /** @return the first 24 characters of a digest, for messages */
+    /**
+     * @param src a {@code --from} that is neither a regular file nor a folder
+     * @return what it is instead: "does not exist", "is a FIFO, socket or device …, not a regular file" (a
+     *     {@code /dev/zero} was called "no such file")
+     */
+    static String whyNoSource(Path src) {
+        return dev.flux2.spi.ModelFiles.notRegular(src).orElse("is not a regular file or folder");
+    }
+
     static String abbreviate(String digest) {
         return digest.length() > 24 ? digest.substring(0, 24) + "…" : digest;
     }

@@ -30,6 +30,27 @@ final class TarGz {
      * @throws IOException when the archive cannot be read or is not a tar.gz
      */
     static Set<String> extract(Path archive, Map<String, Path> wanted) throws IOException {
+        return extract(archive, wanted, name -> Long.MAX_VALUE);
+    }
+
+    /** The most bytes an entry may have; a larger one is refused before any of it is written. */
+    @FunctionalInterface
+    interface SizeLimit {
+        long maxBytes(String entry);
+    }
+
+    /**
+     * As {@link #extract(Path, Map)}, each wanted entry bounded: a tarball of a megabyte whose library inflates to
+     * a gigabyte is refused from its header, before the disk fills.
+     *
+     * @param archive the {@code .tgz} file
+     * @param wanted archive entry name → the file to write it to
+     * @param limit the most bytes each wanted entry may have
+     * @return the entry names found (and written)
+     * @throws IOException when the archive cannot be read, is not a tar.gz, or a wanted entry is over its limit
+     *     (the message names the entry, its size and the limit)
+     */
+    static Set<String> extract(Path archive, Map<String, Path> wanted, SizeLimit limit) throws IOException {
         Map<String, Path> remaining = new HashMap<>(wanted);
         try (InputStream in = new GZIPInputStream(new BufferedInputStream(Files.newInputStream(archive)), 65536)) {
             byte[] header = new byte[BLOCK];
@@ -60,6 +81,10 @@ final class TarGz {
                 }
                 Path target = (type == '0' || type == '\0') ? remaining.remove(name) : null;
                 if (target != null) {
+                    long max = limit.maxBytes(name);
+                    if (size > max) {
+                        throw new EntryTooLarge(name, size, max);
+                    }
                     try (OutputStream out = Files.newOutputStream(target)) {
                         copy(in, out, size);
                     }
@@ -72,6 +97,15 @@ final class TarGz {
         Set<String> found = new java.util.HashSet<>(wanted.keySet());
         found.removeAll(remaining.keySet());
         return found;
+    }
+
+    /** A wanted entry larger than its limit. */
+    static final class EntryTooLarge extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        EntryTooLarge(String name, long size, long max) {
+            super(name + " is " + size + " bytes, more than the " + max + " bytes allowed for it");
+        }
     }
 
     private static boolean readBlock(InputStream in, byte[] block) throws IOException {

@@ -1,5 +1,7 @@
 package dev.flux2.onnx.runtime;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -26,6 +28,16 @@ import java.util.stream.Stream;
  * given. Stateless and thread-safe (two installs at once end with one verified copy). docs/gpu.md.
  */
 public final class WebGpuRuntime {
+    /** The most bytes a package's {@code package.json} may have (onnxruntime-node's is about 1 KB). */
+    static final long MAX_PACKAGE_JSON_BYTES = 1L << 20;
+
+    /**
+     * The most bytes one runtime library may have: far above any ONNX Runtime library (no file of the pinned
+     * package is near it), so that a small tarball inflating to gigabytes stops before the disk fills rather than
+     * at the sha512 check after it.
+     */
+    static final long MAX_LIBRARY_BYTES = 512L << 20;
+
     /** The file, in an installed runtime's folder, that records what was installed from where. */
     static final String RECORD_FILE = "flux2-runtime.json";
 
@@ -197,7 +209,8 @@ public final class WebGpuRuntime {
                 copyFromFolder(src, pin, platform, staging);
                 return "folder " + src;
             }
-            throw new RuntimeLibraryException("--from " + src + ": no such file or folder (expected " + pin.npmPackage()
+            throw new RuntimeLibraryException("--from " + src + ": " + RuntimeFolders.whyNoSource(src) + " (expected "
+                    + pin.npmPackage()
                     + "-" + pin.ortVersion() + ".tgz or a folder holding the package)");
         } catch (IOException e) {
             throw new RuntimeLibraryException("installing the WebGPU runtime failed: " + e, e);
@@ -213,7 +226,10 @@ public final class WebGpuRuntime {
             wanted.put("package/bin/napi-v6/" + platform.npmFolder() + "/" + f, staging.resolve(f));
         }
         try {
-            TarGz.extract(tarball, wanted);
+            TarGz.extract(
+                    tarball,
+                    wanted,
+                    entry -> entry.equals("package/package.json") ? MAX_PACKAGE_JSON_BYTES : MAX_LIBRARY_BYTES);
         } catch (IOException e) {
             throw new RuntimeLibraryException(
                     "cannot read " + tarball + " as an npm package tarball (.tgz): " + e.getMessage(), e);
@@ -255,11 +271,40 @@ public final class WebGpuRuntime {
         if (!Files.isRegularFile(packageJson)) {
             return;
         }
-        var json = new ObjectMapper().readTree(Files.readString(packageJson, StandardCharsets.UTF_8));
+        long size = Files.size(packageJson);
+        if (size > MAX_PACKAGE_JSON_BYTES) {
+            // Read whole, it could exhaust the heap (an inflating package.json was an OutOfMemoryError, exit 1).
+            throw new RuntimeLibraryException(where + ": its package.json is " + size + " bytes, more than the "
+                    + MAX_PACKAGE_JSON_BYTES + " bytes a package's manifest may have; is it the " + pin.npmPackage()
+                    + " package?");
+        }
+        JsonNode json;
+        try {
+            json = new ObjectMapper().readTree(Files.readString(packageJson, StandardCharsets.UTF_8));
+        } catch (JsonProcessingException e) {
+            throw new RuntimeLibraryException(
+                    where + ": its package.json is not valid JSON ("
+                            + e.getOriginalMessage().replaceAll("\\s*\\R\\s*", " ")
+                            + (e.getLocation() == null
+                                    ? ""
+                                    : " at line " + e.getLocation().getLineNr() + ", column "
+                                            + e.getLocation().getColumnNr())
+                            + "); is it the " + pin.npmPackage() + " package?",
+                    e);
+        } catch (java.nio.charset.MalformedInputException e) {
+            throw new RuntimeLibraryException(
+                    where + ": its package.json is not UTF-8 text; is it the " + pin.npmPackage() + " package?", e);
+        }
+        if (json == null || !json.isObject()) {
+            throw new RuntimeLibraryException(where + ": its package.json is not a JSON object (found "
+                    + (json == null ? "nothing" : json.getNodeType().name().toLowerCase(java.util.Locale.ROOT))
+                    + "); is it the " + pin.npmPackage() + " package?");
+        }
         String name = json.path("name").asText("");
         String version = json.path("version").asText("");
         if (!name.equals(pin.npmPackage()) || !version.equals(pin.ortVersion())) {
-            throw new RuntimeLibraryException(where + " is " + name + " " + version + ", expected " + pin.npmPackage()
+            throw new RuntimeLibraryException(where + " is " + (name.isEmpty() ? "a package without a name" : name)
+                    + " " + (version.isEmpty() ? "without a version" : version) + ", expected " + pin.npmPackage()
                     + " " + pin.ortVersion() + ": the native library must be of the ONNX Runtime Java binding's"
                     + " version (" + pin.ortVersion() + ")");
         }

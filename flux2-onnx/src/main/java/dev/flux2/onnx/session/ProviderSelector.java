@@ -81,9 +81,9 @@ public final class ProviderSelector {
             if (problem.isEmpty()) {
                 chosen.add(provider);
             } else if (fallback == ProviderFallback.FAIL) {
-                throw new ModelLoadException("execution provider " + provider.name() + " (requested as '" + name
-                        + "') is unavailable: " + problem.get() + ". Set the backend option provider_fallback=warn"
-                        + " to continue without it");
+                throw new ModelLoadException(headline(provider, problem.get()) + "execution provider "
+                        + provider.name() + " (requested as '" + name + "') is unavailable: " + problem.get()
+                        + ". Set the backend option provider_fallback=warn to continue without it");
             } else {
                 LOG.warn(
                         "execution provider {} is unavailable, falling back to the next one: {}",
@@ -94,6 +94,23 @@ public final class ProviderSelector {
         ExecutionProviders result = new ExecutionProviders(chosen, deviceId, cuda);
         LOG.debug("execution providers: {}", result.describe());
         return result;
+    }
+
+    /**
+     * What the user must read first, ahead of the runtime's own words (which follow Dawn's and the Vulkan loader's
+     * lines on stderr): WebGPU that finds no adapter means no GPU driver it can use.
+     *
+     * @param provider the provider that is unavailable
+     * @param problem the runtime's reason
+     * @return a leading clause, or empty
+     */
+    static String headline(OrtProvider provider, String problem) {
+        String lower = problem.toLowerCase(java.util.Locale.ROOT);
+        if (provider == OrtProvider.WEBGPU && lower.contains("adapter")) {
+            return "no WebGPU adapter (no GPU, or no driver WebGPU can use: Vulkan on Linux, Metal on macOS, D3D12 on"
+                    + " Windows): ";
+        }
+        return "";
     }
 
     /**

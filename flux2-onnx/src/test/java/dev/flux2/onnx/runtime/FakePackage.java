@@ -68,6 +68,23 @@ final class FakePackage {
         return file;
     }
 
+    /**
+     * Writes a tarball of the given entries, each with the size its header declares (which may exceed the bytes
+     * that follow, as a hostile archive's may), then its bytes.
+     */
+    static Path tarball(Path file, Map<String, byte[]> entries, Map<String, Long> declared) throws IOException {
+        try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(file))) {
+            for (Map.Entry<String, byte[]> e : entries.entrySet()) {
+                long size = declared.getOrDefault(e.getKey(), (long) e.getValue().length);
+                out.write(header(e.getKey(), size));
+                out.write(e.getValue());
+                out.write(new byte[(512 - e.getValue().length % 512) % 512]);
+            }
+            out.write(new byte[1024]);
+        }
+        return file;
+    }
+
     private static byte[] header(String name, long size) {
         byte[] h = new byte[512];
         put(h, 0, name);
