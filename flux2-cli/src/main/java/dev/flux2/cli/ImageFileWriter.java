@@ -2,6 +2,7 @@ package dev.flux2.cli;
 
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.PngFiles;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.AccessDeniedException;
@@ -11,6 +12,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import javax.imageio.ImageIO;
 
 /**
  * Writes a generated image in the format its extension names ({@link ImageFormat}), atomically: into a temporary
@@ -28,17 +30,43 @@ final class ImageFileWriter {
      */
     public static void write(GeneratedImage image, Path file, float jpegQuality) throws IOException {
         ImageFormat format = ImageFormat.of(file);
+        writeAtomically(file, out -> {
+            if (format == ImageFormat.PNG) {
+                PngFiles.write(image, out);
+            } else {
+                JpegMetadataWriter.write(image, jpegQuality, out);
+            }
+        });
+    }
+
+    /**
+     * Writes a plain PNG (no metadata: a live preview), atomically.
+     *
+     * @param image the pixels
+     * @param file the target (replaced if it exists)
+     * @throws IOException naming the file and the reason
+     */
+    static void writePng(BufferedImage image, Path file) throws IOException {
+        writeAtomically(file, out -> {
+            if (!ImageIO.write(image, "png", out)) {
+                throw new IOException("no PNG writer");
+            }
+        });
+    }
+
+    /** What writes the bytes. */
+    private interface Body {
+        void writeTo(OutputStream out) throws IOException;
+    }
+
+    private static void writeAtomically(Path file, Body body) throws IOException {
         Path absolute = file.toAbsolutePath();
         // Not Files.createTempFile: its owner-only permissions would survive the rename; this one follows the umask.
         Path tmp = absolute.resolveSibling("." + absolute.getFileName() + "." + System.nanoTime() + ".tmp");
         try {
             try (OutputStream out =
                     Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                if (format == ImageFormat.PNG) {
-                    PngFiles.write(image, out);
-                } else {
-                    JpegMetadataWriter.write(image, jpegQuality, out);
-                }
+                body.writeTo(out);
             }
             Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
