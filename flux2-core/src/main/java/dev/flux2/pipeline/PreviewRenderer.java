@@ -1,5 +1,6 @@
 package dev.flux2.pipeline;
 
+import dev.flux2.api.GenerationCancelledException;
 import dev.flux2.api.Preview;
 import dev.flux2.api.PreviewListener;
 import dev.flux2.api.PreviewMode;
@@ -36,6 +37,8 @@ final class PreviewRenderer {
     private final WorkingSize size;
     private final float[] clean;
     private int failures;
+    /** Set when rendering failed: the generation goes on without previews. */
+    private boolean broken;
 
     /**
      * @param options which previews
@@ -67,7 +70,7 @@ final class PreviewRenderer {
      * @return whether that step previews
      */
     boolean previewsAfter(int completed, int total) {
-        return options.previewsAfter(completed, total);
+        return !broken && options.previewsAfter(completed, total);
     }
 
     /**
@@ -103,7 +106,22 @@ final class PreviewRenderer {
      * @param total steps the image runs
      */
     void emit(int image, int completed, int total) {
-        BufferedImage rendered = scaled(render(image, completed, total));
+        BufferedImage rendered;
+        try {
+            rendered = scaled(render(image, completed, total));
+        } catch (GenerationCancelledException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // A preview is a view of the work, not part of it: its failure must not cost the image.
+            broken = true;
+            LOG.warn(
+                    "The {} preview after step {} of image {} failed; continuing without previews",
+                    options.mode(),
+                    completed,
+                    image + 1,
+                    e);
+            return;
+        }
         Preview preview = new Preview(image, completed, total, options.mode(), rendered);
         try {
             listener.onPreview(preview);

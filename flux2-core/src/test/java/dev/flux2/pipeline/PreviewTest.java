@@ -286,6 +286,34 @@ class PreviewTest {
     }
 
     @Test
+    void aFailingPreviewDecodeDoesNotLoseTheImage() {
+        Run plain = perStep(b -> b, null);
+        FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
+        List<Preview> previews = new ArrayList<>();
+        GenerationResult result;
+        try (GenerationEngine engine = new GenerationEngine(backend);
+                LogCapture log = new LogCapture()) {
+            result = engine.generate(
+                    GenerationRequest.builder(PROMPT).seed(5).size(64, 48).build(),
+                    GenerationControls.none()
+                            .withProgress(event -> {
+                                if (event.stage() == dev.flux2.api.Stage.DENOISE
+                                        && event.kind() == dev.flux2.api.ProgressEvent.Kind.FINISHED) {
+                                    backend.failOnDecode = null; // the final decode works again
+                                }
+                            })
+                            .withPreviews(PreviewOptions.vae(1), p -> {
+                                previews.add(p);
+                                backend.failOnDecode = new IllegalStateException("decoder out of memory (test)");
+                            }));
+            assertTrue(log.text().contains("continuing without previews"), log.text());
+            assertTrue(log.text().contains("decoder out of memory (test)"), log.text());
+        }
+        assertEquals(1, previews.size(), "the second preview failed, the third was not tried");
+        assertSameImages(plain.result(), result);
+    }
+
+    @Test
     void badOptionsAreRefused() {
         assertThrows(InvalidRequestException.class, () -> PreviewOptions.linear(0));
         assertThrows(InvalidRequestException.class, () -> PreviewOptions.vae(1).withMaxSize(8));
