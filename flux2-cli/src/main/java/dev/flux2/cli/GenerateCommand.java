@@ -379,8 +379,8 @@ final class GenerateCommand extends BaseCommand {
         PreviewMode mode = switch (previewMode.toLowerCase(Locale.ROOT)) {
             case "linear" -> PreviewMode.LINEAR;
             case "vae" -> PreviewMode.VAE;
-            default -> throw new InvalidRequestException(
-                    "--preview-mode must be linear or vae, got '" + previewMode + "'");
+            default ->
+                throw new InvalidRequestException("--preview-mode must be linear or vae, got '" + previewMode + "'");
         };
         if (Files.exists(previewDir) && !Files.isDirectory(previewDir)) {
             throw new InvalidRequestException("--preview-dir " + previewDir + " exists and is not a folder");

@@ -42,8 +42,7 @@ final class ProgressBars implements ProgressListener, AutoCloseable {
                 current.maxHint(Math.max(1, event.total()));
                 current.stepTo(event.completed());
                 if (event.stage() == Stage.DENOISE) {
-                    current.setExtraMessage(
-                            String.format(Locale.ROOT, "step %d/%d", event.completed(), event.total()));
+                    current.setExtraMessage(String.format(Locale.ROOT, "step %d/%d", event.completed(), event.total()));
                 }
             }
             case FINISHED -> {

@@ -38,8 +38,17 @@ class PreviewCommandTest {
 
     private static CliHarness.Run generate(Path out, String... extra) {
         List<String> args = new ArrayList<>(List.of(
-                "generate", "--model", bundle.directory().toString(), "--prompt", "a kite", "--seed", "8",
-                "--steps", "4", "--output", out.toString()));
+                "generate",
+                "--model",
+                bundle.directory().toString(),
+                "--prompt",
+                "a kite",
+                "--seed",
+                "8",
+                "--steps",
+                "4",
+                "--output",
+                out.toString()));
         args.addAll(List.of(extra));
         return CliHarness.run(args.toArray(String[]::new));
     }
@@ -76,7 +85,8 @@ class PreviewCommandTest {
         }
         assertEquals(3, api.size());
         for (Preview preview : api) {
-            BufferedImage file = ImageIO.read(dir.resolve(String.format("step-%02d.png", preview.step())).toFile());
+            BufferedImage file = ImageIO.read(
+                    dir.resolve(String.format("step-%02d.png", preview.step())).toFile());
             assertEquals(preview.image().getWidth(), file.getWidth());
             assertArrayEquals(rgb(preview.image()), rgb(file), "step " + preview.step());
         }
@@ -99,8 +109,11 @@ class PreviewCommandTest {
         assertEquals(ExitCodes.OK, run.exitCode(), run.toString());
         assertEquals(List.of("image-1-step-02.png", "image-2-step-02.png"), names(dir));
         BufferedImage vae = ImageIO.read(dir.resolve("image-1-step-02.png").toFile());
-        BufferedImage output = ImageIO.read(Files.list(work).filter(p -> p.getFileName().toString().startsWith("two"))
-                .findFirst().orElseThrow().toFile());
+        BufferedImage output = ImageIO.read(Files.list(work)
+                .filter(p -> p.getFileName().toString().startsWith("two"))
+                .findFirst()
+                .orElseThrow()
+                .toFile());
         assertEquals(output.getWidth(), vae.getWidth(), "a VAE preview has the output's size");
     }
 
@@ -129,8 +142,15 @@ class PreviewCommandTest {
         Path file = Files.writeString(work.resolve("a-file"), "x");
         for (String[] args : List.of(
                 new String[] {"--preview-every", "2"},
-                new String[] {"--preview-every", "0", "--preview-dir", work.resolve("p0").toString()},
-                new String[] {"--preview-mode", "sharp", "--preview-dir", work.resolve("p1").toString()},
+                new String[] {
+                    "--preview-every", "0", "--preview-dir", work.resolve("p0").toString()
+                },
+                new String[] {
+                    "--preview-mode",
+                    "sharp",
+                    "--preview-dir",
+                    work.resolve("p1").toString()
+                },
                 new String[] {"--preview-dir", file.toString()})) {
             CliHarness.Run run = generate(out, args);
             assertEquals(ExitCodes.USAGE, run.exitCode(), String.join(" ", args) + ": " + run);

@@ -26,6 +26,7 @@ public final class GenerationEngine implements AutoCloseable {
     private final GenerationLimits limits;
     /** The linear previews' projection, fitted to this backend's VAE decoder by the first generation that asks. */
     private final LinearPreviewFit linearPreview;
+
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Set<GenerationContext> running = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();

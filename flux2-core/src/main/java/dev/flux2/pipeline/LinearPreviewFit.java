@@ -26,6 +26,7 @@ final class LinearPreviewFit {
     static final int GRID = 32;
     /** Tokens per cell of the smooth half of the latent. */
     private static final int CELL = 4;
+
     private static final long SEED = 0x466C7578325076L;
     private static final double RIDGE = 1e-4;
 

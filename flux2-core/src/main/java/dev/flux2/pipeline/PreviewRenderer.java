@@ -134,7 +134,10 @@ final class PreviewRenderer {
                         image + 1,
                         e);
             } else {
-                LOG.debug("Preview listener {} threw again: {}", listener.getClass().getName(), e.toString());
+                LOG.debug(
+                        "Preview listener {} threw again: {}",
+                        listener.getClass().getName(),
+                        e.toString());
             }
         }
     }
@@ -149,8 +152,7 @@ final class PreviewRenderer {
         }
         LatentGrid latent = LatentLayout.unpack(clean, LatentGrid.CHANNELS, gw, gh);
         String where = "preview decode after step " + completed + "/" + total + " of image " + (image + 1);
-        PixelTensor pixels =
-                context.call(where, () -> backend.decodeLatent(latent, new QuietStageContext(context)));
+        PixelTensor pixels = context.call(where, () -> backend.decodeLatent(latent, new QuietStageContext(context)));
         return ImageConversion.toImage(pixels);
     }
 

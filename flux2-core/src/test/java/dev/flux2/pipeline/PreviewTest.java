@@ -36,7 +36,9 @@ class PreviewTest {
         try (GenerationEngine engine = new GenerationEngine(backend);
                 LogCapture log = new LogCapture()) {
             GenerationResult result = engine.generate(
-                    request.apply(GenerationRequest.builder(PROMPT).seed(5).size(64, 48)).build(), controls);
+                    request.apply(GenerationRequest.builder(PROMPT).seed(5).size(64, 48))
+                            .build(),
+                    controls);
             return new Run(backend, result, previews, log.text());
         }
     }
@@ -71,11 +73,15 @@ class PreviewTest {
                 b -> b,
                 b -> b.numImages(2).steps(6),
                 b -> b.initImage(ReferenceMath.testImage(64, 48, 3)).strength(0.6),
-                b -> b.initImage(ReferenceMath.testImage(64, 48, 4)).mask(inpaintMask()).strength(1.0));
+                b -> b.initImage(ReferenceMath.testImage(64, 48, 4))
+                        .mask(inpaintMask())
+                        .strength(1.0));
         for (UnaryOperator<GenerationRequest.Builder> request : requests) {
             Run plain = perStep(request, null);
             for (PreviewOptions options : List.of(
-                    PreviewOptions.linear(1), PreviewOptions.vae(1), PreviewOptions.linear(2).withMaxSize(200))) {
+                    PreviewOptions.linear(1),
+                    PreviewOptions.vae(1),
+                    PreviewOptions.linear(2).withMaxSize(200))) {
                 Run previewed = perStep(request, options);
                 assertFalse(previewed.previews().isEmpty(), options.toString());
                 assertSameImages(plain.result(), previewed.result());
@@ -83,7 +89,8 @@ class PreviewTest {
                 List<LatentGrid> a = plain.backend().decodedLatents;
                 List<LatentGrid> b = previewed.backend().decodedLatents;
                 for (int k = 1; k <= plain.result().images().size(); k++) {
-                    assertArrayEquals(a.get(a.size() - k).data(), b.get(b.size() - k).data());
+                    assertArrayEquals(
+                            a.get(a.size() - k).data(), b.get(b.size() - k).data());
                 }
             }
         }
@@ -104,13 +111,13 @@ class PreviewTest {
         assertEquals(List.of(), steps(perStep(b -> b, PreviewOptions.linear(4))));
         // img2img counts the steps it runs: strength 0.5 of 6 steps runs 3
         Run img2img = perStep(
-                b -> b.steps(6).initImage(ReferenceMath.testImage(64, 48, 3)).strength(0.5),
-                PreviewOptions.linear(1));
+                b -> b.steps(6).initImage(ReferenceMath.testImage(64, 48, 3)).strength(0.5), PreviewOptions.linear(1));
         assertEquals(List.of(1, 2), steps(img2img));
         assertTrue(img2img.previews().stream().allMatch(p -> p.steps() == 3));
         // two images: each its own previews, in order
         Run two = perStep(b -> b.numImages(2), PreviewOptions.linear(2));
-        assertEquals(List.of(0, 1), two.previews().stream().map(Preview::imageIndex).toList());
+        assertEquals(
+                List.of(0, 1), two.previews().stream().map(Preview::imageIndex).toList());
     }
 
     private static List<Integer> steps(Run run) {
@@ -142,7 +149,9 @@ class PreviewTest {
     @Test
     void inpaintingPreviewsKeepTheInitLatentOutsideTheMask() {
         Run run = perStep(
-                b -> b.initImage(ReferenceMath.testImage(64, 48, 4)).mask(inpaintMask()).strength(1.0),
+                b -> b.initImage(ReferenceMath.testImage(64, 48, 4))
+                        .mask(inpaintMask())
+                        .strength(1.0),
                 PreviewOptions.vae(1));
         float[] x0 = ReferenceMath.pack(run.backend().encodedLatents.get(0).data(), 128, 3, 4);
         // tokens of columns 2, 3 lie under the black half of the mask: the preview's latent there is the init's
@@ -163,7 +172,8 @@ class PreviewTest {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         List<Preview> linear = new ArrayList<>();
         List<Preview> exact = new ArrayList<>();
-        GenerationRequest request = GenerationRequest.builder(PROMPT).seed(9).size(256, 192).build();
+        GenerationRequest request =
+                GenerationRequest.builder(PROMPT).seed(9).size(256, 192).build();
         try (GenerationEngine engine = new GenerationEngine(backend)) {
             engine.generate(request, GenerationControls.none().withPreviews(PreviewOptions.linear(1), linear::add));
             int afterFirst = backend.decodedLatents.size();
@@ -189,8 +199,7 @@ class PreviewTest {
     @Test
     void linearProjectionMatchesTheDecodeOnHeldOutLatents() {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel());
-        var projection = LinearPreviewFit.fit(
-                backend, new GenerationContext(dev.flux2.api.ProgressListener.NONE, 1));
+        var projection = LinearPreviewFit.fit(backend, new GenerationContext(dev.flux2.api.ProgressListener.NONE, 1));
         float[] latent = TextToImageTest.gaussian(128 * 12 * 16, 99);
         LatentGrid grid = new LatentGrid(latent, 128, 16, 12);
         BufferedImage truth = ImageConversion.toImage(FakeModel.decode(grid));
@@ -323,5 +332,4 @@ class PreviewTest {
                 () -> GenerationControls.none().withPreviews(PreviewOptions.linear(1), null));
         assertTrue(GenerationControls.none().withPreviews(null, null).previews().isEmpty());
     }
-
 }

@@ -38,13 +38,17 @@ public final class PreviewOverhead {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        try (BenchBundle bundle = BenchBundle.timing(TimingTransformerSpec.builder().build(), size);
+        try (BenchBundle bundle =
+                        BenchBundle.timing(TimingTransformerSpec.builder().build(), size);
                 Flux2Pipeline pipeline = Flux2Pipeline.builder()
                         .model(bundle.directory())
                         .memoryPolicy(MemoryPolicy.RESIDENT)
                         .build()) {
-            GenerationRequest request =
-                    GenerationRequest.builder("a preview").size(size, size).steps(4).seed(1).build();
+            GenerationRequest request = GenerationRequest.builder("a preview")
+                    .size(size, size)
+                    .steps(4)
+                    .seed(1)
+                    .build();
             Sample warm = generate(pipeline, request, true);
             System.out.printf(Locale.ROOT, "warm-up (fits the projection): %.0f ms%n", warm.wallMs);
             List<Sample> off = new ArrayList<>();
@@ -63,9 +67,12 @@ public final class PreviewOverhead {
                         (previewFirst ? a : b).meanStepMs(),
                         (previewFirst ? a : b).meanRenderMs());
             }
-            double stepOff = off.stream().mapToDouble(Sample::meanStepMs).average().orElseThrow();
-            double stepOn = on.stream().mapToDouble(Sample::meanStepMs).average().orElseThrow();
-            double render = on.stream().mapToDouble(Sample::meanRenderMs).average().orElseThrow();
+            double stepOff =
+                    off.stream().mapToDouble(Sample::meanStepMs).average().orElseThrow();
+            double stepOn =
+                    on.stream().mapToDouble(Sample::meanStepMs).average().orElseThrow();
+            double render =
+                    on.stream().mapToDouble(Sample::meanRenderMs).average().orElseThrow();
             System.out.printf(
                     Locale.ROOT,
                     "%d² on %d processor(s): step %.1f ms without previews, %.1f ms with (%+.2f %%); rendering a"

@@ -57,16 +57,21 @@ class PreviewPipelineTest {
     @Test
     void previewsKeepTheImageBitForBitUnderBothPolicies() {
         for (MemoryPolicy policy : List.of(MemoryPolicy.SEQUENTIAL, MemoryPolicy.RESIDENT)) {
-            try (Flux2Pipeline p = Flux2Pipeline.builder().model(plain.directory()).memoryPolicy(policy).build()) {
+            try (Flux2Pipeline p = Flux2Pipeline.builder()
+                    .model(plain.directory())
+                    .memoryPolicy(policy)
+                    .build()) {
                 GenerationResult plainRun = p.generate(request());
                 List<Preview> vae = new ArrayList<>();
-                GenerationResult vaeRun = p.generate(
-                        request(), GenerationControls.none().withPreviews(PreviewOptions.vae(1), vae::add));
+                GenerationResult vaeRun =
+                        p.generate(request(), GenerationControls.none().withPreviews(PreviewOptions.vae(1), vae::add));
                 List<Preview> linear = new ArrayList<>();
                 GenerationResult linearRun = p.generate(
                         request(), GenerationControls.none().withPreviews(PreviewOptions.linear(1), linear::add));
-                assertArrayEquals(rgb(plainRun.first().image()), rgb(vaeRun.first().image()), policy + " vae");
-                assertArrayEquals(rgb(plainRun.first().image()), rgb(linearRun.first().image()), policy + " linear");
+                assertArrayEquals(
+                        rgb(plainRun.first().image()), rgb(vaeRun.first().image()), policy + " vae");
+                assertArrayEquals(
+                        rgb(plainRun.first().image()), rgb(linearRun.first().image()), policy + " linear");
                 assertEquals(List.of(1, 2, 3), vae.stream().map(Preview::step).toList());
                 assertEquals(64, vae.get(0).image().getWidth());
                 assertEquals(8, linear.get(0).image().getWidth());
@@ -74,11 +79,15 @@ class PreviewPipelineTest {
                 // the last preview (x̂₀ after step 3 of 4) is close to the final image on this bundle
                 assertTrue(
                         meanAbsDifference(vae.get(2).image(), plainRun.first().image()) < 40,
-                        policy + ": " + meanAbsDifference(vae.get(2).image(), plainRun.first().image()));
+                        policy + ": "
+                                + meanAbsDifference(
+                                        vae.get(2).image(), plainRun.first().image()));
                 // the linear preview follows the exact one at block level better than a flat grey would
                 for (int k = 0; k < 3; k++) {
-                    double linearError = blockError(linear.get(k).image(), vae.get(k).image());
-                    double flatError = blockError(flat(vae.get(k).image()), vae.get(k).image());
+                    double linearError =
+                            blockError(linear.get(k).image(), vae.get(k).image());
+                    double flatError =
+                            blockError(flat(vae.get(k).image()), vae.get(k).image());
                     assertTrue(
                             linearError < flatError,
                             policy + " step " + (k + 1) + ": linear " + linearError + ", flat " + flatError);
