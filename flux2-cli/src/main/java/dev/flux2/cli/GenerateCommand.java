@@ -17,13 +17,13 @@ import dev.flux2.api.ModelRole;
 import dev.flux2.api.PreviewMode;
 import dev.flux2.api.PreviewOptions;
 import dev.flux2.api.ProgressListener;
+import dev.flux2.api.Seeds;
 import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.options.ProviderFallback;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -486,8 +486,8 @@ final class GenerateCommand extends BaseCommand {
         return paths;
     }
 
-    /** A seed in [0, 2^32): short enough to type back, and any value reproduces the image. */
+    /** A seed drawn by {@link Seeds#random()}, the one rule for drawn seeds: in [0, 2^32). */
     static long randomSeed() {
-        return Integer.toUnsignedLong(new SecureRandom().nextInt());
+        return Seeds.random();
     }
 }

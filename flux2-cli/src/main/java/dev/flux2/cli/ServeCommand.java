@@ -4,9 +4,12 @@ import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.MemoryPolicy;
 import dev.flux2.onnx.options.OnnxOptions;
+import dev.flux2.server.BoundPort;
 import dev.flux2.server.ImageService;
 import dev.flux2.server.ServiceConfig;
+import dev.flux2.spi.ModelFiles;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,8 +34,11 @@ import sun.misc.Signal;
         description = "Serve OpenAI's Images API (POST /v1/images/generations, /v1/images/edits, GET /v1/models),"
                 + " the PNG shortcut POST /v1/images, GET /health and GET /metrics on one shared pipeline.")
 final class ServeCommand implements Callable<Integer> {
-    @Option(names = "--model", required = true, paramLabel = "DIR", description = "Bundle folder.")
-    Path model;
+    /** The largest {@code --api-key-file}: a key is a line, not a file of megabytes. */
+    static final int MAX_KEY_FILE_BYTES = 4096;
+
+    @Mixin
+    ModelOption modelOption;
 
     @Option(
             names = "--host",
@@ -52,14 +58,16 @@ final class ServeCommand implements Callable<Integer> {
             names = "--workers",
             paramLabel = "N",
             defaultValue = "1",
-            description = "Concurrent generations (default ${DEFAULT-VALUE}).")
+            description =
+                    "Concurrent generations, at most " + ServiceConfig.MAX_WORKERS + " (default ${DEFAULT-VALUE}).")
     int workers;
 
     @Option(
             names = "--queue",
             paramLabel = "N",
             defaultValue = "4",
-            description = "Waiting requests before 429 (default ${DEFAULT-VALUE}).")
+            description = "Waiting requests before 429, at most " + ServiceConfig.MAX_QUEUE_CAPACITY
+                    + " (default ${DEFAULT-VALUE}).")
     int queue;
 
     @Option(
@@ -94,7 +102,8 @@ final class ServeCommand implements Callable<Integer> {
             names = "--max-connections",
             paramLabel = "N",
             defaultValue = "64",
-            description = "Open connections at once (default ${DEFAULT-VALUE}).")
+            description = "Open connections at once, at most " + ServiceConfig.MAX_CONNECTIONS
+                    + " (default ${DEFAULT-VALUE}).")
     int maxConnections;
 
     @Option(
@@ -139,7 +148,8 @@ final class ServeCommand implements Callable<Integer> {
     @Option(
             names = "--model-name",
             paramLabel = "NAME",
-            description = "The model id of GET /v1/models and of the answers (default: flux2-klein-<variant>).")
+            description = "The model id of GET /v1/models and of the answers (default: flux2-klein-<variant>, e.g."
+                    + " flux2-klein-4b-distilled-onnx-webgpu-q4).")
     String modelName;
 
     @Option(names = "--strict-model", description = "Refuse requests whose 'model' is not the served model's name.")
@@ -190,23 +200,23 @@ final class ServeCommand implements Callable<Integer> {
                 .corsOrigin(corsOrigin)
                 .strictModel(strictModel)
                 .limits(limits);
-        config.build();
-        // Closed in reverse order on every path, also when the service cannot start (a port in use): the
-        // pipeline must be closed before the JVM exits (see below).
-        Flux2Pipeline.Builder builder =
-                Flux2Pipeline.builder().model(model).limits(limits).memoryPolicy(MemoryPolicy.RESIDENT);
-        OnnxOptions.builder().threads(threads).build().asBackendOptions().forEach(builder::backendOption);
-        try (Flux2Pipeline pipeline = builder.build();
+        ServiceConfig checked = config.build();
+        // Bound before the model loads: a busy port or an address that is not this machine's is reported in
+        // milliseconds, with its reason. All closed in reverse order on every path: the pipeline must be closed
+        // before the JVM exits (see below).
+        try (BoundPort socket = BoundPort.bind(checked.address());
+                Flux2Pipeline pipeline = pipeline(limits);
                 ImageService service = ImageService.start(
                         pipeline,
                         config.modelLabel(pipeline.modelInfo().variant())
                                 .modelName(
                                         modelName != null
                                                 ? modelName
-                                                : "flux2-klein-"
-                                                        + pipeline.modelInfo().variant())
+                                                : ServiceConfig.modelId(
+                                                        pipeline.modelInfo().variant()))
                                 .limits(pipeline.limits())
-                                .build())) {
+                                .build(),
+                        socket)) {
             // Stop on SIGINT/SIGTERM from the main thread, not from a shutdown hook: ONNX Runtime's own shutdown
             // hook releases its native environment concurrently with other hooks, which would abort a generation
             // that a hook is still waiting for. Here the service and the pipeline are closed before the JVM starts
@@ -216,27 +226,57 @@ final class ServeCommand implements Callable<Integer> {
             }
             System.out.println("flux2 server on http://" + host + ":" + service.port()
                     + " (POST /v1/images/generations, /v1/images/edits, /v1/images; GET /v1/models, /health,"
-                    + " /metrics)" + (apiKey != null ? ", API key required" : "") + "; Ctrl-C stops it");
+                    + " /metrics; the OpenAI paths also without /v1)" + (apiKey != null ? ", API key required" : "")
+                    + "; Ctrl-C stops it");
             stopped.await();
         }
         return 0;
     }
 
+    /** The model by folder or repo id, as {@code flux2 generate} takes it (the pinned default without one). */
+    private Flux2Pipeline pipeline(GenerationLimits limits) {
+        Flux2Pipeline.Builder builder = Flux2Pipeline.builder()
+                .model(modelOption.resolve(true))
+                .limits(limits)
+                .memoryPolicy(MemoryPolicy.RESIDENT);
+        OnnxOptions.builder().threads(threads).build().asBackendOptions().forEach(builder::backendOption);
+        return builder.build();
+    }
+
     /** The key from {@code --api-key-file}, else {@code FLUX2_API_KEY}; never printed. */
     private String apiKey() {
         if (apiKeyFile != null) {
-            String key;
-            try {
-                key = Files.readString(apiKeyFile, StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new IllegalArgumentException(
-                        "--api-key-file " + apiKeyFile + " cannot be read: "
-                                + e.getClass().getSimpleName(),
-                        e);
-            }
-            return ServiceConfig.checkedApiKey(key, "--api-key-file " + apiKeyFile);
+            return ServiceConfig.checkedApiKey(readKeyFile(apiKeyFile), "--api-key-file " + apiKeyFile);
         }
         String env = System.getenv("FLUX2_API_KEY");
         return env == null || env.isEmpty() ? null : ServiceConfig.checkedApiKey(env, "FLUX2_API_KEY");
+    }
+
+    /**
+     * Reads a key file: a regular file (a FIFO would block the launcher until a writer comes, a device might never
+     * end) of at most {@value #MAX_KEY_FILE_BYTES} bytes, read no further than that.
+     */
+    static String readKeyFile(Path file) {
+        String name = "--api-key-file " + file;
+        java.util.Optional<String> notRegular = ModelFiles.notRegular(file);
+        if (notRegular.isPresent()) {
+            throw new IllegalArgumentException(name + " " + notRegular.get());
+        }
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(file)) {
+            bytes = in.readNBytes(MAX_KEY_FILE_BYTES + 1);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(
+                    name + " cannot be read: "
+                            + (e.getMessage() != null
+                                    ? e.getClass().getSimpleName() + " " + e.getMessage()
+                                    : e.getClass().getSimpleName()),
+                    e);
+        }
+        if (bytes.length > MAX_KEY_FILE_BYTES) {
+            throw new IllegalArgumentException(name + " is larger than " + MAX_KEY_FILE_BYTES + " bytes: not a key"
+                    + " file (it holds one key on one line)");
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 }

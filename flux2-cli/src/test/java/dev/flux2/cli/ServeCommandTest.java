@@ -64,4 +64,81 @@ class ServeCommandTest {
         assertEquals(2, code[0], String.join("\n", lines));
         assertTrue(lines[0].contains("--api-key-file") && !lines[0].contains("secret"), lines[0]);
     }
+
+    @Test
+    void aHugeQueueIsRefusedNamingItsMaximumBeforeTheModelLoads() {
+        int[] code = new int[1];
+        long start = System.nanoTime();
+        String[] lines = run(code, "--model", dir.toString(), "--queue", "1000000000");
+        assertEquals(2, code[0], String.join("\n", lines));
+        assertEquals(1, lines.length, String.join("\n", lines));
+        assertTrue(lines[0].contains("queueCapacity must be in 0..4096") && lines[0].contains("1000000000"), lines[0]);
+        assertTrue(System.nanoTime() - start < 5_000_000_000L, "refused at once");
+    }
+
+    @Test
+    void anUnresolvableHostIsCalledUnresolvableNotNonLoopback() {
+        int[] code = new int[1];
+        String[] lines = run(code, "--model", dir.toString(), "--host", "localhots.invalid");
+        assertEquals(2, code[0], String.join("\n", lines));
+        assertEquals(1, lines.length, String.join("\n", lines));
+        assertTrue(lines[0].contains("'localhots.invalid' cannot be resolved"), lines[0]);
+        assertTrue(!lines[0].contains("not a loopback"), lines[0]);
+    }
+
+    @Test
+    void aBusyPortIsReportedWithItsReasonBeforeTheModelLoads() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            int[] code = new int[1];
+            // The folder holds no model: had the model been loaded first, this would be a model error (exit 3).
+            String[] lines = run(code, "--model", dir.toString(), "--port", Integer.toString(taken.getLocalPort()));
+            assertEquals(1, code[0], String.join("\n", lines));
+            assertEquals(1, lines.length, String.join("\n", lines));
+            assertTrue(
+                    lines[0].contains("cannot listen on 127.0.0.1:" + taken.getLocalPort())
+                            && lines[0].contains("already in use"),
+                    lines[0]);
+        }
+    }
+
+    @Test
+    void aKeyFileThatIsAFifoOrHugeIsRefusedWithoutHanging() throws Exception {
+        Path fifo = dir.resolve("key.fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertEquals(0, mkfifo.waitFor());
+        int[] code = new int[1];
+        long start = System.nanoTime();
+        String[] lines = run(code, "--model", dir.toString(), "--api-key-file", fifo.toString());
+        assertEquals(2, code[0], String.join("\n", lines));
+        assertTrue(lines[0].contains("--api-key-file") && lines[0].contains("not a regular file"), lines[0]);
+        assertTrue(System.nanoTime() - start < 5_000_000_000L, "refused at once, not blocked on the FIFO");
+
+        lines = run(code, "--model", dir.toString(), "--api-key-file", "/dev/zero");
+        assertEquals(2, code[0], String.join("\n", lines));
+        assertTrue(lines[0].contains("not a regular file"), lines[0]);
+
+        Path huge = java.nio.file.Files.write(dir.resolve("huge-key"), new byte[1 << 20]);
+        lines = run(code, "--model", dir.toString(), "--api-key-file", huge.toString());
+        assertEquals(2, code[0], String.join("\n", lines));
+        assertTrue(lines[0].contains("larger than 4096 bytes"), lines[0]);
+    }
+
+    @Test
+    void theModelIsAFolderOrARepoIdAsInGenerate() {
+        int[] code = new int[1];
+        // A repo id is taken as one (not as a missing folder): offline and in no cache, it is the model error.
+        String[] lines = run(code, "--model", "flux2-test-nobody/absent-model", "--offline");
+        assertEquals(3, code[0], String.join("\n", lines));
+        assertEquals(1, lines.length, String.join("\n", lines));
+        assertTrue(
+                lines[0].startsWith("flux2: model error: ") && lines[0].contains("flux2-test-nobody/absent-model"),
+                lines[0]);
+        // Without --model, the pinned default model, as every other command (parsed only: nothing is loaded).
+        ServeCommand serve = new ServeCommand();
+        new picocli.CommandLine(serve).parseArgs();
+        assertEquals(dev.flux2.hub.ModelNames.DEFAULT_MODEL, serve.modelOption.model);
+        serve = new ServeCommand();
+        new picocli.CommandLine(serve).parseArgs("--model", dir.toString());
+        assertEquals(dir.toString(), serve.modelOption.model);
+    }
 }

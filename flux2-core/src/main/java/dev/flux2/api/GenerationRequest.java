@@ -26,7 +26,7 @@ import java.util.OptionalLong;
  *
  * <p>Unset values take the model's defaults ({@link ModelInfo}): steps and guidance from the bundle config, the size
  * from the init image, else the first reference image, else the bundle's default size. Without a seed and without
- * explicit noise a random seed is drawn and reported in the result's metadata. With {@code numImages > 1} image
+ * explicit noise a random seed is drawn ({@link Seeds#random()}: in [0, 2³²)) and reported in the result's metadata. With {@code numImages > 1} image
  * {@code k} uses seed {@code seed + k}.
  *
  * <p>Thread-safe (immutable), with one caveat: images are kept by reference, not copied (a 1024² image is 4 MB).

@@ -3,6 +3,7 @@ package dev.flux2.pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelInfo;
+import dev.flux2.api.Seeds;
 import dev.flux2.math.FlowMatchSchedule;
 import dev.flux2.math.Img2ImgNoising;
 import dev.flux2.spi.LatentGrid;
@@ -12,7 +13,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalDouble;
-import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -168,7 +168,7 @@ final class RequestResolver {
         if (request.seed().isPresent()) {
             return LatentNoise.seeded(request.seed().getAsLong());
         }
-        long seed = ThreadLocalRandom.current().nextLong();
+        long seed = Seeds.random();
         LOG.debug("No seed given: drew random seed {}", seed);
         return LatentNoise.seeded(seed);
     }

@@ -61,7 +61,12 @@ class SeedsAndNoiseTest {
         long seed = first.first().metadata().seed().orElseThrow();
         assertArrayEquals(seededTokens(seed), backend.velocityCalls.get(0).latent());
         assertTrue(second.first().metadata().seed().isPresent());
-        assertTrue(seed != second.first().metadata().seed().getAsLong(), "two random draws of 64 bits collided");
+        assertTrue(seed != second.first().metadata().seed().getAsLong(), "two random draws of 32 bits collided");
+        // Drawn seeds are in [0, 2^32): JSON readers holding numbers as doubles (JavaScript, jq) keep them exact.
+        for (GenerationResult r : java.util.List.of(first, second)) {
+            long s = r.first().metadata().seed().getAsLong();
+            assertTrue(s >= 0 && s < (1L << 32), "drawn seed " + s + " is outside [0, 2^32)");
+        }
 
         FakeBackend replay = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         try (GenerationEngine engine = new GenerationEngine(replay)) {

@@ -7,11 +7,11 @@ import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Admits generations to a fixed set of workers with a bounded wait queue, and enforces the per-request timeout by
  * cancelling the generation's {@link CancellationToken}. Admission is a semaphore of {@code workers + queue}
- * permits taken before submission, so a full service answers at once and never races a worker that is just
- * finishing. Thread-safe.
+ * permits taken by {@link #admit()} (for an upload before its body is read, so a full service answers 429 before a
+ * byte of it is buffered), and never races a worker that is just finishing. Nothing is preallocated per slot: a large {@code --queue} costs memory only when used. Thread-safe.
  */
 final class GenerationQueue implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GenerationQueue.class);
@@ -71,6 +71,29 @@ final class GenerationQueue implements AutoCloseable {
         }
     }
 
+    /**
+     * A slot of {@code workers + queue} taken before the request's body is read. Handed to {@link #run}, which
+     * releases it when the generation ends; closed without a run (the body was refused), it is released at once.
+     */
+    final class Admission implements AutoCloseable {
+        private final AtomicBoolean settled = new AtomicBoolean();
+
+        private Admission() {}
+
+        /** Hands the slot to a run: from now on the run releases it. @return false when already settled */
+        private boolean handOver() {
+            return settled.compareAndSet(false, true);
+        }
+
+        /** Releases the slot unless a run took it. Idempotent. */
+        @Override
+        public void close() {
+            if (settled.compareAndSet(false, true)) {
+                permits.release();
+            }
+        }
+    }
+
     /** The service is shutting down. */
     static final class ClosedException extends Exception {
         private static final long serialVersionUID = 1L;
@@ -87,9 +110,10 @@ final class GenerationQueue implements AutoCloseable {
         int slots = config.workers() + config.queueCapacity();
         this.permits = new Semaphore(slots);
         AtomicInteger n = new AtomicInteger();
-        // The executor's own queue never fills: the semaphore admits at most `slots` tasks.
+        // The semaphore admits at most `slots` tasks; the executor's queue is unbounded but grows only with them (an
+        // ArrayBlockingQueue of `slots` allocated --queue 1000000000 references up front).
         this.workers = new ThreadPoolExecutor(
-                config.workers(), config.workers(), 0L, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(slots), r -> {
+                config.workers(), config.workers(), 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
                     Thread t = new Thread(r, "flux2-generate-" + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
@@ -97,19 +121,13 @@ final class GenerationQueue implements AutoCloseable {
     }
 
     /**
-     * Runs one generation, waiting for a worker if one is free soon enough.
+     * Takes a slot for a request before its body is read.
      *
-     * @param request a validated request
-     * @param clientGone polled while the request waits or runs: true once its client has hung up
-     * @return the result
+     * @return the slot, to hand to {@link #run} or to close
      * @throws QueueFullException when every worker and queue slot is taken
-     * @throws TimedOutException when the deadline passed (the generation was cancelled)
-     * @throws AbandonedException when the client hung up (a queued request never runs; a running one is cancelled)
      * @throws ClosedException when the service is shutting down
      */
-    GenerationResult run(GenerationRequest request, BooleanSupplier clientGone)
-            throws QueueFullException, TimedOutException, AbandonedException, ClosedException {
-        CancellationToken token = new CancellationToken();
+    Admission admit() throws QueueFullException, ClosedException {
         if (closed) {
             throw new ClosedException("the service is shutting down");
         }
@@ -117,6 +135,31 @@ final class GenerationQueue implements AutoCloseable {
             stats.rejected.incrementAndGet();
             throw new QueueFullException("all " + workers.getMaximumPoolSize() + " workers are busy and the queue is"
                     + " full; retry later");
+        }
+        return new Admission();
+    }
+
+    /**
+     * Runs one generation in an admitted slot, waiting for a worker if one is free soon enough. The slot is
+     * released when the generation ends (or is dropped).
+     *
+     * @param slot the slot {@link #admit()} gave for this request
+     * @param request a validated request
+     * @param clientGone polled while the request waits or runs: true once its client has hung up
+     * @return the result
+     * @throws TimedOutException when the deadline passed (the generation was cancelled)
+     * @throws AbandonedException when the client hung up (a queued request never runs; a running one is cancelled)
+     * @throws ClosedException when the service is shutting down
+     */
+    GenerationResult run(Admission slot, GenerationRequest request, BooleanSupplier clientGone)
+            throws TimedOutException, AbandonedException, ClosedException {
+        CancellationToken token = new CancellationToken();
+        if (!slot.handOver()) {
+            throw new IllegalStateException("the admission was already used or released");
+        }
+        if (closed) {
+            permits.release();
+            throw new ClosedException("the service is shutting down");
         }
         AtomicBoolean claimed = new AtomicBoolean();
         Future<GenerationResult> future;

@@ -6,16 +6,21 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
-/** {@code GET /health}: 200 with the model, the admission limits and the counters since start. */
+/**
+ * {@code GET /health}: 200 with the model, the admission limits, the counters since start and the request bodies held
+ * in memory (now, at most so far, the budget).
+ */
 final class HealthHandler implements Route {
     static final String PATH = "/health";
 
     private final ServiceConfig config;
     private final ServiceStats stats;
+    private final BodyBudget budget;
 
-    HealthHandler(ServiceConfig config, ServiceStats stats) {
+    HealthHandler(ServiceConfig config, ServiceStats stats, BodyBudget budget) {
         this.config = config;
         this.stats = stats;
+        this.budget = budget;
     }
 
     @Override
@@ -39,6 +44,9 @@ final class HealthHandler implements Route {
         body.put("rejected", stats.rejected.get());
         body.put("timed_out", stats.timedOut.get());
         body.put("abandoned", stats.abandoned.get());
+        body.put("body_bytes_held", budget.held());
+        body.put("body_bytes_peak", budget.peak());
+        body.put("body_bytes_budget", budget.total());
         HttpExchanges.sendJson(response, callback, 200, body);
     }
 }

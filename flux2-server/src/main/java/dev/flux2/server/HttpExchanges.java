@@ -57,7 +57,12 @@ final class HttpExchanges {
     static byte[] readBody(Request request, int maxBytes, Duration timeout)
             throws TooLargeException, SlowBodyException, IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        long declared = request.getLength();
+        // With a Content-Length (within maxBytes, checked by the caller) the body goes straight into one array of
+        // that size: no growing buffer and no final copy, so a body costs its own size in the heap.
+        byte[] exact = declared >= 0 && declared <= maxBytes ? new byte[(int) declared] : null;
+        ByteArrayOutputStream grown = exact == null ? new ByteArrayOutputStream() : null;
+        int filled = 0;
         while (true) {
             Content.Chunk chunk = request.read();
             if (chunk == null) {
@@ -82,14 +87,23 @@ final class HttpExchanges {
                     throw new IOException("reading the request body failed: " + failure, failure);
                 }
                 ByteBuffer bytes = chunk.getByteBuffer();
-                if (body.size() + bytes.remaining() > maxBytes) {
+                int n = bytes.remaining();
+                if ((long) filled + n > maxBytes) {
                     throw new TooLargeException("request body larger than " + maxBytes + " bytes");
                 }
-                byte[] copy = new byte[bytes.remaining()];
-                bytes.get(copy);
-                body.write(copy);
+                if (exact != null) {
+                    if (filled + n > exact.length) {
+                        throw new IOException("the request body is longer than its Content-Length " + exact.length);
+                    }
+                    bytes.get(exact, filled, n);
+                } else {
+                    byte[] copy = new byte[n];
+                    bytes.get(copy);
+                    grown.write(copy);
+                }
+                filled += n;
                 if (chunk.isLast()) {
-                    return body.toByteArray();
+                    return exact != null ? exact : grown.toByteArray();
                 }
             } finally {
                 chunk.release();
@@ -140,6 +154,11 @@ final class HttpExchanges {
 
     /** Answers {@code {"error": {"message", "type", "param", "code"}}} with the error's status. */
     static void sendError(Response response, Callback callback, ApiError error) {
+        send(response, callback, error.status(), "application/json; charset=utf-8", errorBody(error));
+    }
+
+    /** @return {@code {"error": {"message", "type", "param", "code"}}} as UTF-8 JSON */
+    static byte[] errorBody(ApiError error) {
         ObjectNode body = JSON.createObjectNode();
         ObjectNode e = body.putObject("error");
         e.put("message", error.getMessage());
@@ -154,10 +173,14 @@ final class HttpExchanges {
         } else {
             e.put("code", error.code());
         }
-        sendJson(response, callback, error.status(), body);
+        try {
+            return JSON.writeValueAsBytes(body);
+        } catch (JsonProcessingException ex) {
+            throw new UncheckedIOException(ex);
+        }
     }
 
-    private static String defaultCode(int status) {
+    static String defaultCode(int status) {
         return switch (status) {
             case 400 -> "invalid_request";
             case 401 -> "invalid_api_key";
@@ -166,12 +189,14 @@ final class HttpExchanges {
             case 405 -> "method_not_allowed";
             case 408 -> "request_timeout";
             case 413 -> "request_too_large";
+            case 414 -> "uri_too_long";
             case 415 -> "unsupported_media_type";
             case 429 -> "rate_limit_exceeded";
+            case 431 -> "headers_too_large";
             case 499 -> "client_closed_request";
             case 503 -> "service_unavailable";
             case 504 -> "generation_timeout";
-            default -> "server_error";
+            default -> status < 500 ? "invalid_request" : "server_error";
         };
     }
 

@@ -19,11 +19,13 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  *
  * <ul>
  * <li>OpenAI's Images API: {@code POST /v1/images/generations}, {@code POST /v1/images/edits},
- *     {@code GET /v1/models}, errors as {@code {"error": {"message", "type", "param", "code"}}};</li>
+ *     {@code GET /v1/models}, errors as {@code {"error": {"message", "type", "param", "code"}}} (every error of the
+ *     server, Jetty's own included); each also without the {@code /v1} prefix ({@link ApiPaths});</li>
  * <li>{@code GET /metrics} in Prometheus' text format;</li>
  * <li>the PNG shortcut {@code POST /v1/images} with {@code {"prompt": "...", "width": 512, "height": 512, "seed": 42,
  *     "steps": 4}} → {@code 200 image/png} (parameters in PNG text chunks, seed in {@code X-Flux2-Seed});</li>
- * <li>{@code 429} at once when {@code workers + queueCapacity} requests are already admitted;</li>
+ * <li>{@code 429} at once, before the body is read, when {@code workers + queueCapacity} requests are already
+ *     admitted or the bodies held at once would exceed {@link ServiceConfig#bodyBudgetBytes()};</li>
  * <li>{@code 504} when a request exceeds its timeout: its generation is cancelled through its
  *     {@link dev.flux2.api.CancellationToken};</li>
  * <li>{@code GET /health} → {@code 200} JSON with the model, limits and counters.</li>
@@ -61,10 +63,26 @@ public final class ImageService implements AutoCloseable {
      * @param pipeline the pipeline (not closed by the service)
      * @param config address and limits
      * @return the running service
+     * @throws UncheckedIOException when the address cannot be bound
      */
     public static ImageService start(Flux2Pipeline pipeline, ServiceConfig config) {
         Objects.requireNonNull(pipeline, "pipeline");
-        return start(pipeline::generate, config, !pipeline.modelInfo().distilled());
+        return start(pipeline::generate, config, !pipeline.modelInfo().distilled(), null);
+    }
+
+    /**
+     * Starts the service on a shared pipeline and a socket bound beforehand (before the model loaded: a busy port
+     * is then found in milliseconds).
+     *
+     * @param pipeline the pipeline (not closed by the service)
+     * @param config address and limits; its address must be the one {@code port} was bound to
+     * @param port the bound socket; the service takes it over and closes it
+     * @return the running service
+     */
+    public static ImageService start(Flux2Pipeline pipeline, ServiceConfig config, BoundPort port) {
+        Objects.requireNonNull(pipeline, "pipeline");
+        Objects.requireNonNull(port, "port");
+        return start(pipeline::generate, config, !pipeline.modelInfo().distilled(), port);
     }
 
     /**
@@ -76,23 +94,32 @@ public final class ImageService implements AutoCloseable {
      * @throws UncheckedIOException when the address cannot be bound
      */
     public static ImageService start(ImageGenerator generator, ServiceConfig config) {
-        return start(generator, config, false);
+        return start(generator, config, false, null);
     }
 
     /**
      * @param trueCfg whether the model has true classifier-free guidance ({@code negative_prompt} accepted)
+     * @param port a socket bound beforehand, or null to bind {@code config.address()} now
      */
-    static ImageService start(ImageGenerator generator, ServiceConfig config, boolean trueCfg) {
+    static ImageService start(ImageGenerator generator, ServiceConfig config, boolean trueCfg, BoundPort port) {
         Objects.requireNonNull(generator, "generator");
         Objects.requireNonNull(config, "config");
+        if (port != null && !port.address().equals(config.address())) {
+            throw new IllegalArgumentException("the socket was bound to " + port.address() + " but the config's"
+                    + " address is " + config.address());
+        }
+        // Bound first: a busy port is refused with its reason (BoundPort) before anything is started.
+        BoundPort socket = port != null ? port : BoundPort.bind(config.address());
         ServiceStats stats = new ServiceStats();
         GenerationQueue queue = new GenerationQueue(generator, config, stats);
+        BodyBudget budget = new BodyBudget(config.bodyBudgetBytes());
         // One thread per possible connection plus Jetty's acceptor and selector threads: a handler blocked on a slow
         // body or on a generation never takes the thread /health needs.
         QueuedThreadPool threads = new QueuedThreadPool(config.maxConnections() + 16, 4);
         threads.setName("flux2-http");
         threads.setDaemon(true);
         Server server = new Server(threads);
+        server.setErrorHandler(new ErrorAnswers());
         ServerConnector connector = new ServerConnector(server, 1, 1);
         connector.setHost(config.address().getHostString());
         connector.setPort(config.address().getPort());
@@ -108,11 +135,13 @@ public final class ImageService implements AutoCloseable {
         ImageStore store = new ImageStore();
         ModelsHandler models = new ModelsHandler(config);
         Map<String, Route> routes = Map.of(
-                ImagesHandler.PATH, new ImagesHandler(queue, config, metrics),
-                OpenAiImagesHandler.GENERATIONS, new OpenAiImagesHandler(false, queue, config, metrics, store, trueCfg),
-                OpenAiImagesHandler.EDITS, new OpenAiImagesHandler(true, queue, config, metrics, store, trueCfg),
+                ImagesHandler.PATH, new ImagesHandler(queue, budget, config, metrics),
+                OpenAiImagesHandler.GENERATIONS,
+                        new OpenAiImagesHandler(false, queue, budget, config, metrics, store, trueCfg),
+                OpenAiImagesHandler.EDITS,
+                        new OpenAiImagesHandler(true, queue, budget, config, metrics, store, trueCfg),
                 ModelsHandler.PATH, models,
-                HealthHandler.PATH, new HealthHandler(config, stats),
+                HealthHandler.PATH, new HealthHandler(config, stats, budget),
                 MetricsHandler.PATH, new MetricsHandler(metrics));
         RequestGuard guard = new RequestGuard(config);
         server.setHandler(new Handler.Abstract() {
@@ -122,7 +151,7 @@ public final class ImageService implements AutoCloseable {
                         request.getConnectionMetaData().getConnection();
                 heads.headArrived(connection);
                 Callback done = Callback.from(callback, () -> heads.answered(connection));
-                String path = Request.getPathInContext(request);
+                String path = ApiPaths.canonical(Request.getPathInContext(request));
                 Route route = routes.get(path);
                 String label = route != null ? path : "other";
                 if (route == null && path.startsWith(ImageStore.PREFIX)) {
@@ -141,10 +170,11 @@ public final class ImageService implements AutoCloseable {
                                 done,
                                 new ApiError(
                                         404,
-                                        "no resource " + path + "; try POST " + OpenAiImagesHandler.GENERATIONS + ", "
+                                        "no resource " + OpenAiImageRequest.shortened(Request.getPathInContext(request))
+                                                + "; try POST " + OpenAiImagesHandler.GENERATIONS + ", "
                                                 + OpenAiImagesHandler.EDITS + ", " + ImagesHandler.PATH + " or GET "
                                                 + ModelsHandler.PATH + ", " + HealthHandler.PATH + ", "
-                                                + MetricsHandler.PATH,
+                                                + MetricsHandler.PATH + " (the OpenAI paths also without /v1)",
                                         null,
                                         "not_found"));
                     } else {
@@ -162,9 +192,11 @@ public final class ImageService implements AutoCloseable {
         });
         server.setStopTimeout(1000);
         try {
+            connector.open(socket.take());
             server.start();
         } catch (Exception e) {
             queue.close();
+            socket.close();
             try {
                 server.stop();
             } catch (Exception stop) {

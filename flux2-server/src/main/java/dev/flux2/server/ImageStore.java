@@ -53,10 +53,11 @@ final class ImageStore implements Route {
     @Override
     public void handle(Request request, Response response, Callback callback) {
         if (!"GET".equals(request.getMethod())) {
+            response.getHeaders().put(org.eclipse.jetty.http.HttpHeader.ALLOW, "GET");
             HttpExchanges.sendError(response, callback, 405, PREFIX + "* accepts GET only");
             return;
         }
-        String path = Request.getPathInContext(request);
+        String path = ApiPaths.canonical(Request.getPathInContext(request));
         Entry e = get(path.substring(PREFIX.length()));
         if (e == null) {
             HttpExchanges.sendError(

@@ -23,11 +23,13 @@ final class ImagesHandler implements Route {
     static final String PATH = "/v1/images";
 
     private final GenerationQueue queue;
+    private final BodyBudget budget;
     private final ServiceConfig config;
     private final ServerMetrics metrics;
 
-    ImagesHandler(GenerationQueue queue, ServiceConfig config, ServerMetrics metrics) {
+    ImagesHandler(GenerationQueue queue, BodyBudget budget, ServiceConfig config, ServerMetrics metrics) {
         this.queue = queue;
+        this.budget = budget;
         this.config = config;
         this.metrics = metrics;
     }
@@ -39,32 +41,42 @@ final class ImagesHandler implements Route {
             HttpExchanges.sendError(response, callback, 405, PATH + " accepts POST only");
             return;
         }
-        byte[] body = QueueAnswers.readBody(request, response, callback, config.maxBodyBytes(), config.bodyTimeout());
-        if (body == null) {
-            return;
-        }
-        GenerationRequest generation;
-        try {
-            Utf8.check(body, "the request body");
-            ImageRequestBody parsed = ImageRequestBody.parse(body);
-            if (parsed.prompt() != null) {
-                Utf8.checkText(parsed.prompt(), "prompt");
+        try (QueueAnswers.Admitted admitted = QueueAnswers.admitAndRead(
+                queue, budget, request, response, callback, config.maxBodyBytes(), config.bodyTimeout(), false)) {
+            if (admitted == null) {
+                return;
             }
-            generation = parsed.toRequest().limits(config.limits()).build();
-            config.limits().checkRequest(generation);
-        } catch (InvalidRequestException e) {
-            HttpExchanges.sendError(response, callback, 400, e.getMessage());
-            return;
-        } catch (ApiError e) {
-            HttpExchanges.sendError(response, callback, e);
-            return;
+            GenerationRequest generation;
+            try {
+                byte[] body = admitted.body();
+                Utf8.check(body, "the request body");
+                ImageRequestBody parsed = ImageRequestBody.parse(body);
+                if (parsed.prompt() != null) {
+                    Utf8.checkText(parsed.prompt(), "prompt");
+                }
+                generation = parsed.toRequest().limits(config.limits()).build();
+                config.limits().checkRequest(generation);
+            } catch (InvalidRequestException e) {
+                admitted.close(); // before answering: the client's next request must find the slot free
+                HttpExchanges.sendError(response, callback, 400, e.getMessage());
+                return;
+            } catch (ApiError e) {
+                admitted.close();
+                HttpExchanges.sendError(response, callback, e);
+                return;
+            }
+            generate(admitted, request, response, callback, generation);
         }
-        generate(request, response, callback, generation);
     }
 
-    private void generate(Request request, Response response, Callback callback, GenerationRequest generation)
+    private void generate(
+            QueueAnswers.Admitted admitted,
+            Request request,
+            Response response,
+            Callback callback,
+            GenerationRequest generation)
             throws IOException {
-        GenerationResult result = QueueAnswers.run(queue, metrics, generation, request, response, callback);
+        GenerationResult result = QueueAnswers.run(queue, metrics, admitted, generation, request, response, callback);
         if (result == null) {
             return;
         }

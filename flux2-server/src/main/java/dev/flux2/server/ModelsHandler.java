@@ -24,7 +24,7 @@ final class ModelsHandler implements Route {
             HttpExchanges.sendError(response, callback, 405, PATH + " accepts GET only");
             return;
         }
-        String path = Request.getPathInContext(request);
+        String path = ApiPaths.canonical(Request.getPathInContext(request));
         if (path.equals(PATH)) {
             ObjectNode body = HttpExchanges.JSON.createObjectNode();
             body.put("object", "list");

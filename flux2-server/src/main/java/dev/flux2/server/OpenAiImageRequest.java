@@ -14,7 +14,9 @@ import java.util.TreeSet;
  * (multipart text fields are converted to it first, see {@link Multipart}). OpenAI's fields; {@code quality},
  * {@code style}, {@code background}, {@code moderation}, {@code user} and {@code input_fidelity} are accepted and
  * ignored; the extensions are {@code seed}, {@code steps} (alias {@code num_inference_steps}),
- * {@code guidance_scale}, {@code negative_prompt} and, for edits, {@code strength}.
+ * {@code guidance_scale}, {@code negative_prompt} and, for edits, {@code strength}. OpenAI's streaming fields,
+ * {@code stream} and {@code partial_images}, are parsed here like any other; whether the server can stream is the
+ * handler's decision.
  *
  * @param prompt the prompt (required)
  * @param n images to generate (default 1)
@@ -29,6 +31,10 @@ import java.util.TreeSet;
  * @param guidance the guidance scale, or null
  * @param negativePrompt the negative prompt, or null
  * @param strength the img2img strength (edits), or null for multi-reference editing
+ * @param stepsField the field that gave {@code steps} ({@code steps} or {@code num_inference_steps}), for errors
+ * @param stream whether the answer is to be streamed as server-sent events (OpenAI's {@code stream}, default false)
+ * @param partialImages partial images to stream before the final one, 0..{@value #MAX_PARTIAL_IMAGES} (OpenAI's
+ *     {@code partial_images}, default 0)
  */
 record OpenAiImageRequest(
         String prompt,
@@ -43,9 +49,15 @@ record OpenAiImageRequest(
         Integer steps,
         Double guidance,
         String negativePrompt,
-        Double strength) {
+        Double strength,
+        String stepsField,
+        boolean stream,
+        int partialImages) {
 
     static final int MAX_N = 10;
+    /** OpenAI's largest {@code partial_images}. */
+    static final int MAX_PARTIAL_IMAGES = 3;
+
     private static final Set<String> COMMON = Set.of(
             "prompt",
             "n",
@@ -63,12 +75,23 @@ record OpenAiImageRequest(
             "steps",
             "num_inference_steps",
             "guidance_scale",
-            "negative_prompt");
+            "negative_prompt",
+            "stream",
+            "partial_images");
     private static final Set<String> EDIT_ONLY =
             Set.of("image", "image[]", "images", "mask", "strength", "input_fidelity");
     /** The fields that are numbers: multipart sends them as text. */
-    static final Set<String> NUMERIC =
-            Set.of("n", "output_compression", "seed", "steps", "num_inference_steps", "guidance_scale", "strength");
+    static final Set<String> NUMERIC = Set.of(
+            "n",
+            "output_compression",
+            "seed",
+            "steps",
+            "num_inference_steps",
+            "guidance_scale",
+            "strength",
+            "partial_images");
+    /** The fields that are booleans: multipart sends them as text ({@code true} or {@code false}). */
+    static final Set<String> BOOLEAN = Set.of("stream");
 
     /**
      * @param root the body
@@ -141,6 +164,13 @@ record OpenAiImageRequest(
         if (negative != null) {
             Utf8.checkText(negative, "negative_prompt");
         }
+        boolean stream = bool(root, "stream", false);
+        int partialImages = integer(root, "partial_images", 0);
+        if (partialImages < 0 || partialImages > MAX_PARTIAL_IMAGES) {
+            throw ApiError.invalid(
+                    "partial_images",
+                    "'partial_images' must be in 0.." + MAX_PARTIAL_IMAGES + ", got " + partialImages);
+        }
         for (String ignored : List.of("quality", "style", "background", "moderation", "user", "input_fidelity")) {
             JsonNode v = field(root, ignored);
             if (v != null && !v.isTextual()) {
@@ -160,7 +190,10 @@ record OpenAiImageRequest(
                 stepCount,
                 number(root, "guidance_scale"),
                 negative,
-                edit ? number(root, "strength") : null);
+                edit ? number(root, "strength") : null,
+                alias != null ? "num_inference_steps" : "steps",
+                stream,
+                partialImages);
     }
 
     private static JsonNode field(JsonNode root, String name) {
@@ -200,6 +233,17 @@ record OpenAiImageRequest(
             throw wrongType(name, "an integer (32-bit)", v);
         }
         return v.intValue();
+    }
+
+    private static boolean bool(JsonNode root, String name, boolean fallback) throws ApiError {
+        JsonNode v = field(root, name);
+        if (v == null) {
+            return fallback;
+        }
+        if (!v.isBoolean()) {
+            throw wrongType(name, "a boolean (true or false)", v);
+        }
+        return v.booleanValue();
     }
 
     private static Long longInteger(JsonNode root, String name) throws ApiError {

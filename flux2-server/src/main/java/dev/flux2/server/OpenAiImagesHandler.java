@@ -7,20 +7,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.flux2.ImageFiles;
-import dev.flux2.OpenAiMask;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
-import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.PngFiles;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
@@ -41,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * URLs): the fields of {@link OpenAiImageRequest}, the images of {@link ImageUploads}; answered
  * {@code {"created", "data": [{"b64_json" | "url", "seed"}], "output_format", "size", "model"}}, errors in OpenAI's
  * shape. The edit's images are FLUX.2 reference images; with {@code strength} the first one is the img2img init image
- * and the others references.
+ * and the others references. An upload's queue slot is taken before its body is read ({@link QueueAnswers#admitAndRead});
+ * the request is built by {@link OpenAiGeneration}. Also served without the {@code /v1} prefix ({@link ApiPaths}).
  */
 final class OpenAiImagesHandler implements Route {
     static final String GENERATIONS = "/v1/images/generations";
@@ -53,6 +48,7 @@ final class OpenAiImagesHandler implements Route {
 
     private final boolean edit;
     private final GenerationQueue queue;
+    private final BodyBudget budget;
     private final ServiceConfig config;
     private final ServerMetrics metrics;
     private final ImageStore store;
@@ -61,12 +57,14 @@ final class OpenAiImagesHandler implements Route {
     OpenAiImagesHandler(
             boolean edit,
             GenerationQueue queue,
+            BodyBudget budget,
             ServiceConfig config,
             ServerMetrics metrics,
             ImageStore store,
             boolean trueCfg) {
         this.edit = edit;
         this.queue = queue;
+        this.budget = budget;
         this.config = config;
         this.metrics = metrics;
         this.store = store;
@@ -92,43 +90,65 @@ final class OpenAiImagesHandler implements Route {
             return;
         }
         int cap = multipart ? config.maxUploadBytes() : config.maxBodyBytes();
-        byte[] body = QueueAnswers.readBody(request, response, callback, cap, config.bodyTimeout());
-        if (body == null) {
-            return;
-        }
-        GenerationRequest generation;
-        OpenAiImageRequest fields;
-        try {
-            ObjectNode root;
-            ImageUploads uploads = null;
-            if (multipart) {
-                List<Multipart.Part> parts = Multipart.parse(
-                        body, Multipart.boundary(request.getHeaders().get(HttpHeader.CONTENT_TYPE)));
-                root = fieldsOf(parts);
-                uploads = ImageUploads.fromParts(parts);
-            } else {
-                root = json(body);
-                if (edit) {
-                    uploads = ImageUploads.fromJson(root);
-                }
+        try (QueueAnswers.Admitted admitted = QueueAnswers.admitAndRead(
+                queue, budget, request, response, callback, cap, config.bodyTimeout(), multipart)) {
+            if (admitted == null) {
+                return;
             }
-            fields = OpenAiImageRequest.parse(root, edit);
-            checkModel(fields);
-            generation = toRequest(fields, uploads);
-            config.limits().checkRequest(generation);
-        } catch (ApiError e) {
-            HttpExchanges.sendError(response, callback, e);
-            return;
-        } catch (InvalidRequestException e) {
-            HttpExchanges.sendError(response, callback, 400, e.getMessage());
-            return;
+            GenerationRequest generation;
+            OpenAiImageRequest fields;
+            try {
+                ObjectNode root;
+                ImageUploads uploads = null;
+                if (multipart) {
+                    List<Multipart.Part> parts = Multipart.parse(
+                            admitted.body(),
+                            Multipart.boundary(request.getHeaders().get(HttpHeader.CONTENT_TYPE)));
+                    root = MultipartFields.of(parts);
+                    uploads = ImageUploads.fromParts(parts);
+                } else {
+                    root = json(admitted.body());
+                    if (edit) {
+                        uploads = ImageUploads.fromJson(root);
+                    }
+                }
+                fields = OpenAiImageRequest.parse(root, edit);
+                checkModel(fields);
+                checkStreaming(fields);
+                generation = OpenAiGeneration.request(fields, uploads, config.limits(), trueCfg);
+            } catch (ApiError e) {
+                admitted.close(); // before answering: the client's next request must find the slot free
+                HttpExchanges.sendError(response, callback, e);
+                return;
+            }
+            LOG.debug("{} prompt: {}", path(), fields.prompt());
+            GenerationResult result =
+                    QueueAnswers.run(queue, metrics, admitted, generation, request, response, callback);
+            if (result == null) {
+                return;
+            }
+            HttpExchanges.sendJson(response, callback, 200, answer(request, fields, result));
         }
-        LOG.debug("{} prompt: {}", path(), fields.prompt());
-        GenerationResult result = QueueAnswers.run(queue, metrics, generation, request, response, callback);
-        if (result == null) {
-            return;
+    }
+
+    /** Streaming (server-sent events) is not implemented yet: refused when asked for, its default values accepted. */
+    private static void checkStreaming(OpenAiImageRequest fields) throws ApiError {
+        if (fields.stream()) {
+            throw new ApiError(
+                    400,
+                    "'stream': true is not supported by this server yet; send 'stream': false or leave it out for"
+                            + " one JSON answer",
+                    "stream",
+                    "unsupported_parameter");
         }
-        HttpExchanges.sendJson(response, callback, 200, answer(request, fields, result));
+        if (fields.partialImages() > 0) {
+            throw new ApiError(
+                    400,
+                    "'partial_images' " + fields.partialImages() + " needs a streamed answer ('stream': true),"
+                            + " which this server does not support yet; send 0 or leave it out",
+                    "partial_images",
+                    "unsupported_parameter");
+        }
     }
 
     private static ObjectNode json(byte[] body) throws ApiError {
@@ -147,40 +167,6 @@ final class OpenAiImagesHandler implements Route {
         return (ObjectNode) root;
     }
 
-    /** Multipart text fields as a JSON object, numbers converted, so one parser reads both forms. */
-    private static ObjectNode fieldsOf(List<Multipart.Part> parts) throws ApiError {
-        ObjectNode root = HttpExchanges.JSON.createObjectNode();
-        for (Multipart.Part p : parts) {
-            if (p.isFile() || ImageUploads.FIELDS.contains(p.name())) {
-                continue; // files, and the image fields' text parts (refused by ImageUploads, naming the field)
-            }
-            Utf8.check(p.body(), "the multipart field '" + p.name() + "'");
-            if (root.has(p.name())) {
-                throw ApiError.invalid(p.name(), "the multipart field '" + p.name() + "' is given twice");
-            }
-            String text = p.text();
-            if (OpenAiImageRequest.NUMERIC.contains(p.name())) {
-                try {
-                    JsonNode number = HttpExchanges.JSON.readTree(text.strip());
-                    if (number == null || !number.isNumber()) {
-                        throw ApiError.invalid(
-                                p.name(),
-                                "'" + p.name() + "' must be a number, got '" + OpenAiImageRequest.shortened(text)
-                                        + "'");
-                    }
-                    root.set(p.name(), number);
-                } catch (JsonProcessingException e) {
-                    throw ApiError.invalid(
-                            p.name(),
-                            "'" + p.name() + "' must be a number, got '" + OpenAiImageRequest.shortened(text) + "'");
-                }
-            } else {
-                root.put(p.name(), text);
-            }
-        }
-        return root;
-    }
-
     private void checkModel(OpenAiImageRequest fields) throws ApiError {
         if (config.strictModel() && fields.model() != null && !fields.model().equals(config.modelName())) {
             throw new ApiError(
@@ -190,99 +176,6 @@ final class OpenAiImagesHandler implements Route {
                     "model",
                     "model_not_found");
         }
-    }
-
-    private GenerationRequest toRequest(OpenAiImageRequest f, ImageUploads uploads) throws ApiError {
-        GenerationRequest.Builder b = GenerationRequest.builder(f.prompt()).numImages(f.n());
-        if (f.width() != null) {
-            b.size(f.width(), f.height());
-        }
-        if (f.seed() != null) {
-            b.seed(f.seed());
-        }
-        if (f.steps() != null) {
-            b.steps(f.steps());
-        }
-        if (f.guidance() != null) {
-            b.guidance(f.guidance());
-        }
-        if (f.negativePrompt() != null) {
-            if (!trueCfg) {
-                throw ApiError.invalid(
-                        "negative_prompt",
-                        "'negative_prompt' needs a model with true classifier-free guidance (a base"
-                                + " model); the served model is guidance-distilled");
-            }
-            b.negativePrompt(f.negativePrompt());
-        }
-        b.limits(config.limits());
-        if (uploads == null) {
-            return b.build();
-        }
-        List<Path> files = new ArrayList<>();
-        try {
-            // The core reads and bounds the files (size, pixels, truncation), naming the limit; the message names
-            // the upload, not the staging file.
-            try {
-                int references = 0;
-                for (int i = 0; i < uploads.images().size(); i++) {
-                    Path file = Files.createTempFile("flux2-upload-", ".img");
-                    files.add(file);
-                    Files.write(file, uploads.images().get(i));
-                    if (i == 0 && (f.strength() != null || uploads.mask() != null)) {
-                        b.initImage(ImageFiles.read(file, "init image", config.limits()));
-                        if (f.strength() != null) {
-                            b.strength(f.strength());
-                        }
-                    } else {
-                        b.addReferenceImage(
-                                ImageFiles.read(file, "reference image " + references++, config.limits()),
-                                file.toString());
-                    }
-                }
-                if (uploads.mask() != null) {
-                    Path maskFile = Files.createTempFile("flux2-upload-", ".img");
-                    files.add(maskFile);
-                    Files.write(maskFile, uploads.mask());
-                    b.mask(ImageFiles.read(maskFile, "mask", config.limits()));
-                }
-                return withFluxMask(b.build());
-            } catch (InvalidRequestException e) {
-                String message = e.getMessage();
-                for (int i = 0; i < files.size(); i++) {
-                    String name =
-                            uploads.mask() != null && i == files.size() - 1 ? "the mask" : "uploaded image " + (i + 1);
-                    message = message.replace(files.get(i).toString(), name);
-                }
-                throw ApiError.invalid("image", message);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot stage an uploaded image: " + e.getMessage(), e);
-        } finally {
-            for (Path file : files) {
-                try {
-                    Files.deleteIfExists(file);
-                } catch (IOException e) {
-                    LOG.warn("cannot delete the staged upload {}: {}", file, e.toString());
-                }
-            }
-        }
-    }
-
-    /** OpenAI's mask (same size as the image, alpha 0 = edit) in FLUX.2's convention (white = repaint). */
-    private static GenerationRequest withFluxMask(GenerationRequest request) throws ApiError {
-        if (request.mask().isEmpty()) {
-            return request;
-        }
-        java.awt.image.BufferedImage mask = request.mask().get();
-        java.awt.image.BufferedImage image = request.initImage().orElseThrow();
-        if (mask.getWidth() != image.getWidth() || mask.getHeight() != image.getHeight()) {
-            throw ApiError.invalid(
-                    "mask",
-                    "'mask' must have the size of the image: the image is " + image.getWidth() + "x" + image.getHeight()
-                            + ", the mask is " + mask.getWidth() + "x" + mask.getHeight());
-        }
-        return request.toBuilder().mask(OpenAiMask.toFlux(mask)).build();
     }
 
     private ObjectNode answer(Request request, OpenAiImageRequest f, GenerationResult result) {

@@ -33,6 +33,9 @@ import java.util.Objects;
  * @param allowUnauthenticated whether a non-loopback address without a key is allowed
  * @param corsOrigin the one origin CORS requests are answered for, or null (CORS off)
  * @param strictModel whether a request's {@code model} must be {@code modelName}
+ * @param bodyBudgetBytes the request bodies held in memory at once, in bytes (each request reserves its declared
+ *     length, or its cap, before a byte is read; one that does not fit is answered 429); at least
+ *     {@code maxUploadBytes}
  */
 public record ServiceConfig(
         InetSocketAddress address,
@@ -51,7 +54,15 @@ public record ServiceConfig(
         String apiKey,
         boolean allowUnauthenticated,
         String corsOrigin,
-        boolean strictModel) {
+        boolean strictModel,
+        long bodyBudgetBytes) {
+
+    /** The most workers: each runs a generation on the one shared pipeline at the same time. */
+    public static final int MAX_WORKERS = 256;
+    /** The longest queue: requests waiting beyond the workers. */
+    public static final int MAX_QUEUE_CAPACITY = 4096;
+    /** The most connections open at once (each may hold a thread). */
+    public static final int MAX_CONNECTIONS = 16_384;
 
     /** Validates the values. */
     public ServiceConfig {
@@ -63,11 +74,16 @@ public record ServiceConfig(
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(modelName, "modelName");
         Objects.requireNonNull(headerTimeout, "headerTimeout");
-        if (workers < 1) {
-            throw new IllegalArgumentException("workers must be >= 1, got " + workers);
+        if (workers < 1 || workers > MAX_WORKERS) {
+            throw new IllegalArgumentException("workers must be in 1.." + MAX_WORKERS + ", got " + workers);
         }
-        if (queueCapacity < 0) {
-            throw new IllegalArgumentException("queueCapacity must be >= 0, got " + queueCapacity);
+        if (queueCapacity < 0 || queueCapacity > MAX_QUEUE_CAPACITY) {
+            throw new IllegalArgumentException(
+                    "queueCapacity must be in 0.." + MAX_QUEUE_CAPACITY + ", got " + queueCapacity);
+        }
+        if (maxConnections > MAX_CONNECTIONS) {
+            throw new IllegalArgumentException(
+                    "maxConnections must be at most " + MAX_CONNECTIONS + ", got " + maxConnections);
         }
         positive("requestTimeout", requestTimeout);
         positive("idleTimeout", idleTimeout);
@@ -84,6 +100,10 @@ public record ServiceConfig(
             throw new IllegalArgumentException(
                     "maxUploadBytes must be >= maxBodyBytes = " + maxBodyBytes + ", got " + maxUploadBytes);
         }
+        if (bodyBudgetBytes < maxUploadBytes) {
+            throw new IllegalArgumentException("bodyBudgetBytes must be >= maxUploadBytes = " + maxUploadBytes
+                    + " (one upload must fit), got " + bodyBudgetBytes);
+        }
         if (apiKey != null) {
             checkedApiKey(apiKey, "apiKey");
         }
@@ -92,11 +112,41 @@ public record ServiceConfig(
                     "corsOrigin must be an origin like https://app.example or http://localhost:3000, got '" + corsOrigin
                             + "'");
         }
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException("the host '" + address.getHostString() + "' cannot be resolved to an"
+                    + " address of this machine (unknown host); give an IP address such as 127.0.0.1 or 0.0.0.0, or"
+                    + " a name that resolves, such as localhost");
+        }
         if (apiKey == null && !allowUnauthenticated && !isLoopback(address)) {
             throw new IllegalArgumentException("listening on " + address.getHostString()
                     + " (not a loopback address) without an API key is refused: give --api-key-file or"
                     + " FLUX2_API_KEY, or --allow-unauthenticated to serve anyone who can reach it");
         }
+    }
+
+    /**
+     * The model id a server answers with when none is given: {@code flux2-klein-<variant>} from a bundle's variant
+     * label, without repeating what the label already says ({@code klein-4b-distilled} gives
+     * {@code flux2-klein-4b-distilled}, not {@code flux2-klein-klein-…}; {@code flux.2-klein-4b} gives
+     * {@code flux2-klein-4b}), lower-cased, with characters other than letters, digits, {@code .}, {@code _} and
+     * {@code -} replaced by {@code -} (a composed bundle's {@code +} included).
+     *
+     * @param variant the bundle's variant label ({@link dev.flux2.api.ModelInfo#variant()})
+     * @return the model id
+     */
+    public static String modelId(String variant) {
+        String v = variant.strip().toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9._-]+", "-");
+        v = v.replaceAll("-{2,}", "-").replaceAll("^[-.]+|[-.]+$", "");
+        if (v.startsWith("flux.2")) {
+            v = "flux2" + v.substring("flux.2".length());
+        }
+        if (v.startsWith("flux2-") || v.equals("flux2")) {
+            v = v.substring("flux2".length()).replaceAll("^-", "");
+        }
+        if (v.startsWith("klein-") || v.equals("klein")) {
+            v = v.substring("klein".length()).replaceAll("^-", "");
+        }
+        return v.isEmpty() ? "flux2-klein" : "flux2-klein-" + v;
     }
 
     /** @return whether {@code address} only accepts connections from this machine */
@@ -138,7 +188,7 @@ public record ServiceConfig(
     public String toString() {
         return "ServiceConfig[address=" + address + ", workers=" + workers + ", queueCapacity=" + queueCapacity
                 + ", modelName=" + modelName + ", apiKey=" + (apiKey == null ? "none" : "(set)") + ", corsOrigin="
-                + corsOrigin + "]";
+                + corsOrigin + ", bodyBudgetBytes=" + bodyBudgetBytes + "]";
     }
 
     private static void positive(String name, Duration value) {
@@ -175,8 +225,19 @@ public record ServiceConfig(
         private boolean allowUnauthenticated;
         private String corsOrigin;
         private boolean strictModel;
+        private long bodyBudgetBytes;
 
         private Builder() {}
+
+        /**
+         * @param bytes the request bodies held in memory at once (default: a quarter of the maximum Java heap, at
+         *     least {@code maxUploadBytes})
+         * @return this
+         */
+        public Builder bodyBudgetBytes(long bytes) {
+            this.bodyBudgetBytes = bytes;
+            return this;
+        }
 
         /** @param name the model id of {@code /v1/models} (default flux2-klein) @return this */
         public Builder modelName(String name) {
@@ -232,13 +293,13 @@ public record ServiceConfig(
             return this;
         }
 
-        /** @param workers concurrent generations @return this */
+        /** @param workers concurrent generations, 1..{@value ServiceConfig#MAX_WORKERS} @return this */
         public Builder workers(int workers) {
             this.workers = workers;
             return this;
         }
 
-        /** @param capacity waiting requests before 429 @return this */
+        /** @param capacity waiting requests before 429, 0..{@value ServiceConfig#MAX_QUEUE_CAPACITY} @return this */
         public Builder queueCapacity(int capacity) {
             this.queueCapacity = capacity;
             return this;
@@ -308,7 +369,10 @@ public record ServiceConfig(
                     apiKey,
                     allowUnauthenticated,
                     corsOrigin,
-                    strictModel);
+                    strictModel,
+                    bodyBudgetBytes != 0
+                            ? bodyBudgetBytes
+                            : Math.max(maxUploadBytes, Runtime.getRuntime().maxMemory() / 4));
         }
     }
 }

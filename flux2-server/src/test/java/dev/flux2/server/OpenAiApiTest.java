@@ -177,8 +177,9 @@ class OpenAiApiTest {
             JsonNode small = error(send(s, "POST", "/v1/images/edits", tiny.contentType(), tiny.body()), 400);
             assertEquals("image", small.get("param").asText());
             assertTrue(
-                    small.get("message").asText().contains("uploaded image 1")
-                            && !small.get("message").asText().contains("/tmp"),
+                    small.get("message").asText().contains("'image'")
+                            && !small.get("message").asText().contains("/tmp")
+                            && !small.get("message").asText().contains("flux2-upload"),
                     small.toString());
 
             Multiparts masked = new Multiparts()

@@ -115,6 +115,8 @@ class OpenAiClientsIT {
         Image generated = model.generate("a red fox in the snow").content();
         // LangChain4j sends no seed: the server picked one and wrote it into the PNG's parameter chunks.
         long seed = seedOf(generated.base64Data());
+        // Drawn as the CLI draws them, in [0, 2^32): exact in JavaScript's and jq's doubles.
+        assertTrue(seed >= 0 && seed < (1L << 32), "drawn seed " + seed);
         BufferedImage expected = pipeline.generate(GenerationRequest.builder("a red fox in the snow")
                         .size(64, 48)
                         .seed(seed)

@@ -34,6 +34,7 @@ class ArchitectureTest {
                 Set.of(
                         "dev.flux2.server.ImageService",
                         "dev.flux2.server.ServiceConfig",
+                        "dev.flux2.server.BoundPort",
                         "dev.flux2.server.ImageGenerator"));
     }
 
