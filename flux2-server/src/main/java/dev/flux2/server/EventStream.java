@@ -74,6 +74,25 @@ final class EventStream {
     }
 
     /**
+     * Sends a comment line, which clients ignore, so that a proxy does not close a stream that is silent for a long
+     * denoising step. Nothing is sent before the first event.
+     *
+     * @throws IOException when the client is gone
+     */
+    void keepAlive() throws IOException {
+        if (!committed || failed) {
+            return;
+        }
+        try (Blocker.Callback blocker = Blocker.callback()) {
+            response.write(false, ByteBuffer.wrap(": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII)), blocker);
+            blocker.block();
+        } catch (IOException | RuntimeException e) {
+            failed = true;
+            throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+        }
+    }
+
+    /**
      * Ends the stream.
      *
      * @param callback the exchange's callback, completed when the end is written

@@ -43,6 +43,10 @@ final class OpenAiImageStream implements GenerationQueue.Companion {
     private final BlockingQueue<Object> handed = new LinkedBlockingQueue<>();
     /** Whether the request thread has seen {@link #FINISHED}; read and written by it alone. */
     private boolean ended;
+    /** When the last event or comment was written (request thread only). */
+    private long lastWrite = System.nanoTime();
+    /** A comment after this much silence keeps proxies from closing the stream during a long step. */
+    private static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(15);
 
     /** One partial image, handed from the worker to the request thread. */
     private record Partial(int image, int index, BufferedImage preview) {}
@@ -149,6 +153,14 @@ final class OpenAiImageStream implements GenerationQueue.Companion {
             }
             next = handed.poll();
         }
+        if (!ended && System.nanoTime() - lastWrite > KEEP_ALIVE_NANOS) {
+            try {
+                stream.keepAlive();
+            } catch (IOException e) {
+                LOG.debug("the client of a streamed answer hung up: {}", e.toString());
+            }
+            lastWrite = System.nanoTime();
+        }
         return ended;
     }
 
@@ -173,6 +185,7 @@ final class OpenAiImageStream implements GenerationQueue.Companion {
         data.put("partial_image_index", p.index());
         try {
             stream.send(name("partial_image"), data);
+            lastWrite = System.nanoTime();
         } catch (IOException e) {
             // the queue sees stream.failed() as the client gone and cancels the generation
             LOG.debug("the client of a streamed answer hung up: {}", e.toString());
