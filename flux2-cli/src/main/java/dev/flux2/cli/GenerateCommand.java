@@ -14,12 +14,15 @@ import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
+import dev.flux2.api.PreviewMode;
+import dev.flux2.api.PreviewOptions;
 import dev.flux2.api.ProgressListener;
 import dev.flux2.api.Seeds;
 import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.runtime.RuntimeLibraryException;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -213,6 +216,28 @@ final class GenerateCommand extends BaseCommand {
                     + " FLUX2_PROGRESS=on).")
     boolean noProgress;
 
+    @Option(
+            names = "--preview-every",
+            paramLabel = "K",
+            description = "Write a live preview of the image after every K-th denoising step (not after the last: "
+                    + "that is the output) into --preview-dir. Default with --preview-dir: 1.")
+    Integer previewEvery;
+
+    @Option(
+            names = "--preview-dir",
+            paramLabel = "DIR",
+            description = "Folder for the live previews (created if missing): step-KK.png, or image-N-step-KK.png for "
+                    + "several images, each written atomically.")
+    Path previewDir;
+
+    @Option(
+            names = "--preview-mode",
+            paramLabel = "MODE",
+            defaultValue = "linear",
+            description = "linear: a fast colour projection of the latent at an eighth of the size (default); vae: the "
+                    + "full VAE decode of the predicted image (exact, as slow as the final decode).")
+    String previewMode;
+
     @Override
     public Integer call() throws IOException {
         long baseSeed = seed != null ? seed : randomSeed();
@@ -246,12 +271,13 @@ final class GenerateCommand extends BaseCommand {
         // The outputs too: an unusable path is a usage error now, not a lost image after the generation.
         List<Path> outputs = outputPaths(baseSeed);
         outputs.forEach(OutputCheck::check);
+        PreviewOptions previews = previewOptions();
         out().println("seed: " + baseSeed);
         out().flush();
         PrintStream progressStream = System.err;
         CancelOnShutdown guard = CancelOnShutdown.install(token, progressStream, SHUTDOWN_GRACE);
         try {
-            return generate(validated, token, components, outputs, progressStream, limits);
+            return generate(validated, token, components, outputs, progressStream, limits, previews);
         } catch (RuntimeException e) {
             // Reported before the guard closes: once it does, a Ctrl-C shutdown completes and the JVM halts. After
             // a cancel, any failure is the cancellation surfacing (for example a runtime call aborted mid-graph).
@@ -271,7 +297,8 @@ final class GenerateCommand extends BaseCommand {
             Map<ModelRole, Path> components,
             List<Path> outputs,
             PrintStream progressStream,
-            GenerationLimits limits)
+            GenerationLimits limits,
+            PreviewOptions previews)
             throws IOException {
         Flux2Pipeline.Builder builder = pipelineBuilder(token).limits(limits);
         components.forEach(builder::component);
@@ -290,9 +317,12 @@ final class GenerateCommand extends BaseCommand {
             try (ProgressBars bars =
                     ProgressSwitch.draw(!noProgress) ? new ProgressBars(progressStream, numImages) : null) {
                 ProgressListener listener = bars == null ? ProgressListener.NONE : bars;
-                result = pipeline.generate(
-                        validated,
-                        GenerationControls.none().withProgress(listener).withCancellation(token));
+                GenerationControls controls =
+                        GenerationControls.none().withProgress(listener).withCancellation(token);
+                if (previews != null) {
+                    controls = controls.withPreviews(previews, new PreviewFiles(previewDir, numImages, bars, err()));
+                }
+                result = pipeline.generate(validated, controls);
             }
             result.images().stream()
                     .flatMap(i -> i.metadata().warnings().stream())
@@ -317,6 +347,31 @@ final class GenerateCommand extends BaseCommand {
             out().flush();
         }
         return ExitCodes.OK;
+    }
+
+    /** The preview options, with the folder checked like an output; null without {@code --preview-dir}. */
+    private PreviewOptions previewOptions() {
+        if (previewDir == null) {
+            if (previewEvery != null) {
+                throw new InvalidRequestException("--preview-every needs --preview-dir DIR (where the previews go)");
+            }
+            return null;
+        }
+        int every = previewEvery == null ? 1 : previewEvery;
+        if (every < 1) {
+            throw new InvalidRequestException("--preview-every must be at least 1, got " + every);
+        }
+        PreviewMode mode = switch (previewMode.toLowerCase(Locale.ROOT)) {
+            case "linear" -> PreviewMode.LINEAR;
+            case "vae" -> PreviewMode.VAE;
+            default ->
+                throw new InvalidRequestException("--preview-mode must be linear or vae, got '" + previewMode + "'");
+        };
+        if (Files.exists(previewDir) && !Files.isDirectory(previewDir)) {
+            throw new InvalidRequestException("--preview-dir " + previewDir + " exists and is not a folder");
+        }
+        OutputCheck.check(PreviewFiles.file(previewDir, numImages, 0, 1, 1));
+        return new PreviewOptions(mode, every, 0);
     }
 
     /** The backend names its options; a CLI user needs the flag that sets it. */

@@ -2,6 +2,7 @@ package dev.flux2.cli;
 
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.io.PngFiles;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.AccessDeniedException;
@@ -11,6 +12,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import javax.imageio.ImageIO;
 
 /**
  * Writes a generated image in the format its extension names ({@link ImageFormat}), atomically: into a temporary
@@ -27,11 +29,7 @@ final class ImageFileWriter {
      * @throws IOException naming the file and the reason
      */
     public static void write(GeneratedImage image, Path file, float jpegQuality) throws IOException {
-        write(
-                image,
-                file,
-                jpegQuality,
-                tmp -> Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
+        write(image, file, jpegQuality, ImageFileWriter::openNew);
     }
 
     /** Opens the temporary file (a test wraps the stream to fail as a full disk does). */
@@ -41,16 +39,46 @@ final class ImageFileWriter {
 
     static void write(GeneratedImage image, Path file, float jpegQuality, Opener opener) throws IOException {
         ImageFormat format = ImageFormat.of(file);
+        writeAtomically(file, opener, out -> {
+            if (format == ImageFormat.PNG) {
+                PngFiles.write(image, out);
+            } else {
+                JpegMetadataWriter.write(image, jpegQuality, out);
+            }
+        });
+    }
+
+    /**
+     * Writes a plain PNG (no metadata: a live preview), atomically.
+     *
+     * @param image the pixels
+     * @param file the target (replaced if it exists)
+     * @throws IOException naming the file and the reason
+     */
+    static void writePng(BufferedImage image, Path file) throws IOException {
+        writeAtomically(file, ImageFileWriter::openNew, out -> {
+            if (!ImageIO.write(image, "png", out)) {
+                throw new IOException("no PNG writer");
+            }
+        });
+    }
+
+    /** What writes the bytes. */
+    private interface Body {
+        void writeTo(OutputStream out) throws IOException;
+    }
+
+    private static OutputStream openNew(Path tmp) throws IOException {
+        return Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    }
+
+    private static void writeAtomically(Path file, Opener opener, Body body) throws IOException {
         Path absolute = file.toAbsolutePath();
         // Not Files.createTempFile: its owner-only permissions would survive the rename; this one follows the umask.
         Path tmp = absolute.resolveSibling("." + absolute.getFileName() + "." + System.nanoTime() + ".tmp");
         try {
             try (OutputStream out = opener.open(tmp)) {
-                if (format == ImageFormat.PNG) {
-                    PngFiles.write(image, out);
-                } else {
-                    JpegMetadataWriter.write(image, jpegQuality, out);
-                }
+                body.writeTo(out);
             }
             Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {

@@ -4,6 +4,7 @@ import dev.flux2.api.ProgressEvent;
 import dev.flux2.api.ProgressListener;
 import dev.flux2.api.Stage;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.Locale;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -40,6 +41,9 @@ final class ProgressBars implements ProgressListener, AutoCloseable {
                 }
                 current.maxHint(Math.max(1, event.total()));
                 current.stepTo(event.completed());
+                if (event.stage() == Stage.DENOISE) {
+                    current.setExtraMessage(String.format(Locale.ROOT, "step %d/%d", event.completed(), event.total()));
+                }
             }
             case FINISHED -> {
                 if (current != null && currentStage == event.stage()) {
@@ -47,6 +51,17 @@ final class ProgressBars implements ProgressListener, AutoCloseable {
                     closeCurrent();
                 }
             }
+        }
+    }
+
+    /**
+     * Names the live preview just written after the current step, beside the step.
+     *
+     * @param file the preview's file
+     */
+    void previewWritten(Path file) {
+        if (current != null && currentStage == Stage.DENOISE) {
+            current.setExtraMessage(current.getExtraMessage() + ", preview " + file.getFileName());
         }
     }
 

@@ -155,6 +155,12 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--strict-model", description = "Refuse requests whose 'model' is not the served model's name.")
     boolean strictModel;
 
+    @Option(
+            names = "--no-ui",
+            description = "Do not serve the playground page at GET / (a prompt box with live partial images over this"
+                    + " server's own API).")
+    boolean noUi;
+
     @Mixin
     LimitOptions limitOptions;
 
@@ -202,6 +208,7 @@ final class ServeCommand implements Callable<Integer> {
                 .allowUnauthenticated(allowUnauthenticated)
                 .corsOrigin(corsOrigin)
                 .strictModel(strictModel)
+                .ui(!noUi)
                 .limits(limits);
         ServiceConfig checked = config.build();
         // The backend options too: a CUDA setting without --provider cuda is refused before the model loads.

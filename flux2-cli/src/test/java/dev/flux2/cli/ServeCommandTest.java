@@ -141,4 +141,14 @@ class ServeCommandTest {
         new picocli.CommandLine(serve).parseArgs("--model", dir.toString());
         assertEquals(dir.toString(), serve.modelOption.model);
     }
+
+    @Test
+    void noUiTurnsThePlaygroundOff() {
+        ServeCommand on = new ServeCommand();
+        new picocli.CommandLine(on).parseArgs("--model", dir.toString());
+        assertTrue(!on.noUi, "the page is on by default");
+        ServeCommand off = new ServeCommand();
+        new picocli.CommandLine(off).parseArgs("--model", dir.toString(), "--no-ui");
+        assertTrue(off.noUi);
+    }
 }

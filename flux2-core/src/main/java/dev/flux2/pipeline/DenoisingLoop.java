@@ -22,15 +22,24 @@ final class DenoisingLoop {
     private final GenerationContext context;
     private final float[] velocity;
     private final float[] negativeVelocity;
+    /** Null without previews: then a step costs one null check more. */
+    private final PreviewRenderer previews;
 
     /**
      * @param session the open denoiser (not closed here)
      * @param text the request's text conditioning (not closed here)
      * @param request the resolved request (schedule, start index, guidance)
      * @param context the request's context
+     * @param previews the live previews, or null
      */
-    DenoisingLoop(DenoiserSession session, TextConditioning text, ResolvedRequest request, GenerationContext context) {
+    DenoisingLoop(
+            DenoiserSession session,
+            TextConditioning text,
+            ResolvedRequest request,
+            GenerationContext context,
+            PreviewRenderer previews) {
         this.session = session;
+        this.previews = previews;
         this.text = text;
         this.request = request;
         this.context = context;
@@ -41,7 +50,8 @@ final class DenoisingLoop {
 
     /**
      * Runs steps {@code startIndex … n−1}, updating the latent in place: {@code x ← x + (σ_{i+1} − σ_i)·v}.
-     * Checks cancellation before every step and reports one {@code ADVANCED} event per step.
+     * Checks cancellation before every step and reports one {@code ADVANCED} event per step, then the step's live
+     * preview when one is asked for.
      *
      * @param x N·128 packed latent tokens; overwritten with the result
      * @param image the image index, for messages and events
@@ -58,6 +68,12 @@ final class DenoisingLoop {
             String where = "denoise " + step.label() + " of image " + (image + 1);
             long begin = System.nanoTime();
             predict(step, x, where);
+            int completed = i - start + 1;
+            boolean preview = previews != null && previews.previewsAfter(completed, n - start);
+            if (preview) {
+                // x̂₀ needs the step's input latent, which the Euler update overwrites
+                previews.predictClean(x, velocity, step.sigma(), inpainting);
+            }
             EulerSampler.step(x, velocity, step.sigma(), step.sigmaNext());
             if (inpainting != null) {
                 MaskBlending.blend(
@@ -75,7 +91,10 @@ final class DenoisingLoop {
                         step.sigmaNext(),
                         (System.nanoTime() - begin) / 1_000_000);
             }
-            span.advanced(i - start + 1);
+            span.advanced(completed);
+            if (preview) {
+                previews.emit(image, completed, n - start);
+            }
         }
     }
 

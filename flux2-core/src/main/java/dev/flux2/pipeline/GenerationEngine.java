@@ -24,6 +24,9 @@ public final class GenerationEngine implements AutoCloseable {
     private final Flux2Backend backend;
     private final ModelInfo modelInfo;
     private final GenerationLimits limits;
+    /** The linear previews' projection, fitted to this backend's VAE decoder by the first generation that asks. */
+    private final LinearPreviewFit linearPreview;
+
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Set<GenerationContext> running = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -47,6 +50,7 @@ public final class GenerationEngine implements AutoCloseable {
      */
     public GenerationEngine(Flux2Backend backend, GenerationLimits limits) {
         this.backend = Objects.requireNonNull(backend, "backend");
+        this.linearPreview = new LinearPreviewFit(backend);
         try {
             this.modelInfo = Objects.requireNonNull(backend.modelInfo(), "backend returned no model info");
             this.limits = Objects.requireNonNull(limits, "limits").forModel(modelInfo);
@@ -114,7 +118,9 @@ public final class GenerationEngine implements AutoCloseable {
         AutoCloseable registration =
                 controls.cancellation().map(token -> register(token, context)).orElse(null);
         try {
-            return new GenerationRun(backend, modelInfo, request, context, limits).run();
+            GenerationRun.Previews previews = new GenerationRun.Previews(
+                    controls.previews().orElse(null), controls.previewListener(), linearPreview);
+            return new GenerationRun(backend, modelInfo, request, context, limits, previews).run();
         } finally {
             if (registration != null) {
                 unregister(registration);

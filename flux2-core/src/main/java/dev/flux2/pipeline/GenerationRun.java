@@ -7,6 +7,8 @@ import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
 import dev.flux2.api.InferenceException;
 import dev.flux2.api.ModelInfo;
+import dev.flux2.api.PreviewListener;
+import dev.flux2.api.PreviewOptions;
 import dev.flux2.api.Stage;
 import dev.flux2.image.ImageConversion;
 import dev.flux2.image.MaskOverlay;
@@ -40,6 +42,14 @@ final class GenerationRun {
     private final GenerationRequest request;
     private final GenerationContext context;
     private final GenerationLimits limits;
+    private final Previews previews;
+
+    /** The live previews a generation asked for, with the engine's fitted projection; null fields: none. */
+    record Previews(PreviewOptions options, PreviewListener listener, LinearPreviewFit linear) {
+        boolean asked() {
+            return options != null;
+        }
+    }
 
     /**
      * @param backend the backend (not owned)
@@ -47,14 +57,17 @@ final class GenerationRun {
      * @param request the validated request
      * @param context the request's context, already wired to cancellation
      * @param limits the limits the resolved request must keep
+     * @param previews the live previews asked for
      */
     GenerationRun(
             Flux2Backend backend,
             ModelInfo model,
             GenerationRequest request,
             GenerationContext context,
-            GenerationLimits limits) {
+            GenerationLimits limits,
+            Previews previews) {
         this.backend = backend;
+        this.previews = previews;
         this.limits = limits;
         this.model = model;
         this.request = request;
@@ -87,7 +100,7 @@ final class GenerationRun {
                 resolved.size().gridWidth(),
                 resolved.size().gridHeight(),
                 !resolved.images().references().isEmpty() || resolved.images().hasMask(),
-                FusedPolicy.mayUseFused(resolved, model));
+                FusedPolicy.mayUseFused(resolved, model, previews.asked()));
         try (Preparation prepared = context.call("preparing the generation", () -> backend.prepare(plan, context))) {
             try (TextConditioning text = TextConditioning.encode(resolved, backend, context)) {
                 EncodedImages encoded = ImageInputs.encode(images, resolved.size(), backend, context);
@@ -128,8 +141,12 @@ final class GenerationRun {
         GenerationContext.StageSpan firstSpan = context.begin(Stage.DENOISE, 0, resolved.stepsRun());
         try (DenoiserSession session =
                 context.call("opening the denoiser", () -> backend.openDenoiser(setup, context))) {
-            boolean fused = FusedPolicy.useFused(resolved, model, session, context);
-            DenoisingLoop loop = new DenoisingLoop(session, text, resolved, context);
+            boolean fused = FusedPolicy.useFused(resolved, model, previews.asked(), session, context);
+            PreviewRenderer renderer = previews.asked()
+                    ? new PreviewRenderer(
+                            previews.options(), previews.listener(), previews.linear(), backend, context, size)
+                    : null;
+            DenoisingLoop loop = new DenoisingLoop(session, text, resolved, context, renderer);
             for (int k = 0; k < latents.length; k++) {
                 GenerationContext.StageSpan span =
                         k == 0 ? firstSpan : context.begin(Stage.DENOISE, k, resolved.stepsRun());

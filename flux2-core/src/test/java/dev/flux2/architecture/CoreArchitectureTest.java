@@ -127,6 +127,9 @@ class CoreArchitectureTest {
                     "dev.flux2.image.CropRegion", "the engine crops to the mask's region (padding_mask_crop) with it"),
             Map.entry("dev.flux2.image.MaskOverlay", "the engine pastes the crop back through the mask with it"),
             Map.entry(
+                    "dev.flux2.image.LatentRgbProjection",
+                    "the engine's live previews project latent tokens to RGB with it"),
+            Map.entry(
                     "dev.flux2.image.LanczosResampler",
                     "the engine's InpaintingTest (dev.flux2.pipeline) computes its expected crop with it"));
 

@@ -153,6 +153,49 @@ final class GenerationQueue implements AutoCloseable {
      */
     GenerationResult run(Admission slot, GenerationRequest request, BooleanSupplier clientGone)
             throws TimedOutException, AbandonedException, ClosedException {
+        return run(slot, request, clientGone, null);
+    }
+
+    /**
+     * What a streamed answer adds to a run ({@link OpenAiImageStream}): live previews in the generation's controls,
+     * handed over by the worker, and the work the request's own thread does with them while it waits.
+     */
+    interface Companion {
+        /**
+         * @param base the generation's controls (its cancellation token)
+         * @return the controls the generation runs with; called on the worker
+         */
+        GenerationControls controls(GenerationControls base);
+
+        /**
+         * Called on the request's thread in place of waiting: deliver what the worker handed over, waiting at most
+         * {@code nanos} for it. The queue checks the deadline and the client after each return.
+         *
+         * @param nanos the longest wait
+         * @return true once {@link #generationEnded()} was seen (the queue then waits for the result itself)
+         * @throws InterruptedException when the thread is interrupted
+         */
+        boolean whileWaiting(long nanos) throws InterruptedException;
+
+        /** Called on the worker when the generation ended, however it ended (wakes {@link #whileWaiting}). */
+        void generationEnded();
+    }
+
+    /**
+     * {@link #run(Admission, GenerationRequest, BooleanSupplier)} with a companion that adds to the generation's
+     * controls and works on this thread while it waits.
+     *
+     * @param slot the slot {@link #admit()} gave for this request
+     * @param request a validated request
+     * @param clientGone polled while the request waits or runs: true once its client has hung up
+     * @param companion the streamed answer's side, or null
+     * @return the result
+     * @throws TimedOutException when the deadline passed (the generation was cancelled)
+     * @throws AbandonedException when the client hung up (a queued request never runs; a running one is cancelled)
+     * @throws ClosedException when the service is shutting down
+     */
+    GenerationResult run(Admission slot, GenerationRequest request, BooleanSupplier clientGone, Companion companion)
+            throws TimedOutException, AbandonedException, ClosedException {
         CancellationToken token = new CancellationToken();
         if (!slot.handOver()) {
             throw new IllegalStateException("the admission was already used or released");
@@ -165,7 +208,7 @@ final class GenerationQueue implements AutoCloseable {
         Future<GenerationResult> future;
         stats.waiting.incrementAndGet();
         try {
-            future = workers.submit(() -> execute(request, token, claimed));
+            future = workers.submit(() -> execute(request, token, claimed, companion));
         } catch (RejectedExecutionException e) {
             stats.waiting.decrementAndGet();
             permits.release();
@@ -178,12 +221,25 @@ final class GenerationQueue implements AutoCloseable {
                 if (left <= 0) {
                     throw timedOut(future, token, claimed);
                 }
-                try {
-                    return future.get(Math.min(left, CLIENT_POLL.toNanos()), TimeUnit.NANOSECONDS);
-                } catch (TimeoutException e) {
-                    if (clientGone.getAsBoolean()) {
-                        throw abandoned(future, token, claimed);
+                long wait = Math.min(left, CLIENT_POLL.toNanos());
+                if (companion == null) {
+                    try {
+                        return future.get(wait, TimeUnit.NANOSECONDS);
+                    } catch (TimeoutException e) {
+                        // the client is polled below
                     }
+                } else if (companion.whileWaiting(wait)) {
+                    // ended: the worker's result follows its finally block at once
+                    try {
+                        return future.get(wait, TimeUnit.NANOSECONDS);
+                    } catch (TimeoutException e) {
+                        // the client is polled below
+                    }
+                } else if (future.isDone()) {
+                    return future.get();
+                }
+                if (clientGone.getAsBoolean()) {
+                    throw abandoned(future, token, claimed);
                 }
             }
         } catch (ExecutionException e) {
@@ -208,7 +264,8 @@ final class GenerationQueue implements AutoCloseable {
         return new AbandonedException("the client hung up; its generation was cancelled");
     }
 
-    private GenerationResult execute(GenerationRequest request, CancellationToken token, AtomicBoolean claimed) {
+    private GenerationResult execute(
+            GenerationRequest request, CancellationToken token, AtomicBoolean claimed, Companion companion) {
         if (!claimed.compareAndSet(false, true)) {
             // The request timed out while queued; its handler already answered and released the permit.
             throw new CancellationException("request timed out before a worker was free");
@@ -222,8 +279,9 @@ final class GenerationQueue implements AutoCloseable {
             token.cancel();
         }
         try {
+            GenerationControls controls = GenerationControls.none().withCancellation(token);
             GenerationResult result =
-                    generator.generate(request, GenerationControls.none().withCancellation(token));
+                    generator.generate(request, companion == null ? controls : companion.controls(controls));
             stats.completed.incrementAndGet();
             return result;
         } catch (GenerationCancelledException e) {
@@ -236,6 +294,9 @@ final class GenerationQueue implements AutoCloseable {
             running.remove(token);
             stats.running.decrementAndGet();
             permits.release();
+            if (companion != null) {
+                companion.generationEnded();
+            }
         }
     }
 

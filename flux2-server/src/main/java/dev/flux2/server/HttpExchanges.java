@@ -160,7 +160,17 @@ final class HttpExchanges {
     /** @return {@code {"error": {"message", "type", "param", "code"}}} as UTF-8 JSON */
     static byte[] errorBody(ApiError error) {
         ObjectNode body = JSON.createObjectNode();
-        ObjectNode e = body.putObject("error");
+        body.set("error", errorObject(error));
+        try {
+            return JSON.writeValueAsBytes(body);
+        } catch (JsonProcessingException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** @return OpenAI's error object {@code {"message", "type", "param", "code"}} (also a stream's error event's) */
+    static ObjectNode errorObject(ApiError error) {
+        ObjectNode e = JSON.createObjectNode();
         e.put("message", error.getMessage());
         e.put("type", ApiError.typeOf(error.status()));
         if (error.param() == null) {
@@ -173,11 +183,7 @@ final class HttpExchanges {
         } else {
             e.put("code", error.code());
         }
-        try {
-            return JSON.writeValueAsBytes(body);
-        } catch (JsonProcessingException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        return e;
     }
 
     static String defaultCode(int status) {

@@ -28,6 +28,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  *     admitted or the bodies held at once would exceed {@link ServiceConfig#bodyBudgetBytes()};</li>
  * <li>{@code 504} when a request exceeds its timeout: its generation is cancelled through its
  *     {@link dev.flux2.api.CancellationToken};</li>
+ * <li>{@code GET /} → the playground page ({@link PlaygroundPage}), unless {@link ServiceConfig#ui()} is off.</li>
  * <li>{@code GET /health} → {@code 200} JSON with the model, limits and counters.</li>
  * </ul>
  *
@@ -134,7 +135,7 @@ public final class ImageService implements AutoCloseable {
         ServerMetrics metrics = new ServerMetrics(stats);
         ImageStore store = new ImageStore();
         ModelsHandler models = new ModelsHandler(config);
-        Map<String, Route> routes = Map.of(
+        Map<String, Route> routes = new java.util.HashMap<>(Map.of(
                 ImagesHandler.PATH, new ImagesHandler(queue, budget, config, metrics),
                 OpenAiImagesHandler.GENERATIONS,
                         new OpenAiImagesHandler(false, queue, budget, config, metrics, store, trueCfg),
@@ -142,7 +143,10 @@ public final class ImageService implements AutoCloseable {
                         new OpenAiImagesHandler(true, queue, budget, config, metrics, store, trueCfg),
                 ModelsHandler.PATH, models,
                 HealthHandler.PATH, new HealthHandler(config, stats, budget),
-                MetricsHandler.PATH, new MetricsHandler(metrics));
+                MetricsHandler.PATH, new MetricsHandler(metrics)));
+        if (config.ui()) {
+            routes.put(PlaygroundPage.PATH, new PlaygroundPage());
+        }
         RequestGuard guard = new RequestGuard(config);
         server.setHandler(new Handler.Abstract() {
             @Override

@@ -35,6 +35,8 @@ import java.util.TreeSet;
  * @param stream whether the answer is to be streamed as server-sent events (OpenAI's {@code stream}, default false)
  * @param partialImages partial images to stream before the final one, 0..{@value #MAX_PARTIAL_IMAGES} (OpenAI's
  *     {@code partial_images}, default 0)
+ * @param quality OpenAI's {@code quality} as sent (default {@code auto}): ignored, echoed in streamed events
+ * @param background OpenAI's {@code background} as sent (default {@code auto}): ignored, echoed in streamed events
  */
 record OpenAiImageRequest(
         String prompt,
@@ -52,7 +54,9 @@ record OpenAiImageRequest(
         Double strength,
         String stepsField,
         boolean stream,
-        int partialImages) {
+        int partialImages,
+        String quality,
+        String background) {
 
     static final int MAX_N = 10;
     /** OpenAI's largest {@code partial_images}. */
@@ -193,7 +197,15 @@ record OpenAiImageRequest(
                 edit ? number(root, "strength") : null,
                 alias != null ? "num_inference_steps" : "steps",
                 stream,
-                partialImages);
+                partialImages,
+                echoed(root, "quality"),
+                echoed(root, "background"));
+    }
+
+    /** An ignored string field, echoed in streamed events: as sent (cut to 64 characters), or {@code auto}. */
+    private static String echoed(JsonNode root, String name) {
+        JsonNode v = root.get(name);
+        return v == null || v.isNull() ? "auto" : shortened(v.asText());
     }
 
     private static JsonNode field(JsonNode root, String name) {

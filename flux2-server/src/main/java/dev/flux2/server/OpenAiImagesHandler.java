@@ -10,19 +10,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
-import dev.flux2.io.PngFiles;
-import java.awt.image.BufferedImage;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
-import javax.imageio.IIOImage;
-import javax.imageio.ImageIO;
-import javax.imageio.ImageWriteParam;
-import javax.imageio.ImageWriter;
-import javax.imageio.stream.MemoryCacheImageOutputStream;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -114,7 +105,7 @@ final class OpenAiImagesHandler implements Route {
                 }
                 fields = OpenAiImageRequest.parse(root, edit);
                 checkModel(fields);
-                checkStreaming(fields);
+                checkPartialImages(fields);
                 generation = OpenAiGeneration.request(fields, uploads, config.limits(), trueCfg);
             } catch (ApiError e) {
                 admitted.close(); // before answering: the client's next request must find the slot free
@@ -122,6 +113,11 @@ final class OpenAiImagesHandler implements Route {
                 return;
             }
             LOG.debug("{} prompt: {}", path(), fields.prompt());
+            if (fields.stream()) {
+                OpenAiImageStream.answer(
+                        queue, metrics, admitted, generation, fields, edit, request, response, callback);
+                return;
+            }
             GenerationResult result =
                     QueueAnswers.run(queue, metrics, admitted, generation, request, response, callback);
             if (result == null) {
@@ -131,23 +127,15 @@ final class OpenAiImagesHandler implements Route {
         }
     }
 
-    /** Streaming (server-sent events) is not implemented yet: refused when asked for, its default values accepted. */
-    private static void checkStreaming(OpenAiImageRequest fields) throws ApiError {
-        if (fields.stream()) {
+    /** Partial images exist only in a streamed answer (OpenAI's clients send them only with {@code stream}). */
+    private static void checkPartialImages(OpenAiImageRequest fields) throws ApiError {
+        if (!fields.stream() && fields.partialImages() > 0) {
             throw new ApiError(
                     400,
-                    "'stream': true is not supported by this server yet; send 'stream': false or leave it out for"
-                            + " one JSON answer",
-                    "stream",
-                    "unsupported_parameter");
-        }
-        if (fields.partialImages() > 0) {
-            throw new ApiError(
-                    400,
-                    "'partial_images' " + fields.partialImages() + " needs a streamed answer ('stream': true),"
-                            + " which this server does not support yet; send 0 or leave it out",
+                    "'partial_images' " + fields.partialImages() + " needs a streamed answer: send 'stream': true,"
+                            + " or 0 partial images for one JSON answer",
                     "partial_images",
-                    "unsupported_parameter");
+                    "invalid_value");
         }
     }
 
@@ -184,7 +172,7 @@ final class OpenAiImagesHandler implements Route {
         ArrayNode data = body.putArray("data");
         boolean jpeg = f.outputFormat().equals("jpeg");
         for (GeneratedImage image : result.images()) {
-            byte[] bytes = jpeg ? jpeg(image.image(), f.outputCompression()) : PngFiles.encode(image);
+            byte[] bytes = ImageEncoding.encode(image, f);
             ObjectNode item = data.addObject();
             if (f.responseFormat().equals("url")) {
                 String path = store.put(bytes, jpeg ? "jpg" : "png", jpeg ? "image/jpeg" : "image/png");
@@ -207,27 +195,5 @@ final class OpenAiImagesHandler implements Route {
             host = Request.getServerName(request) + ":" + Request.getServerPort(request);
         }
         return request.getHttpURI().getScheme().toLowerCase(Locale.ROOT) + "://" + host;
-    }
-
-    private static byte[] jpeg(BufferedImage image, int quality) {
-        ImageWriter writer = ImageIO.getImageWritersByFormatName("jpeg").next();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (MemoryCacheImageOutputStream stream = new MemoryCacheImageOutputStream(out)) {
-            writer.setOutput(stream);
-            ImageWriteParam param = writer.getDefaultWriteParam();
-            param.setCompressionMode(ImageWriteParam.MODE_EXPLICIT);
-            param.setCompressionQuality(quality / 100f);
-            BufferedImage rgb = image;
-            if (image.getType() != BufferedImage.TYPE_INT_RGB && image.getType() != BufferedImage.TYPE_3BYTE_BGR) {
-                rgb = new BufferedImage(image.getWidth(), image.getHeight(), BufferedImage.TYPE_INT_RGB);
-                rgb.getGraphics().drawImage(image, 0, 0, null);
-            }
-            writer.write(null, new IIOImage(rgb, null, null), param);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            writer.dispose();
-        }
-        return out.toByteArray();
     }
 }

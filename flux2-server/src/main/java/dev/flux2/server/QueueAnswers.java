@@ -148,6 +148,47 @@ final class QueueAnswers {
     }
 
     /**
+     * A queued generation's failure in OpenAI's error shape, with the status of a JSON answer: 504 past the timeout,
+     * 499 when the client left, 503 while shutting down, 400 for a request the pipeline refused, 500 for a failure.
+     *
+     * @param e what {@link GenerationQueue#run} threw
+     * @return the error
+     */
+    static ApiError failure(Exception e) {
+        int status;
+        String message = e.getMessage();
+        if (e instanceof GenerationQueue.TimedOutException) {
+            status = 504;
+        } else if (e instanceof GenerationQueue.AbandonedException) {
+            status = 499;
+        } else if (e instanceof GenerationQueue.ClosedException || e instanceof GenerationCancelledException) {
+            status = 503;
+            message = "the service is shutting down: " + message;
+        } else if (e instanceof InvalidRequestException) {
+            status = 400;
+        } else {
+            LOG.warn("generation failed: {}", message, e);
+            status = 500;
+        }
+        return new ApiError(status, message, null, HttpExchanges.defaultCode(status));
+    }
+
+    /**
+     * Answers a queued generation's failure ({@link #failure}) as JSON.
+     *
+     * @param e what {@link GenerationQueue#run} threw
+     * @param response the response, not yet committed
+     * @param callback its callback
+     */
+    static void answerFailure(Exception e, Response response, Callback callback) {
+        if (e instanceof GenerationQueue.AbandonedException) {
+            // Nobody is listening; the answer only lets Jetty finish the exchange.
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
+        HttpExchanges.sendError(response, callback, failure(e));
+    }
+
+    /**
      * Runs the generation through the queue, or answers the failure and returns null.
      *
      * @return the result, or null when the exchange was answered
@@ -170,19 +211,11 @@ final class QueueAnswers {
             }
             metrics.generated(result);
             return result;
-        } catch (GenerationQueue.TimedOutException e) {
-            HttpExchanges.sendError(response, callback, 504, e.getMessage());
-        } catch (GenerationQueue.AbandonedException e) {
-            // Nobody is listening; the answer only lets Jetty finish the exchange.
-            response.getHeaders().put(HttpHeader.CONNECTION, "close");
-            HttpExchanges.sendError(response, callback, 499, e.getMessage());
-        } catch (GenerationQueue.ClosedException | GenerationCancelledException e) {
-            HttpExchanges.sendError(response, callback, 503, "the service is shutting down: " + e.getMessage());
-        } catch (InvalidRequestException e) {
-            HttpExchanges.sendError(response, callback, 400, e.getMessage());
-        } catch (Flux2Exception e) {
-            LOG.warn("generation failed: {}", e.getMessage(), e);
-            HttpExchanges.sendError(response, callback, 500, e.getMessage());
+        } catch (GenerationQueue.TimedOutException
+                | GenerationQueue.AbandonedException
+                | GenerationQueue.ClosedException
+                | Flux2Exception e) {
+            answerFailure(e, response, callback);
         }
         return null;
     }

@@ -14,7 +14,8 @@ import org.eclipse.jetty.server.Response;
  * a foreign {@code Origin} (a web page of another site) is refused unless it is {@code --cors-origin}; a POST must
  * be JSON or multipart (a text/plain or form-encoded POST is what a web page can send cross-site without a CORS
  * preflight); with an API key, {@code Authorization: Bearer KEY} is required (compared in constant time) except
- * for {@code /health} and the capability URLs of {@link ImageStore}. Adds the CORS headers for the allowed origin.
+ * for {@code /health}, the capability URLs of {@link ImageStore} and the playground page {@code GET /} (which holds
+ * nothing secret and asks for the key itself). Adds the CORS headers for the allowed origin.
  */
 final class RequestGuard {
     private static final Set<String> LOOPBACK_NAMES = Set.of("localhost", "127.0.0.1", "[::1]", "::1");
@@ -65,7 +66,10 @@ final class RequestGuard {
                 return true;
             }
         }
-        if (key != null && !path.equals(HealthHandler.PATH) && !path.startsWith(ImageStore.PREFIX)) {
+        if (key != null
+                && !path.equals(HealthHandler.PATH)
+                && !path.startsWith(ImageStore.PREFIX)
+                && !(config.ui() && path.equals(PlaygroundPage.PATH))) {
             String auth = request.getHeaders().get(HttpHeader.AUTHORIZATION);
             if (auth == null || !auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
                 throw new ApiError(

@@ -36,6 +36,7 @@ import java.util.Objects;
  * @param bodyBudgetBytes the request bodies held in memory at once, in bytes (each request reserves its declared
  *     length, or its cap, before a byte is read; one that does not fit is answered 429); at least
  *     {@code maxUploadBytes}
+ * @param ui whether {@code GET /} answers the playground page ({@link PlaygroundPage})
  */
 public record ServiceConfig(
         InetSocketAddress address,
@@ -55,7 +56,8 @@ public record ServiceConfig(
         boolean allowUnauthenticated,
         String corsOrigin,
         boolean strictModel,
-        long bodyBudgetBytes) {
+        long bodyBudgetBytes,
+        boolean ui) {
 
     /** The most workers: each runs a generation on the one shared pipeline at the same time. */
     public static final int MAX_WORKERS = 256;
@@ -188,7 +190,7 @@ public record ServiceConfig(
     public String toString() {
         return "ServiceConfig[address=" + address + ", workers=" + workers + ", queueCapacity=" + queueCapacity
                 + ", modelName=" + modelName + ", apiKey=" + (apiKey == null ? "none" : "(set)") + ", corsOrigin="
-                + corsOrigin + ", bodyBudgetBytes=" + bodyBudgetBytes + "]";
+                + corsOrigin + ", bodyBudgetBytes=" + bodyBudgetBytes + ", ui=" + ui + "]";
     }
 
     private static void positive(String name, Duration value) {
@@ -225,6 +227,7 @@ public record ServiceConfig(
         private boolean allowUnauthenticated;
         private String corsOrigin;
         private boolean strictModel;
+        private boolean ui = true;
         private long bodyBudgetBytes;
 
         private Builder() {}
@@ -272,6 +275,15 @@ public record ServiceConfig(
         /** @param origin the origin CORS requests are answered for, or null for CORS off (default) @return this */
         public Builder corsOrigin(String origin) {
             this.corsOrigin = origin;
+            return this;
+        }
+
+        /**
+         * @param on whether {@code GET /} answers the playground page (default true; {@code flux2 serve --no-ui}: false)
+         * @return this
+         */
+        public Builder ui(boolean on) {
+            this.ui = on;
             return this;
         }
 
@@ -372,7 +384,8 @@ public record ServiceConfig(
                     strictModel,
                     bodyBudgetBytes != 0
                             ? bodyBudgetBytes
-                            : Math.max(maxUploadBytes, Runtime.getRuntime().maxMemory() / 4));
+                            : Math.max(maxUploadBytes, Runtime.getRuntime().maxMemory() / 4),
+                    ui);
         }
     }
 }

@@ -152,7 +152,7 @@ class OpenAiCompatibilityTest {
     }
 
     @Test
-    void streamFalseAndZeroPartialImagesAreAcceptedStreamTrueIsUnsupported() throws Exception {
+    void streamFalseAndZeroPartialImagesAreAcceptedStreamTrueStreams() throws Exception {
         HttpResponse<byte[]> r = postJson(
                 "/v1/images/generations",
                 "{\"prompt\": \"a fox\", \"size\": \"32x32\", \"stream\": false, \"partial_images\": 0}");
@@ -166,19 +166,22 @@ class OpenAiCompatibilityTest {
                         .file("image[]", "a.png", png()));
         assertEquals(200, edit.statusCode(), new String(edit.body(), StandardCharsets.UTF_8));
 
-        JsonNode stream =
-                error(postJson("/v1/images/generations", "{\"prompt\": \"a fox\", \"stream\": true}"), 400, "stream");
-        assertEquals("unsupported_parameter", stream.get("code").asText());
-        JsonNode multipartStream = error(
-                postMultipart(
-                        "/v1/images/edits",
-                        new OpenAiApiTest.Multiparts()
-                                .field("prompt", "p")
-                                .field("stream", "true")
-                                .file("image", "a.png", png())),
-                400,
-                "stream");
-        assertEquals("unsupported_parameter", multipartStream.get("code").asText());
+        // stream: true streams (OpenAiStreamingTest has the events in detail), JSON and multipart alike
+        HttpResponse<byte[]> stream = postJson("/v1/images/generations", "{\"prompt\": \"a fox\", \"stream\": true}");
+        assertEquals(200, stream.statusCode());
+        assertTrue(stream.headers().firstValue("content-type").orElse("").startsWith("text/event-stream"));
+        assertTrue(new String(stream.body(), StandardCharsets.UTF_8).startsWith("event: image_generation.completed\n"));
+        HttpResponse<byte[]> multipartStream = postMultipart(
+                "/v1/images/edits",
+                new OpenAiApiTest.Multiparts()
+                        .field("prompt", "p")
+                        .field("stream", "true")
+                        .field("partial_images", "2")
+                        .file("image", "a.png", png()));
+        assertEquals(200, multipartStream.statusCode());
+        assertTrue(
+                new String(multipartStream.body(), StandardCharsets.UTF_8).contains("event: image_edit.completed\n"));
+        // partial images without a stream have nowhere to go
         error(postJson("/v1/images/generations", "{\"prompt\": \"a\", \"partial_images\": 2}"), 400, "partial_images");
         error(postJson("/v1/images/generations", "{\"prompt\": \"a\", \"partial_images\": 4}"), 400, "partial_images");
         error(postJson("/v1/images/generations", "{\"prompt\": \"a\", \"stream\": \"no\"}"), 400, "stream");
