@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.flux2.api.GeneratedImage;
 import dev.flux2.api.GenerationMetadata;
-import dev.flux2.io.PngFiles;
 import dev.flux2.api.StageTimings;
+import dev.flux2.io.PngFiles;
 import java.awt.image.BufferedImage;
 import java.io.FileOutputStream;
 import java.io.FilterOutputStream;

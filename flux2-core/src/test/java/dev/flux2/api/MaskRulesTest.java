@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.flux2.io.OpenAiMask;
 import dev.flux2.image.InpaintMask;
+import dev.flux2.io.OpenAiMask;
 import java.awt.image.BufferedImage;
 import org.junit.jupiter.api.Test;
 

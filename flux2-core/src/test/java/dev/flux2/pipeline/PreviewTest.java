@@ -15,6 +15,7 @@ import dev.flux2.api.PreviewMode;
 import dev.flux2.api.PreviewOptions;
 import dev.flux2.image.ImageConversion;
 import dev.flux2.spi.LatentGrid;
+import dev.flux2.testkit.ReferenceMath;
 import java.awt.image.BufferedImage;
 import java.util.ArrayList;
 import java.util.List;
