@@ -16,7 +16,7 @@
 #   run.sh                 this file
 # .gl/ holds the Vulkan loader's and GLVND's .deb files (libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0
 # libgles2), which Dawn needs.
-# Environment: SIZES (512,1024), PAIRS (3), BLOCKS (5+20), LAYOUTS (bsnh,batch_heads), PROFILE (1: profile one 1024²
+# Environment: SIZES (512,1024), PAIRS (3), BLOCKS (5+20), FUSIONS (fp32; fp32,fp16 compares both MHA precisions), PROFILE (1: profile one 1024²
 # step; empty: none), SINGLE (1: the one-attention check first).
 set -o pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
@@ -30,9 +30,9 @@ if [ -n "${SINGLE:-1}" ]; then
     | grep -v 'W:onnxruntime' | tee "$OUT/webgpu-one-attention.txt"
 fi
 J="$JAVA dev.flux2.bench.attention.FusedAttentionStepComparison --provider webgpu --blocks ${BLOCKS:-5+20} --dir /tmp/g/timing"
-timeout 400 $J --size ${SIZES:-512,1024} --pairs ${PAIRS:-3} --layouts ${LAYOUTS:-bsnh,batch_heads} 2>&1 | grep -v 'W:onnxruntime' | tee "$OUT/webgpu-steps.txt"
+timeout 400 $J --size ${SIZES:-512,1024} --pairs ${PAIRS:-3} --fusions ${FUSIONS:-fp32} 2>&1 | grep -v 'W:onnxruntime' | tee "$OUT/webgpu-steps.txt"
 if [ -n "${PROFILE:-1}" ]; then
-  timeout 150 $J --size 1024 --pairs 1 --layouts bsnh --profile 2>&1 | grep -v 'W:onnxruntime' | tee "$OUT/webgpu-profile.txt"
+  timeout 150 $J --size 1024 --pairs 1 --fusions fp32 --profile 2>&1 | grep -v 'W:onnxruntime' | tee "$OUT/webgpu-profile.txt"
   for p in /tmp/g/timing/graph*.json /tmp/g/timing/bsnh*.json; do [ -f "$p" ] && xz -c "$p" > "$OUT/$(basename "$p").xz"; done
 fi
 date -u | tee -a "$OUT/gpu.txt"

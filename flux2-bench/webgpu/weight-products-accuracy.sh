@@ -12,11 +12,11 @@ JAVA="/tmp/g/jre-attn/bin/java -Xmx48g -Donnxruntime.native.onnxruntime.path=/tm
 timeout 60 $JAVA dev.flux2.bench.attention.MatMulNBitsCheck --provider webgpu --tokens 4608 --k 3072 --n 27648 2>&1 | grep -v 'W:onnxruntime' | tee "$OUT/webgpu-matmulnbits-fp32.txt"
 J="$JAVA dev.flux2.bench.attention.FusedAttentionStepComparison --blocks 5+20 --dir /tmp/g/timing"
 for s in 512 1024; do
-  timeout ${CPU_S:-150} $J --provider cpu --threads 16 --size $s --pairs 0 --layouts none --acc0 --save /tmp/g/ref 2>&1 | grep -v 'W:onnxruntime' | tee -a "$OUT/cpu-reference.txt"
+  timeout ${CPU_S:-150} $J --provider cpu --threads 16 --size $s --pairs 0 --fusions none --acc0 --save /tmp/g/ref 2>&1 | grep -v 'W:onnxruntime' | tee -a "$OUT/cpu-reference.txt"
   date -u | tee -a "$OUT/gpu.txt"
 done
 for s in $(ls /tmp/g/ref | sed -n 's/graph-\([0-9]*\)\.f32/\1/p' | sort -n); do
-  timeout ${GPU_S:-120} $J --provider webgpu --size $s --pairs ${PAIRS:-1} --layouts bsnh --dequantized --against /tmp/g/ref 2>&1 | grep -v 'W:onnxruntime' | tee -a "$OUT/webgpu-against-cpu-reference.txt"
+  timeout ${GPU_S:-120} $J --provider webgpu --size $s --pairs ${PAIRS:-1} --fusions fp32 --dequantized --against /tmp/g/ref 2>&1 | grep -v 'W:onnxruntime' | tee -a "$OUT/webgpu-against-cpu-reference.txt"
   date -u | tee -a "$OUT/gpu.txt"
 done
 exit 0

@@ -13,7 +13,7 @@ JAVA="/tmp/g/jre-attn/bin/java -Xmx48g -Donnxruntime.native.onnxruntime.path=/tm
 M="$JAVA dev.flux2.bench.attention.MatMulNBitsCheck --provider webgpu --tokens 4608 --k 3072"
 (timeout 100 $M --n 27648; timeout 60 $M --n 3072) 2>&1 | grep -v 'W:onnxruntime' | tee "$OUT/webgpu-matmulnbits-dq.txt"
 date -u | tee -a "$OUT/gpu.txt"
-J="$JAVA dev.flux2.bench.attention.FusedAttentionStepComparison --provider webgpu --blocks 5+20 --dir /tmp/g/timing --layouts bsnh --dequantized"
+J="$JAVA dev.flux2.bench.attention.FusedAttentionStepComparison --provider webgpu --blocks 5+20 --dir /tmp/g/timing --fusions fp32 --dequantized"
 timeout ${STEP_S:-260} $J --size 512,1024 --pairs ${PAIRS:-2} 2>&1 | grep -v 'W:onnxruntime' | tee "$OUT/webgpu-steps-dq.txt"
 date -u | tee -a "$OUT/gpu.txt"
 if [ -n "${PROFILE:-1}" ]; then

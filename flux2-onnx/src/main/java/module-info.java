@@ -3,8 +3,9 @@
  * through {@link java.util.ServiceLoader} ({@code Flux2Pipeline.builder()}, backend name {@code onnx}, options by
  * {@code backendOption(key, value)}). Two packages are exported: {@code dev.flux2.onnx.options}, the typed options
  * ({@code OnnxOptions}, whose {@code asBackendOptions()} those are), and {@code dev.flux2.onnx.runtime}, which
- * installs and chooses the ONNX Runtime native library (the WebGPU runtime). The internals are exported to the benchmarks only,
- * which time the backend's stages one by one.
+ * installs and chooses the ONNX Runtime native library (the WebGPU runtime). Some internals are exported to the
+ * benchmarks only, which open sessions through the backend's own {@code BackendAssembly}, time its stages one by one
+ * and apply graph passes one at a time.
  */
 // "module": dev.flux2.bench, an application jar (automatic module), is absent when this compiles, and "flux2" ends
 // in a digit; "requires-automatic": ONNX Runtime, JNA, Tribuo's ONNX protobuf classes and protobuf are automatic
@@ -30,11 +31,7 @@ module dev.flux2.onnx {
     exports dev.flux2.onnx.runtime;
     exports dev.flux2.onnx to
             dev.flux2.bench;
-    exports dev.flux2.onnx.attention to
-            dev.flux2.bench;
     exports dev.flux2.onnx.bundle to
-            dev.flux2.bench;
-    exports dev.flux2.onnx.memory to
             dev.flux2.bench;
     exports dev.flux2.onnx.session to
             dev.flux2.bench;
@@ -42,8 +39,6 @@ module dev.flux2.onnx {
             dev.flux2.bench;
     exports dev.flux2.onnx.tensor to
             dev.flux2.bench;
-    exports dev.flux2.onnx.tuning to
-            dev.flux2.bench;
-    exports dev.flux2.onnx.weights to
+    exports dev.flux2.onnx.passes to
             dev.flux2.bench;
 }

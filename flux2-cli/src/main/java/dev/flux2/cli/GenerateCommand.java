@@ -205,8 +205,8 @@ final class GenerateCommand extends BaseCommand {
             names = "--attention",
             paramLabel = "MODE",
             description = "fused: run the transformer's and VAE decoder's attention as ONNX Runtime's fused "
-                    + "MultiHeadAttention (fp32), in graphs derived once like --cpu-tuned's; graph: as exported. "
-                    + "Default: graph (fused is 2.4x faster on WebGPU at 1024² but its accuracy is not settled); "
+                    + "MultiHeadAttention (fp32), in graphs derived once like --cpu-tuned's; fused_fp16: the same "
+                    + "in fp16 (CUDA); graph: as exported. Default auto: fused_fp16 on CUDA, graph elsewhere; "
                     + "backend option attention.")
     String attention;
 

@@ -6,7 +6,6 @@ import dev.flux2.api.MemoryPolicy;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.api.ModelRole;
 import dev.flux2.api.ModelSummary;
-import dev.flux2.onnx.attention.AttentionFuser;
 import dev.flux2.onnx.bundle.BundleConfig;
 import dev.flux2.onnx.bundle.BundleFile;
 import dev.flux2.onnx.bundle.BundleInventory;
@@ -29,6 +28,7 @@ import dev.flux2.onnx.memory.AutoMemoryPolicy;
 import dev.flux2.onnx.memory.MemoryDecision;
 import dev.flux2.onnx.memory.MemorySnapshot;
 import dev.flux2.onnx.memory.SessionFootprint;
+import dev.flux2.onnx.passes.MhaFusion;
 import dev.flux2.onnx.session.SharedEnvironment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -202,7 +202,7 @@ final class BundleInspector {
                 com.google.protobuf.CodedInputStream coded = com.google.protobuf.CodedInputStream.newInstance(in);
                 coded.setSizeLimit(Integer.MAX_VALUE);
                 parts.add(key + ": "
-                        + AttentionFuser.inspect(ai.onnx.proto.OnnxMl.ModelProto.parseFrom(coded))
+                        + MhaFusion.inspect(ai.onnx.proto.OnnxMl.ModelProto.parseFrom(coded))
                                 .describe());
             } catch (IOException | RuntimeException e) {
                 parts.add(key + ": not readable (" + e.getMessage() + ")");

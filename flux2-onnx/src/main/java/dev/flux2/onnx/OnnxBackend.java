@@ -9,10 +9,10 @@ import dev.flux2.onnx.bundle.FusedChoice;
 import dev.flux2.onnx.bundle.GraphKeys;
 import dev.flux2.onnx.session.SessionCache;
 import dev.flux2.onnx.session.SessionSpec;
-import dev.flux2.onnx.stage.AttentionSettings;
 import dev.flux2.onnx.stage.OnnxDenoiserSession;
 import dev.flux2.onnx.stage.StageResources;
 import dev.flux2.onnx.stage.TextEncoderStage;
+import dev.flux2.onnx.stage.VaeAttentionSettings;
 import dev.flux2.onnx.stage.VaeDecoderChain;
 import dev.flux2.onnx.stage.VaeEncoderStage;
 import dev.flux2.spi.DenoiserSession;
@@ -93,7 +93,7 @@ final class OnnxBackend implements Flux2Backend {
             ModelInfo modelInfo,
             TokenizerLoad tokenizer,
             StageResources resources,
-            AttentionSettings attention,
+            VaeAttentionSettings attention,
             FusedChoice fused) {
         Parts {
             Objects.requireNonNull(modelInfo, "modelInfo");

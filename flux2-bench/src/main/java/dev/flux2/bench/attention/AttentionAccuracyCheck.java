@@ -7,7 +7,8 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.platform.Fp16Conversions;
-import dev.flux2.onnx.attention.AttentionFuser;
+import dev.flux2.onnx.passes.MhaFusion;
+import dev.flux2.onnx.passes.MhaPrecision;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -19,7 +20,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * One attention in the seed's form (24 heads × 128, fp16 in and out), run as the graph and as each fused layout on
+ * One attention in the seed's form (24 heads × 128, fp16 in and out), run as the graph and as each MHA fusion (fp32, fp16) on
  * one provider: time per run (median) and the error of each against a double-precision computation of sampled query
  * rows. Answers which of two runs is off when they disagree (the graph's fp16 {@code MatMul} of the probabilities
  * with v, or the fused kernel).
@@ -58,15 +59,14 @@ public final class AttentionAccuracyCheck {
             ModelProto seed = SeedAttentionGraph.build(HEADS, tokens);
             Map<String, ModelProto> forms = new java.util.LinkedHashMap<>();
             forms.put("graph", seed);
-            for (AttentionFuser.Layout layout : AttentionFuser.Layout.values()) {
-                AttentionFuser.Fusion f = AttentionFuser.fuse(seed, layout);
-                if (f.result().fused() != 1 || !f.result().keptBatchHeads().isEmpty()) {
-                    throw new IllegalStateException(layout + ": " + f.result().describe());
+            for (MhaPrecision precision : MhaPrecision.values()) {
+                MhaFusion.Fused f = MhaFusion.fuse(seed, precision);
+                if (f.result().fused() != 1) {
+                    throw new IllegalStateException(
+                            precision + ": " + f.result().describe());
                 }
-                forms.put("fused-" + layout.name().toLowerCase(Locale.ROOT), f.model());
+                forms.put("fused-" + precision.name().toLowerCase(Locale.ROOT), f.model());
             }
-            // Not what the fuser emits: fp16 in the fused node too, to measure what fp16 accumulation costs.
-            forms.put("mha-fp16", fp16Mha(tokens));
             SplittableRandom rnd = new SplittableRandom(5);
             Map<String, float[]> values = new HashMap<>();
             Map<String, OnnxTensor> inputs = new HashMap<>();
@@ -135,62 +135,6 @@ public final class AttentionAccuracyCheck {
                 inputs.values().forEach(OnnxTensor::close);
             }
         }
-    }
-
-    /** q, k, v fp16 [1, 24, T, 128] → [24, T, 128] → fp16 MultiHeadAttention (one head, scale 1/√128) → back. */
-    private static ModelProto fp16Mha(int tokens) {
-        ai.onnx.proto.OnnxMl.GraphProto.Builder g = SeedAttentionGraph.build(HEADS, tokens).getGraph().toBuilder();
-        g.clearNode().clearInitializer();
-        g.addInitializer(ai.onnx.proto.OnnxMl.TensorProto.newBuilder()
-                .setName("flat")
-                .setDataType(ai.onnx.proto.OnnxMl.TensorProto.DataType.INT64_VALUE)
-                .addDims(3)
-                .addAllInt64Data(List.of((long) HEADS, (long) tokens, (long) H)));
-        g.addInitializer(ai.onnx.proto.OnnxMl.TensorProto.newBuilder()
-                .setName("full")
-                .setDataType(ai.onnx.proto.OnnxMl.TensorProto.DataType.INT64_VALUE)
-                .addDims(4)
-                .addAllInt64Data(List.of(1L, (long) HEADS, (long) tokens, (long) H)));
-        for (String n : new String[] {"q", "k", "v"}) {
-            g.addNode(ai.onnx.proto.OnnxMl.NodeProto.newBuilder()
-                    .setOpType("Reshape")
-                    .setName(n + "3")
-                    .addInput(n)
-                    .addInput("flat")
-                    .addOutput(n + "3"));
-        }
-        g.addNode(ai.onnx.proto.OnnxMl.NodeProto.newBuilder()
-                .setOpType("MultiHeadAttention")
-                .setDomain("com.microsoft")
-                .setName("mha")
-                .addInput("q3")
-                .addInput("k3")
-                .addInput("v3")
-                .addOutput("o3")
-                .addAttribute(ai.onnx.proto.OnnxMl.AttributeProto.newBuilder()
-                        .setName("num_heads")
-                        .setType(ai.onnx.proto.OnnxMl.AttributeProto.AttributeType.INT)
-                        .setI(1))
-                .addAttribute(ai.onnx.proto.OnnxMl.AttributeProto.newBuilder()
-                        .setName("scale")
-                        .setType(ai.onnx.proto.OnnxMl.AttributeProto.AttributeType.FLOAT)
-                        .setF((float) (1 / Math.sqrt(H)))));
-        g.addNode(ai.onnx.proto.OnnxMl.NodeProto.newBuilder()
-                .setOpType("Reshape")
-                .setName("out")
-                .addInput("o3")
-                .addInput("full")
-                .addOutput("out"));
-        return ModelProto.newBuilder()
-                .setIrVersion(8)
-                .addOpsetImport(ai.onnx.proto.OnnxMl.OperatorSetIdProto.newBuilder()
-                        .setDomain("")
-                        .setVersion(17))
-                .addOpsetImport(ai.onnx.proto.OnnxMl.OperatorSetIdProto.newBuilder()
-                        .setDomain("com.microsoft")
-                        .setVersion(1))
-                .setGraph(g)
-                .build();
     }
 
     private static OrtSession.SessionOptions options(String provider) throws OrtException {

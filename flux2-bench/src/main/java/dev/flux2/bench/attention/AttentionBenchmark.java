@@ -7,7 +7,8 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.platform.Fp16Conversions;
-import dev.flux2.onnx.attention.AttentionFuser;
+import dev.flux2.onnx.passes.MhaFusion;
+import dev.flux2.onnx.passes.MhaPrecision;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HashMap;
@@ -31,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One attention of the klein transformer (24 heads × 128, fp16 in and out) on the CPU: the seed export's form
  * ({@code seed}: fp32 scores and softmax, {@link SeedAttentionGraph}) against the same graph after
- * {@link AttentionFuser} ({@code fused}: {@code com.microsoft.MultiHeadAttention} in fp32). 1024 tokens is a 512²
+ * {@link MhaFusion} ({@code fused}: {@code com.microsoft.MultiHeadAttention} in fp32). 1024 tokens is a 512²
  * image with no text, 4608 a 1024² image with 512 text tokens.
  *
  * <pre>java -jar flux2-bench/target/benchmarks.jar AttentionBenchmark</pre>
@@ -69,7 +70,7 @@ public class AttentionBenchmark {
         OrtEnvironment env = OrtEnvironment.getEnvironment();
         ModelProto model = SeedAttentionGraph.build(heads, tokens);
         if (form.equals("fused")) {
-            AttentionFuser.Fusion f = AttentionFuser.fuse(model);
+            MhaFusion.Fused f = MhaFusion.fuse(model, MhaPrecision.FP32);
             if (f.result().fused() != 1) {
                 throw new IllegalStateException("not fused: " + f.result().describe());
             }

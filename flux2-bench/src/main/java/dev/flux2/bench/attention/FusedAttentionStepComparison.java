@@ -10,8 +10,10 @@ import ai.onnxruntime.platform.Fp16Conversions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.CodedInputStream;
-import dev.flux2.onnx.attention.AttentionFuser;
-import dev.flux2.onnx.weights.WeightDequantizer;
+import dev.flux2.onnx.passes.MhaFusion;
+import dev.flux2.onnx.passes.MhaPrecision;
+import dev.flux2.onnx.passes.MhaResult;
+import dev.flux2.onnx.passes.WeightDequantization;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
 import dev.flux2.testkit.timing.TimingTransformerWriter;
 import java.io.IOException;
@@ -43,10 +45,10 @@ import java.util.stream.Stream;
  *
  * <pre>java -Xmx8g -cp flux2-bench/target/benchmarks.jar dev.flux2.bench.attention.FusedAttentionStepComparison \
  *     [--size 512[,1024]] [--blocks 5+20] [--provider cpu|webgpu] [--pairs 3] [--threads 0] [--text 512] \
- *     [--width klein|tiny] [--layouts batch_heads,bsnh|none] [--block 16] [--dequantized] [--profile] [--dir DIR]</pre>
+ *     [--width klein|tiny] [--fusions fp32,fp16|none] [--block 16] [--dequantized] [--profile] [--dir DIR]</pre>
  *
  * <p>{@code --dequantized} adds the graph with its block-16 weight products dequantized in the graph ({@link
- * WeightDequantizer}), as {@code dq}, and each layout fused over it, as {@code dq-<layout>}.
+ * WeightDequantization}), as {@code dq}, and each MHA fusion over it, as {@code dq-<precision>}.
  *
  * <p>{@code --acc0} runs the graph with every {@code MatMulNBits} at accuracy level 0 (fp32 compute; a CPU reference);
  * {@code --save DIR} writes each first prediction to {@code DIR/<label>-<size>.f32}; {@code --against DIR} prints
@@ -55,8 +57,10 @@ import java.util.stream.Stream;
  * <p>{@code --block} writes the weights with another MatMulNBits block size (the seed's export uses 16), to measure
  * what the weight products cost at other block sizes.
  *
- * <p>{@code --layouts} names the fused layouts compared with the graph ({@link AttentionFuser.Layout}); each pair
- * line then has one time per layout, the ratio being graph over the first layout.
+ * <p>{@code --fusions} names the MHA fusions compared with the graph, by the precision of the fused node ({@link
+ * MhaPrecision}: {@code fp32}, {@code fp16}); each pair line then has one time per fusion, the ratio being graph
+ * over the first. (Until 2026-12-04 it was {@code --layouts batch_heads,bsnh}; the BSNH layout measured alike on
+ * ONNX Runtime 1.26, docs/fused-attention.md §5.2, and was removed.)
  *
  * <p>{@code --dir} keeps the written graphs there and reuses them in a later run (writing the klein-width weights
  * takes a while); without it they go to a temporary folder deleted at the end. With {@code --profile} the sessions
@@ -82,7 +86,7 @@ public final class FusedAttentionStepComparison {
         int text = 512;
         String width = "klein";
         boolean profile = false;
-        String layouts = "bsnh";
+        String fusions = "fp32";
         int block = 16;
         boolean dequantized = false;
         for (int i = 0; i < args.length; i++) {
@@ -96,7 +100,7 @@ public final class FusedAttentionStepComparison {
                 case "--text" -> text = Integer.parseInt(args[++i]);
                 case "--width" -> width = args[++i];
                 case "--profile" -> profile = true;
-                case "--layouts" -> layouts = args[++i];
+                case "--fusions" -> fusions = args[++i];
                 case "--block" -> block = Integer.parseInt(args[++i]);
                 case "--dequantized" -> dequantized = true;
                 case "--acc0" -> acc0 = true;
@@ -147,12 +151,11 @@ public final class FusedAttentionStepComparison {
                 String prefix = source.equals(graphFile)
                         ? ""
                         : source.getFileName().toString().replace("-graph.onnx", "") + "-";
-                for (String l : layouts.equals("none") ? new String[0] : layouts.split(",")) {
-                    AttentionFuser.Layout layout =
-                            AttentionFuser.Layout.valueOf(l.trim().toUpperCase(Locale.ROOT));
-                    String label = prefix + layout.name().toLowerCase(Locale.ROOT);
+                for (String l : fusions.equals("none") ? new String[0] : fusions.split(",")) {
+                    MhaPrecision precision = MhaPrecision.valueOf(l.trim().toUpperCase(Locale.ROOT));
+                    String label = prefix + "mha-" + precision.name().toLowerCase(Locale.ROOT);
                     Path fusedFile = graphFile.resolveSibling("fused-" + label + ".onnx");
-                    AttentionFuser.Result fusion = fuse(source, fusedFile, layout);
+                    MhaResult fusion = fuse(source, fusedFile, precision);
                     chosen.add(label);
                     fusedFiles.add(fusedFile);
                     described
@@ -308,29 +311,28 @@ public final class FusedAttentionStepComparison {
         }
     }
 
-    private static WeightDequantizer.Result dequantize(Path source, Path target, boolean fp32) throws IOException {
+    private static WeightDequantization.Result dequantize(Path source, Path target, boolean fp32) throws IOException {
         ModelProto model;
         try (InputStream in = Files.newInputStream(source)) {
             CodedInputStream coded = CodedInputStream.newInstance(in);
             coded.setSizeLimit(Integer.MAX_VALUE);
             model = ModelProto.parseFrom(coded);
         }
-        WeightDequantizer.Rewrite r = WeightDequantizer.dequantize(model, Set.of(16), fp32);
+        WeightDequantization.Rewrite r = WeightDequantization.dequantize(model, Set.of(16), fp32);
         try (OutputStream out = Files.newOutputStream(target)) {
             r.model().writeTo(out);
         }
         return r.result();
     }
 
-    private static AttentionFuser.Result fuse(Path source, Path target, AttentionFuser.Layout layout)
-            throws IOException {
+    private static MhaResult fuse(Path source, Path target, MhaPrecision precision) throws IOException {
         ModelProto model;
         try (InputStream in = Files.newInputStream(source)) {
             CodedInputStream coded = CodedInputStream.newInstance(in);
             coded.setSizeLimit(Integer.MAX_VALUE);
             model = ModelProto.parseFrom(coded);
         }
-        AttentionFuser.Fusion f = AttentionFuser.fuse(model, layout);
+        MhaFusion.Fused f = MhaFusion.fuse(model, precision);
         try (OutputStream out = Files.newOutputStream(target)) {
             f.model().writeTo(out);
         }

@@ -1,21 +1,14 @@
 package dev.flux2.bench.attention;
 
-import ai.onnx.proto.OnnxMl.AttributeProto;
-import ai.onnx.proto.OnnxMl.GraphProto;
 import ai.onnx.proto.OnnxMl.ModelProto;
-import ai.onnx.proto.OnnxMl.NodeProto;
-import ai.onnx.proto.OnnxMl.OperatorSetIdProto;
 import ai.onnx.proto.OnnxMl.TensorProto;
-import ai.onnx.proto.OnnxMl.TensorShapeProto;
-import ai.onnx.proto.OnnxMl.TypeProto;
-import ai.onnx.proto.OnnxMl.ValueInfoProto;
 import ai.onnxruntime.OnnxJavaType;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.platform.Fp16Conversions;
-import com.google.protobuf.ByteString;
-import dev.flux2.onnx.weights.WeightDequantizer;
+import dev.flux2.onnx.passes.WeightDequantization;
+import dev.flux2.testkit.PlainGraphBuilder;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -28,7 +21,7 @@ import java.util.SplittableRandom;
 /**
  * One weight product of the klein transformer ([1, tokens, K] fp16 times a K×N weight) on one provider, as
  * {@code MatMulNBits} with 4-bit blocks of several sizes and accuracy levels, and as a plain fp16 {@code MatMul}
- * with the weight dequantized ({@code fp16-matmul}), and as the in-graph dequantization {@link WeightDequantizer}
+ * with the weight dequantized ({@code fp16-matmul}), and as the in-graph dequantization {@link WeightDequantization}
  * writes, dequantized in every run ({@code dq16-matmul}) or constant-folded at session creation
  * ({@code dq16-folded}): which form of the transformer's biggest cost on WebGPU is fastest. The output is
  * reduced to one value per token inside the graph so that copying it back does not dominate.
@@ -84,7 +77,7 @@ public final class MatMulNBitsCheck {
                 ModelProto model = form.equals("fp16-matmul")
                         ? dense(k, n, tokens, rnd)
                         : form.startsWith("dq16")
-                                ? WeightDequantizer.dequantize(nbits(k, n, tokens, 16, 4, rnd), Set.of(16))
+                                ? WeightDequantization.dequantize(nbits(k, n, tokens, 16, 4, rnd), Set.of(16))
                                         .model()
                                 : nbits(
                                         k,
@@ -132,22 +125,21 @@ public final class MatMulNBitsCheck {
         for (int i = 0; i < n * blocks; i++) {
             scales.putShort(Fp16Conversions.floatToFp16((float) (0.01 * rnd.nextDouble())));
         }
-        GraphProto.Builder g = graph(tokens, k);
-        g.addInitializer(raw("w", TensorProto.DataType.UINT8_VALUE, codes, n, blocks, block / 2));
-        g.addInitializer(raw("s", TensorProto.DataType.FLOAT16_VALUE, scales.array(), (long) n * blocks));
-        g.addNode(NodeProto.newBuilder()
-                .setOpType("MatMulNBits")
-                .setDomain("com.microsoft")
-                .setName("mm")
-                .addInput("x")
-                .addInput("w")
-                .addInput("s")
-                .addOutput("y")
-                .addAttribute(i("K", k))
-                .addAttribute(i("N", n))
-                .addAttribute(i("bits", 4))
-                .addAttribute(i("block_size", block))
-                .addAttribute(i("accuracy_level", accuracy)));
+        PlainGraphBuilder g = graph(tokens, k)
+                .initializer(
+                        PlainGraphBuilder.rawTensor("w", TensorProto.DataType.UINT8_VALUE, codes, n, blocks, block / 2))
+                .initializer(PlainGraphBuilder.rawTensor(
+                        "s", TensorProto.DataType.FLOAT16_VALUE, scales.array(), (long) n * blocks))
+                .node(
+                        "com.microsoft",
+                        "MatMulNBits",
+                        List.of("x", "w", "s"),
+                        "y",
+                        PlainGraphBuilder.intAttr("K", k),
+                        PlainGraphBuilder.intAttr("N", n),
+                        PlainGraphBuilder.intAttr("bits", 4),
+                        PlainGraphBuilder.intAttr("block_size", block),
+                        PlainGraphBuilder.intAttr("accuracy_level", accuracy));
         return finish(g);
     }
 
@@ -156,75 +148,25 @@ public final class MatMulNBitsCheck {
         for (int i = 0; i < k * n; i++) {
             w.putShort(Fp16Conversions.floatToFp16((float) (0.02 * (rnd.nextDouble() - 0.5))));
         }
-        GraphProto.Builder g = graph(tokens, k);
-        g.addInitializer(raw("w", TensorProto.DataType.FLOAT16_VALUE, w.array(), k, n));
-        g.addNode(NodeProto.newBuilder()
-                .setOpType("MatMul")
-                .setName("mm")
-                .addInput("x")
-                .addInput("w")
-                .addOutput("y"));
+        PlainGraphBuilder g = graph(tokens, k)
+                .initializer(PlainGraphBuilder.rawTensor("w", TensorProto.DataType.FLOAT16_VALUE, w.array(), k, n))
+                .node("MatMul", List.of("x", "w"), "y");
         return finish(g);
     }
 
-    private static GraphProto.Builder graph(int tokens, int k) {
-        return GraphProto.newBuilder().setName("weight_product").addInput(value("x", tokens, k));
+    private static PlainGraphBuilder graph(int tokens, int k) {
+        return PlainGraphBuilder.named("weight_product").input("x", TensorProto.DataType.FLOAT16_VALUE, 1, tokens, k);
     }
 
-    private static ModelProto finish(GraphProto.Builder g) {
-        g.addInitializer(TensorProto.newBuilder()
-                .setName("axes")
-                .setDataType(TensorProto.DataType.INT64_VALUE)
-                .addDims(1)
-                .addInt64Data(-1));
-        g.addNode(NodeProto.newBuilder()
-                .setOpType("ReduceMean")
-                .setName("mean")
-                .addInput("y")
-                .addInput("axes")
-                .addOutput("out"));
-        g.addOutput(ValueInfoProto.newBuilder()
-                .setName("out")
-                .setType(TypeProto.newBuilder()
-                        .setTensorType(TypeProto.Tensor.newBuilder().setElemType(TensorProto.DataType.FLOAT16_VALUE))));
-        return ModelProto.newBuilder()
-                .setIrVersion(8)
-                .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(18))
-                .addOpsetImport(OperatorSetIdProto.newBuilder()
-                        .setDomain("com.microsoft")
-                        .setVersion(1))
-                .setGraph(g)
-                .build();
-    }
-
-    private static TensorProto raw(String name, int type, byte[] data, long... dims) {
-        TensorProto.Builder t =
-                TensorProto.newBuilder().setName(name).setDataType(type).setRawData(ByteString.copyFrom(data));
-        for (long d : dims) {
-            t.addDims(d);
-        }
-        return t.build();
-    }
-
-    private static AttributeProto i(String name, long v) {
-        return AttributeProto.newBuilder()
-                .setName(name)
-                .setType(AttributeProto.AttributeType.INT)
-                .setI(v)
-                .build();
-    }
-
-    private static ValueInfoProto value(String name, int tokens, int k) {
-        TensorShapeProto.Builder s = TensorShapeProto.newBuilder();
-        for (long d : new long[] {1, tokens, k}) {
-            s.addDim(TensorShapeProto.Dimension.newBuilder().setDimValue(d));
-        }
-        return ValueInfoProto.newBuilder()
-                .setName(name)
-                .setType(TypeProto.newBuilder()
-                        .setTensorType(TypeProto.Tensor.newBuilder()
-                                .setElemType(TensorProto.DataType.FLOAT16_VALUE)
-                                .setShape(s)))
-                .build();
+    private static ModelProto finish(PlainGraphBuilder g) {
+        g.initializer(TensorProto.newBuilder()
+                        .setName("axes")
+                        .setDataType(TensorProto.DataType.INT64_VALUE)
+                        .addDims(1)
+                        .addInt64Data(-1)
+                        .build())
+                .node("ReduceMean", List.of("y", "axes"), "out")
+                .outputOfAnyShape("out", TensorProto.DataType.FLOAT16_VALUE);
+        return g.model(8, 18);
     }
 }

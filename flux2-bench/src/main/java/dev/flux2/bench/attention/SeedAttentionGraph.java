@@ -1,15 +1,8 @@
 package dev.flux2.bench.attention;
 
-import ai.onnx.proto.OnnxMl.AttributeProto;
-import ai.onnx.proto.OnnxMl.GraphProto;
 import ai.onnx.proto.OnnxMl.ModelProto;
-import ai.onnx.proto.OnnxMl.NodeProto;
-import ai.onnx.proto.OnnxMl.OperatorSetIdProto;
 import ai.onnx.proto.OnnxMl.TensorProto;
-import ai.onnx.proto.OnnxMl.TensorShapeProto;
-import ai.onnx.proto.OnnxMl.TypeProto;
-import ai.onnx.proto.OnnxMl.ValueInfoProto;
-import com.google.protobuf.ByteString;
+import dev.flux2.testkit.PlainGraphBuilder;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
@@ -31,70 +24,28 @@ final class SeedAttentionGraph {
      * @return the graph, inputs {@code q}, {@code k}, {@code v}, output {@code out}
      */
     static ModelProto build(int heads, int tokens) {
-        GraphProto.Builder g = GraphProto.newBuilder().setName("seed_attention");
+        PlainGraphBuilder g = PlainGraphBuilder.named("seed_attention");
         for (String n : List.of("q", "k", "v")) {
-            g.addInput(value(n, FLOAT16, heads, tokens));
+            g.input(n, FLOAT16, 1, heads, tokens, HEAD_DIM);
         }
-        g.addOutput(value("out", FLOAT16, heads, tokens));
+        g.output("out", FLOAT16, 1, heads, tokens, HEAD_DIM);
         float scale = (float) Math.pow(HEAD_DIM, -0.25);
-        g.addInitializer(TensorProto.newBuilder()
-                .setName("scale")
-                .setDataType(FLOAT)
-                .setRawData(ByteString.copyFrom(ByteBuffer.allocate(4)
+        g.initializer(PlainGraphBuilder.rawTensor(
+                "scale",
+                FLOAT,
+                ByteBuffer.allocate(4)
                         .order(ByteOrder.LITTLE_ENDIAN)
                         .putFloat(scale)
-                        .array())));
-        node(g, "Cast", List.of("q"), "q32", intAttr("to", FLOAT));
-        node(g, "Cast", List.of("k"), "k32", intAttr("to", FLOAT));
-        node(g, "Mul", List.of("q32", "scale"), "qs");
-        node(g, "Mul", List.of("k32", "scale"), "ks");
-        node(g, "Transpose", List.of("ks"), "kt", perm());
-        node(g, "MatMul", List.of("qs", "kt"), "scores");
-        node(g, "Softmax", List.of("scores"), "probs", intAttr("axis", -1));
-        node(g, "Cast", List.of("probs"), "probs16", intAttr("to", FLOAT16));
-        node(g, "MatMul", List.of("probs16", "v"), "out");
-        return ModelProto.newBuilder()
-                .setIrVersion(8)
-                .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("").setVersion(17))
-                .setGraph(g)
-                .build();
-    }
-
-    private static void node(GraphProto.Builder g, String op, List<String> in, String out, AttributeProto... a) {
-        g.addNode(NodeProto.newBuilder()
-                .setName(out)
-                .setOpType(op)
-                .addAllInput(in)
-                .addOutput(out)
-                .addAllAttribute(List.of(a)));
-    }
-
-    private static AttributeProto intAttr(String name, long v) {
-        return AttributeProto.newBuilder()
-                .setName(name)
-                .setType(AttributeProto.AttributeType.INT)
-                .setI(v)
-                .build();
-    }
-
-    private static AttributeProto perm() {
-        return AttributeProto.newBuilder()
-                .setName("perm")
-                .setType(AttributeProto.AttributeType.INTS)
-                .addAllInts(List.of(0L, 1L, 3L, 2L))
-                .build();
-    }
-
-    private static ValueInfoProto value(String name, int type, int heads, int tokens) {
-        TensorShapeProto.Builder s = TensorShapeProto.newBuilder();
-        for (long d : new long[] {1, heads, tokens, HEAD_DIM}) {
-            s.addDim(TensorShapeProto.Dimension.newBuilder().setDimValue(d));
-        }
-        return ValueInfoProto.newBuilder()
-                .setName(name)
-                .setType(TypeProto.newBuilder()
-                        .setTensorType(
-                                TypeProto.Tensor.newBuilder().setElemType(type).setShape(s)))
-                .build();
+                        .array()));
+        g.node("Cast", List.of("q"), "q32", PlainGraphBuilder.intAttr("to", FLOAT));
+        g.node("Cast", List.of("k"), "k32", PlainGraphBuilder.intAttr("to", FLOAT));
+        g.node("Mul", List.of("q32", "scale"), "qs");
+        g.node("Mul", List.of("k32", "scale"), "ks");
+        g.node("Transpose", List.of("ks"), "kt", PlainGraphBuilder.intsAttr("perm", 0, 1, 3, 2));
+        g.node("MatMul", List.of("qs", "kt"), "scores");
+        g.node("Softmax", List.of("scores"), "probs", PlainGraphBuilder.intAttr("axis", -1));
+        g.node("Cast", List.of("probs"), "probs16", PlainGraphBuilder.intAttr("to", FLOAT16));
+        g.node("MatMul", List.of("probs16", "v"), "out");
+        return g.model(8, 17);
     }
 }

@@ -4,9 +4,11 @@ import ai.onnxruntime.OrtEnvironment;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flux2.api.MemoryPolicy;
+import dev.flux2.onnx.BackendAssembly;
 import dev.flux2.onnx.bundle.OnnxBundle;
+import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.options.OptimizationLevel;
-import dev.flux2.onnx.session.ExecutionProviders;
 import dev.flux2.onnx.session.ManagedSession;
 import dev.flux2.onnx.session.NativeHeapTrim;
 import dev.flux2.onnx.session.SessionFactory;
@@ -160,12 +162,14 @@ public final class MemoryProbe {
         config.forEach(c::put);
         root.put("graph", key);
         root.put("level", level.map(Enum::name).orElse("config"));
-        SessionFactory factory = new SessionFactory(
-                SharedEnvironment.get(),
-                ExecutionProviders.cpuOnly(),
-                Integer.parseInt(options.getOrDefault("--threads", "0")),
-                config);
-        SessionSpecs specs = new SessionSpecs(bundle.config(), bundle.io(), false, level);
+        OnnxOptions.Builder onnx = OnnxOptions.builder()
+                .threads(Integer.parseInt(options.getOrDefault("--threads", "0")))
+                .pinDimensions(false);
+        level.ifPresent(onnx::graphOptimizationLevel);
+        // As the backend assembles them, with the probe's session config entries added.
+        BackendAssembly assembly = BackendAssembly.assemble(bundle, onnx.build(), MemoryPolicy.SEQUENTIAL, config);
+        SessionFactory factory = assembly.sessionFactory();
+        SessionSpecs specs = assembly.specs();
         Qwen3PromptTokenizer tokenizer = null;
         begin();
         if (options.containsKey("--tokenizer")) {

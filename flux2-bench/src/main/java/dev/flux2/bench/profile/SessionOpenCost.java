@@ -1,11 +1,12 @@
 package dev.flux2.bench.profile;
 
+import dev.flux2.api.MemoryPolicy;
+import dev.flux2.onnx.BackendAssembly;
 import dev.flux2.onnx.bundle.GraphKeys;
 import dev.flux2.onnx.bundle.OnnxBundle;
-import dev.flux2.onnx.session.ExecutionProviders;
+import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.session.ManagedSession;
 import dev.flux2.onnx.session.SessionFactory;
-import dev.flux2.onnx.session.SharedEnvironment;
 import dev.flux2.onnx.stage.SessionSpecs;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,7 +14,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * How long ONNX Runtime takes to create (and close) the session of each graph a text-to-image generation opens,
@@ -40,8 +40,11 @@ final class SessionOpenCost {
      */
     static SessionOpenCost measure(Path bundle, int threads) {
         OnnxBundle b = OnnxBundle.load(bundle);
-        SessionSpecs specs = new SessionSpecs(b.config(), b.io(), false, Optional.empty());
-        SessionFactory factory = new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(), threads);
+        // As the backend assembles them, with unpinned dimensions (one session per graph, whatever the size).
+        BackendAssembly assembly = BackendAssembly.assemble(
+                b, OnnxOptions.builder().threads(threads).pinDimensions(false).build(), MemoryPolicy.SEQUENTIAL);
+        SessionSpecs specs = assembly.specs();
+        SessionFactory factory = assembly.sessionFactory();
         List<String> keys = new ArrayList<>(List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER));
         keys.addAll(b.io().decoder().graphKeys());
         Map<String, Long> nanos = new LinkedHashMap<>();
@@ -55,6 +58,7 @@ final class SessionOpenCost {
             }
             nanos.put(key, best);
         }
+        assembly.sessions().close();
         return new SessionOpenCost(nanos);
     }
 

@@ -4,8 +4,8 @@ import dev.flux2.bench.support.BenchBundle;
 import dev.flux2.bench.support.StageHarness;
 import dev.flux2.math.TorchRandom;
 import dev.flux2.onnx.options.VaeAttentionMode;
-import dev.flux2.onnx.stage.AttentionPlan;
-import dev.flux2.onnx.stage.AttentionSettings;
+import dev.flux2.onnx.stage.VaeAttentionPlan;
+import dev.flux2.onnx.stage.VaeAttentionSettings;
 import dev.flux2.onnx.stage.VaeDecoderChain;
 import dev.flux2.spi.LatentGrid;
 import dev.flux2.spi.PixelTensor;
@@ -61,8 +61,8 @@ public class VaeDecodeBenchmark {
                         harness.resources().config().requiredModel(d.attention().key()).settings().chunkSize().stream()
                                 .boxed()
                                 .findFirst())
-                .orElse(AttentionPlan.DEFAULT_CHUNK_ROWS);
-        chain = new VaeDecoderChain(harness.resources(), new AttentionSettings(attention, rows));
+                .orElse(VaeAttentionPlan.DEFAULT_CHUNK_ROWS);
+        chain = new VaeDecoderChain(harness.resources(), new VaeAttentionSettings(attention, rows));
         int[] wh = harness.imageSize(size);
         latent = new LatentGrid(
                 TorchRandom.randn(3L, LatentGrid.CHANNELS * (wh[0] / 16) * (wh[1] / 16)),

@@ -9,8 +9,8 @@ import dev.flux2.onnx.bundle.TensorSignature;
 import dev.flux2.onnx.bundle.VaeDecoderIo;
 import dev.flux2.onnx.session.RunCall;
 import dev.flux2.onnx.session.SessionLease;
-import dev.flux2.onnx.stage.AttentionPlan;
 import dev.flux2.onnx.stage.StageResources;
+import dev.flux2.onnx.stage.VaeAttentionPlan;
 import dev.flux2.onnx.tensor.OutputReader;
 import dev.flux2.onnx.tensor.TensorBuffer;
 import dev.flux2.onnx.tensor.TensorTypes;
@@ -83,7 +83,7 @@ final class VaeDecoderFixture implements AutoCloseable {
                     .requiredModel(io.attention().key())
                     .settings()
                     .chunkSize()
-                    .orElse(AttentionPlan.DEFAULT_CHUNK_ROWS);
+                    .orElse(VaeAttentionPlan.DEFAULT_CHUNK_ROWS);
             chunkRows = (int) Math.min(fixed > 0 ? fixed : configured, sequence);
             qChunk = own(TensorBuffer.allocate(
                     resources.env(), io.attention().qChunk().elementType(), 1, 1, chunkRows, d));

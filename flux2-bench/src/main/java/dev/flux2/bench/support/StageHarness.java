@@ -1,27 +1,18 @@
 package dev.flux2.bench.support;
 
 import dev.flux2.api.MemoryPolicy;
-import dev.flux2.onnx.bundle.GraphKeys;
+import dev.flux2.onnx.BackendAssembly;
 import dev.flux2.onnx.bundle.OnnxBundle;
-import dev.flux2.onnx.session.ExecutionProviders;
+import dev.flux2.onnx.options.CpuTuned;
+import dev.flux2.onnx.options.OnnxOptions;
 import dev.flux2.onnx.session.SessionCache;
-import dev.flux2.onnx.session.SessionFactory;
-import dev.flux2.onnx.session.SharedEnvironment;
-import dev.flux2.onnx.stage.SessionSpecs;
 import dev.flux2.onnx.stage.StageResources;
-import dev.flux2.onnx.tuning.CpuTuning;
-import dev.flux2.onnx.tuning.TunedGraph;
-import dev.flux2.onnx.tuning.TunedGraphStore;
 import dev.flux2.spi.TokenizedPrompt;
 import dev.flux2.tokenizer.Qwen3PromptTokenizer;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 /**
- * The ONNX backend's stage plumbing for one bundle, assembled the way {@code OnnxBackendProvider} does it (CPU,
+ * The ONNX backend's stage plumbing for one bundle, assembled by the backend's own {@link BackendAssembly} (CPU,
  * RESIDENT sessions so that a benchmark measures runs, not session creation; SEQUENTIAL session cost is in the
  * end-to-end profile). Owns the session cache and the tokenizer.
  */
@@ -35,24 +26,14 @@ public final class StageHarness implements AutoCloseable {
     private final Qwen3PromptTokenizer tokenizer;
     private final BenchStageContext context = new BenchStageContext();
 
-    private StageHarness(Path directory, Optional<CpuTuning> tuning, int threads) {
+    private StageHarness(Path directory, CpuTuned tuning, int threads) {
         this.bundle = OnnxBundle.load(directory);
-        Map<String, TunedGraph> tuned = new HashMap<>();
-        tuning.ifPresent(t -> {
-            TunedGraphStore store = new TunedGraphStore(TunedGraphStore.defaultCacheRoot(), true);
-            for (String key : List.of(GraphKeys.TEXT_ENCODER, GraphKeys.TRANSFORMER)) {
-                tuned.put(key, store.derive(key, bundle.io().signature(key), t));
-            }
-        });
-        this.sessions = new SessionCache(
-                new SessionFactory(SharedEnvironment.get(), ExecutionProviders.cpuOnly(), threads),
-                MemoryPolicy.RESIDENT);
-        this.resources = new StageResources(
-                SharedEnvironment.get(),
-                sessions,
-                bundle.config(),
-                bundle.io(),
-                new SessionSpecs(bundle.config(), bundle.io(), true, Optional.empty(), tuned));
+        // As the backend assembles them (BackendAssembly: environment, providers, derived graphs, specs), on the CPU,
+        // RESIDENT.
+        BackendAssembly assembly = BackendAssembly.assemble(
+                bundle, OnnxOptions.builder().threads(threads).cpuTuned(tuning).build(), MemoryPolicy.RESIDENT);
+        this.sessions = assembly.sessions();
+        this.resources = assembly.resources();
         Qwen3PromptTokenizer t = null;
         try {
             t = Qwen3PromptTokenizer.load(
@@ -71,17 +52,17 @@ public final class StageHarness implements AutoCloseable {
      * @return the harness; the caller closes it
      */
     public static StageHarness open(Path directory) {
-        return new StageHarness(directory, Optional.empty(), 0);
+        return new StageHarness(directory, CpuTuned.OFF, 0);
     }
 
     /**
      * @param directory a bundle directory
-     * @param tuning the CPU tuning of the text encoder and transformer graphs (derived once, beside the bundle), or
-     *     empty for the bundle's own graphs
+     * @param tuning the backend option {@code cpu_tuned}: the text encoder and transformer graphs derived once, beside
+     *     the bundle, by the backend's plan; {@link CpuTuned#OFF} for the bundle's own graphs
      * @param threads intra-op threads per run, 0 for ONNX Runtime's choice
      * @return the harness; the caller closes it
      */
-    public static StageHarness open(Path directory, Optional<CpuTuning> tuning, int threads) {
+    public static StageHarness open(Path directory, CpuTuned tuning, int threads) {
         return new StageHarness(directory, tuning, threads);
     }
 

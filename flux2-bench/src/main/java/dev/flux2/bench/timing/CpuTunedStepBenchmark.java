@@ -3,8 +3,7 @@ package dev.flux2.bench.timing;
 import dev.flux2.bench.stages.DenoiserFixture;
 import dev.flux2.bench.support.BenchBundle;
 import dev.flux2.bench.support.StageHarness;
-import dev.flux2.onnx.tuning.CpuTuning;
-import java.util.Optional;
+import dev.flux2.onnx.options.CpuTuned;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -22,7 +21,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One timing-transformer step at 512² as shipped against its CPU-tuned variants ({@code dev.flux2.onnx.tuning}):
+ * One timing-transformer step at 512² as shipped against its CPU-tuned variants (cpu_tuned; {@code dev.flux2.onnx.derived}):
  * {@code graph=shipped} (fp16 activations, {@code accuracy_level} 4), {@code acc0} (accuracy level 0 only) and
  * {@code acc0-fp32} (level 0 and fp32 activations, what the {@code cpu_tuned} option runs); {@code fp32} (fp32
  * activations, level kept) can be chosen with {@code -p graph=fp32}. The tuned graphs are
@@ -125,12 +124,12 @@ public class CpuTunedStepBenchmark {
         }
     }
 
-    static Optional<CpuTuning> tuning(String graph) {
+    static CpuTuned tuning(String graph) {
         return switch (graph) {
-            case "shipped" -> Optional.empty();
-            case "acc0" -> Optional.of(new CpuTuning(true, false));
-            case "acc0-fp32" -> Optional.of(CpuTuning.FULL);
-            case "fp32" -> Optional.of(new CpuTuning(false, true));
+            case "shipped" -> CpuTuned.OFF;
+            case "acc0" -> CpuTuned.ACC0;
+            case "acc0-fp32" -> CpuTuned.FULL;
+            case "fp32" -> CpuTuned.FP32;
             default ->
                 throw new IllegalArgumentException(
                         "graph must be shipped, acc0, fp32 or acc0-fp32, was '" + graph + "'");

@@ -46,12 +46,13 @@ class ArchitectureTest {
                         "dev.flux2.image..",
                         "dev.flux2.math..",
                         "dev.flux2.onnx",
-                        "dev.flux2.onnx.attention..",
+                        "dev.flux2.onnx.graph..",
+                        "dev.flux2.onnx.passes..",
+                        "dev.flux2.onnx.derived..",
                         "dev.flux2.onnx.memory..",
                         "dev.flux2.onnx.session..",
                         "dev.flux2.onnx.stage..",
                         "dev.flux2.onnx.tensor..",
-                        "dev.flux2.onnx.tuning..",
                         "dev.flux2.onnx.bundle..")
                 .because("the CLI is an application of the public API, the hub, the server and flux2-onnx's"
                         + " exported options and runtime packages")

@@ -6,15 +6,19 @@ package dev.flux2.onnx.options;
  */
 public enum AttentionMode {
     /**
-     * Fused where it is measured faster and accurate: nowhere yet. On WebGPU (an H200 on 2026-12-02, with the
-     * dequantized weights that {@link WeightsMode#AUTO} picks there) fused is 2.4× faster at 1024² and 0.88× at 512²,
-     * but its accuracy is not settled (docs/fused-attention.md §8: the synthetic bundles' images on lavapipe are 3–9
-     * levels from the CPU's fused, at most 1 with the graph); the 2-core CPU was inconclusive at 1024² on 2026-12-01;
-     * CUDA is not measured. Which provider fuses is decided where the providers are chosen.
+     * Fused where it is measured faster and accurate: in fp16 ({@link #FUSED_FP16}) when the first provider is CUDA;
+     * on the CPU and WebGPU the graphs as exported (docs/fused-attention.md §8–9 has the measurements). Which
+     * provider fuses is decided where the providers are chosen.
      */
     AUTO,
     /** Always fused. */
     FUSED,
     /** Never fused: the graphs as exported. */
-    GRAPH
+    GRAPH,
+    /**
+     * Always fused, the {@code MultiHeadAttention} node computing in fp16 (q, k, v cast to fp16 before it, its output
+     * cast back after): CUDA's fast form, what {@link #AUTO} picks on CUDA. ONNX Runtime's CPU kernel has no fp16
+     * form (docs/fused-attention.md §9).
+     */
+    FUSED_FP16
 }

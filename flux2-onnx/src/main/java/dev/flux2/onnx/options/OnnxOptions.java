@@ -62,11 +62,13 @@ import java.util.Optional;
  *       the Java binding's version: a CUDA 13 build, say), before ONNX Runtime initialises; it wins over
  *       {@code FLUX2_ORT_LIBRARY} and over the installed WebGPU runtime that the {@code webgpu} provider loads. The
  *       library is chosen once per JVM (docs/gpu.md). Default: none.</td></tr>
- *   <tr><td>{@value #ATTENTION}</td><td>{@code auto} | {@code fused} | {@code graph}</td><td>{@code fused}
- *       replaces the attention of the transformer and VAE decoder graphs with ONNX Runtime's fused
- *       {@code com.microsoft.MultiHeadAttention} in a derived graph (stored like the CPU-tuned graphs);
- *       {@code graph} runs the attention as exported; {@code auto} (default) fuses where measured faster and accurate,
- *       which is nowhere yet (docs/fused-attention.md §8): it runs the graphs as exported.</td></tr>
+ *   <tr><td>{@value #ATTENTION}</td><td>{@code auto} | {@code fused} | {@code graph} |
+ *       {@code fused_fp16}</td><td>{@code fused} replaces the attention of the transformer and VAE decoder graphs
+ *       with ONNX Runtime's fused {@code com.microsoft.MultiHeadAttention} (fp32) in a derived graph (stored like the
+ *       CPU-tuned graphs); {@code fused_fp16} the same computing in fp16 (CUDA's fast form; ONNX Runtime's CPU has
+ *       no fp16 kernel); {@code graph} runs the attention as exported; {@code auto} (default) fuses where measured
+ *       faster and accurate: in fp16 when the first provider is CUDA, elsewhere it runs the graphs as exported
+ *       (docs/fused-attention.md §8–9).</td></tr>
  *   <tr><td>{@value #WEIGHTS}</td><td>{@code auto} | {@code packed} | {@code dequantized} |
  *       {@code dequantized_fp16}</td><td>how the transformer's 4-bit block-16 weight products run ({@link
  *       WeightsMode}): {@code packed} as the bundle's {@code MatMulNBits}; {@code dequantized} as an in-graph

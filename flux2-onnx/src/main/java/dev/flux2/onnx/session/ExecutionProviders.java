@@ -3,9 +3,6 @@ package dev.flux2.onnx.session;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession.SessionOptions;
-import dev.flux2.onnx.options.AttentionMode;
-import dev.flux2.onnx.options.WeightsMode;
-import dev.flux2.onnx.weights.WeightForm;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -45,48 +42,6 @@ public record ExecutionProviders(List<OrtProvider> providers, int deviceId) {
         for (OrtProvider p : providers) {
             enable(Objects.requireNonNull(p), deviceId, options);
         }
-    }
-
-    /**
-     * The one place where the backend option {@code attention} meets the providers.
-     *
-     * @param mode the backend option {@code attention}
-     * @return whether the transformer's and the VAE decoder's attention runs fused on these providers
-     */
-    public boolean fusesAttention(AttentionMode mode) {
-        return switch (mode) {
-            case FUSED -> true;
-            case GRAPH -> false;
-            // Not fused by default anywhere yet. WebGPU (H200, 2026-12-02, docs/fused-attention.md §8): with the
-            // dequantized weights of weightForm's AUTO the 5+20-block step is 2.4x faster fused at 1024² (7.6 s ->
-            // 3.19 s) but 0.88x at 512², and the accuracy evidence disagrees: the step's prediction is closer to a
-            // CPU fp32 reference fused, one attention alone is further from exact fused (1.7e-2 against 4.2e-3),
-            // and on lavapipe the synthetic bundles' images are 3-9 levels from the CPU provider's fused against
-            // at most 1 with the graph (WebGpuPipelineTest). The CPU's 1.41x at 512² but 0.94x (inconclusive) at
-            // 1024²; CUDA not measurable here. A provider joins here once it is measured faster and accurate.
-            case AUTO -> false;
-        };
-    }
-
-    /**
-     * The one place where the backend option {@code weights} meets the providers.
-     *
-     * @param mode the backend option {@code weights}
-     * @return the form of the transformer's block-16 weight products on these providers
-     */
-    public WeightForm weightForm(WeightsMode mode) {
-        return switch (mode) {
-            case PACKED -> WeightForm.PACKED;
-            case DEQUANTIZED -> WeightForm.DEQUANTIZED;
-            case DEQUANTIZED_FP16 -> WeightForm.DEQUANTIZED_FP16;
-            // WebGPU's MatMulNBits shader at block 16 is a matrix-vector kernel (docs/fused-attention.md §8); the
-            // CPU's MatMulNBits is its fast path; CUDA not measured.
-            case AUTO -> firstIsWebGpu() ? WeightForm.DEQUANTIZED : WeightForm.PACKED;
-        };
-    }
-
-    private boolean firstIsWebGpu() {
-        return !providers.isEmpty() && providers.get(0) == OrtProvider.WEBGPU;
     }
 
     /** @return whether sessions with these providers live on a device (WebGPU, DirectML, CUDA, …) */

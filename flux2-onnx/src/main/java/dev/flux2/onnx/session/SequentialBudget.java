@@ -25,7 +25,7 @@ import java.util.function.LongSupplier;
  *       the process can still allocate right now.</li>
  * </ul>
  *
- * <p>The estimates are {@link dev.flux2.onnx.memory.SessionFootprint}'s (1.3 × weights while created, 0.65 × once
+ * <p>The estimates are {@code dev.flux2.onnx.memory.SessionFootprint}'s (1.3 × weights while created, 0.65 × once
  * created); the reasoning and measurements are in docs/performance.md, "SEQUENTIAL without the creation tax".
  * Immutable; thread-safe.
  *

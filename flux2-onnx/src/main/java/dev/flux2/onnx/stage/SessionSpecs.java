@@ -7,10 +7,10 @@ import dev.flux2.onnx.bundle.Dim;
 import dev.flux2.onnx.bundle.GraphSignature;
 import dev.flux2.onnx.bundle.ModelEntry;
 import dev.flux2.onnx.bundle.TensorSignature;
+import dev.flux2.onnx.derived.DerivedGraph;
 import dev.flux2.onnx.memory.SessionFootprint;
 import dev.flux2.onnx.options.OptimizationLevel;
 import dev.flux2.onnx.session.SessionSpec;
-import dev.flux2.onnx.tuning.TunedGraph;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Map;
@@ -34,7 +34,7 @@ public final class SessionSpecs {
     private final boolean pinDimensions;
     private final Optional<OptimizationLevel> levelOverride;
     private final Map<String, Long> weights;
-    private final Map<String, TunedGraph> tuned;
+    private final Map<String, DerivedGraph> derived;
 
     /**
      * @param config the bundle config
@@ -52,15 +52,15 @@ public final class SessionSpecs {
      * @param io the checked graph signatures
      * @param pinDimensions whether to pin symbolic dimensions per call
      * @param levelOverride an optimization level for every graph, overriding the config's per-graph setting
-     * @param tuned derived CPU-tuned graphs opened instead of the bundle's, by config key (same inputs and outputs)
+     * @param derived derived graphs opened instead of the bundle's, by config key (same inputs and outputs)
      */
     public SessionSpecs(
             BundleConfig config,
             BundleIo io,
             boolean pinDimensions,
             Optional<OptimizationLevel> levelOverride,
-            Map<String, TunedGraph> tuned) {
-        this.tuned = Map.copyOf(tuned);
+            Map<String, DerivedGraph> derived) {
+        this.derived = Map.copyOf(derived);
         this.config = Objects.requireNonNull(config, "config");
         this.io = Objects.requireNonNull(io, "io");
         this.pinDimensions = pinDimensions;
@@ -141,7 +141,7 @@ public final class SessionSpecs {
         }
         OptimizationLevel level = levelOverride.orElseGet(
                 () -> entry.settings().graphOptimizationLevel().orElse(OptimizationLevel.ALL));
-        TunedGraph t = tuned.get(graphKey);
+        DerivedGraph t = derived.get(graphKey);
         if (t != null) {
             return new SessionSpec(
                     graphKey,

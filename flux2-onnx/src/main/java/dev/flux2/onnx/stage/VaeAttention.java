@@ -28,14 +28,14 @@ import java.util.Set;
 final class VaeAttention {
     private final StageResources resources;
     private final VaeDecoderIo.Attention io;
-    private final AttentionSettings settings;
+    private final VaeAttentionSettings settings;
 
     /**
      * @param resources the backend's resources
      * @param io the attention-chunk graph
      * @param settings mode and chunk size
      */
-    VaeAttention(StageResources resources, VaeDecoderIo.Attention io, AttentionSettings settings) {
+    VaeAttention(StageResources resources, VaeDecoderIo.Attention io, VaeAttentionSettings settings) {
         this.resources = resources;
         this.io = io;
         this.settings = settings;
@@ -52,7 +52,7 @@ final class VaeAttention {
         long[] qShape = q.getInfo().getShape();
         int s = (int) qShape[2];
         int d = (int) qShape[3];
-        AttentionPlan plan = AttentionPlan.choose(settings.mode(), settings.chunkRows(), io.fixedChunkRows(), s);
+        VaeAttentionPlan plan = VaeAttentionPlan.choose(settings.mode(), settings.chunkRows(), io.fixedChunkRows(), s);
         int chunks = plan.chunks(s);
         try (ResourceScope converted = new ResourceScope()) {
             // kᵀ and v are fed whole to every call; a type the graph does not take is converted once.

@@ -42,13 +42,13 @@ import java.util.Set;
 public final class VaeDecoderChain {
 
     private final StageResources resources;
-    private final AttentionSettings settings;
+    private final VaeAttentionSettings settings;
 
     /**
      * @param resources the backend's resources
      * @param settings attention mode and chunk size (used by the split decoder)
      */
-    public VaeDecoderChain(StageResources resources, AttentionSettings settings) {
+    public VaeDecoderChain(StageResources resources, VaeAttentionSettings settings) {
         this.resources = resources;
         this.settings = settings;
     }

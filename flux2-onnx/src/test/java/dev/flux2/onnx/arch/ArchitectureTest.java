@@ -1,5 +1,9 @@
 package dev.flux2.onnx.arch;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -9,7 +13,10 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** flux2-onnx's architecture (issue #23): no package cycle, and public only where needed. */
+/**
+ * flux2-onnx's architecture (issues #23, #28): no package cycle, public only where needed, and the layers of the
+ * derived graphs: the graph toolkit at the bottom, the passes on it, the plan and the store on the passes.
+ */
 class ArchitectureTest {
     private static JavaClasses classes;
 
@@ -21,6 +28,60 @@ class ArchitectureTest {
     @Test
     void noPackageCycles() {
         ArchitectureRules.assertNoPackageCycles(classes);
+    }
+
+    @Test
+    void theGraphToolkitDependsOnNothingElseInFlux2Onnx() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.flux2.onnx.graph..")
+                .should()
+                .dependOnClassesThat(
+                        resideInAPackage("dev.flux2.onnx..").and(not(resideInAPackage("dev.flux2.onnx.graph.."))))
+                .because("every graph pass is written on it; it is the bottom layer (docs/architecture.md)")
+                .check(classes);
+    }
+
+    @Test
+    void thePassesDependOnlyOnTheGraphToolkit() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.flux2.onnx.passes..")
+                .should()
+                .dependOnClassesThat(resideInAPackage("dev.flux2.onnx..")
+                        .and(not(resideInAnyPackage("dev.flux2.onnx.passes..", "dev.flux2.onnx.graph.."))))
+                .because("a pass rewrites a graph message, knowing no option, provider, bundle or session")
+                .check(classes);
+    }
+
+    @Test
+    void thePlanAndTheStoreDependOnPassesOptionsAndTheBundlesGraphNamesOnly() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.flux2.onnx.derived..")
+                .should()
+                .dependOnClassesThat(resideInAPackage("dev.flux2.onnx..")
+                        .and(not(resideInAnyPackage(
+                                "dev.flux2.onnx.derived..",
+                                "dev.flux2.onnx.passes..",
+                                "dev.flux2.onnx.options..",
+                                "dev.flux2.onnx.bundle.."))))
+                .because("which graph gets which passes is decided from the options and the providers alone, not from"
+                        + " sessions or stages")
+                .check(classes);
+    }
+
+    @Test
+    void nothingButThePlanAndTheBenchmarksChoosePasses() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("dev.flux2.onnx.derived..", "dev.flux2.onnx.passes..")
+                .and()
+                .doNotHaveFullyQualifiedName("dev.flux2.onnx.BundleInspector")
+                .should()
+                .dependOnClassesThat(resideInAPackage("dev.flux2.onnx.passes.."))
+                .because("one plan decides which graph gets which passes (BundleInspector only inspects)")
+                .check(classes);
     }
 
     @Test
@@ -38,7 +99,10 @@ class ArchitectureTest {
                 Set.of(
                         // ServiceLoader instantiates it (provides ... with, and META-INF/services on the class path).
                         "dev.flux2.onnx.OnnxBackendProvider",
-                        // The benchmarks time the stages one by one (the qualified exports to dev.flux2.bench).
+                        // The benchmarks open their sessions as the backend does (the qualified exports to
+                        // dev.flux2.bench).
+                        "dev.flux2.onnx.BackendAssembly",
+                        // The benchmarks time the stages one by one.
                         "dev.flux2.onnx.bundle.OnnxBundle",
                         "dev.flux2.onnx.bundle.GraphKeys",
                         "dev.flux2.onnx.session.NativeHeapTrim",
@@ -46,6 +110,9 @@ class ArchitectureTest {
                         "dev.flux2.onnx.stage.OnnxTextEmbedding",
                         // The end-to-end tests of other packages count the sessions left open.
                         "dev.flux2.onnx.session.OpenSessionCounter",
+                        // The result of the public GraphPass interface: every pass returns it (the benchmarks apply
+                        // passes one by one).
+                        "dev.flux2.onnx.passes.PassOutcome",
                         // The stages' tests read their configs from seed files.
                         "dev.flux2.onnx.bundle.BundleConfigReader"));
     }

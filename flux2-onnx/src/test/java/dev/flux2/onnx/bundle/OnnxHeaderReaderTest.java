@@ -11,6 +11,7 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.TensorInfo;
 import com.google.protobuf.ByteString;
+import dev.flux2.testkit.PlainGraphBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,23 +29,7 @@ class OnnxHeaderReaderTest {
     Path dir;
 
     private static OnnxMl.ValueInfoProto value(String name, OnnxMl.TensorProto.DataType type, Object... dims) {
-        OnnxMl.TensorShapeProto.Builder shape = OnnxMl.TensorShapeProto.newBuilder();
-        for (Object d : dims) {
-            OnnxMl.TensorShapeProto.Dimension.Builder dim = OnnxMl.TensorShapeProto.Dimension.newBuilder();
-            if (d instanceof String s) {
-                dim.setDimParam(s);
-            } else {
-                dim.setDimValue(((Number) d).longValue());
-            }
-            shape.addDim(dim);
-        }
-        return OnnxMl.ValueInfoProto.newBuilder()
-                .setName(name)
-                .setType(OnnxMl.TypeProto.newBuilder()
-                        .setTensorType(OnnxMl.TypeProto.Tensor.newBuilder()
-                                .setElemType(type.getNumber())
-                                .setShape(shape)))
-                .build();
+        return PlainGraphBuilder.valueInfoProto(name, type.getNumber(), dims);
     }
 
     /** x (fp16 [1, image_seq, 4]) + w (an initializer that older exporters also list as an input) → y. */

@@ -12,8 +12,8 @@ import ai.onnx.proto.OnnxMl.TensorProto;
 import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.MemoryPolicy;
+import dev.flux2.onnx.derived.DerivedGraphStore;
 import dev.flux2.onnx.session.OpenSessionCounter;
-import dev.flux2.onnx.tuning.TunedGraphStore;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;
@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * casts restore the declared element types), so it computes the same function in the same precision and only ONNX
  * Runtime's fusions and summation order may differ (fp32, ≈1e-7 relative). That is the situation
  * {@link ImageComparison} argues for against the double-precision reference: at most 1 LSB, rarely. (The accuracy
- * gain of fp32 over fp16 activations is checked on an fp16, level-4 graph in {@code TunedGraphStoreTest}.)
+ * gain of fp32 over fp16 activations is checked on an fp16, level-4 graph in {@code DerivedGraphStoreTest}.)
  */
 class CpuTunedPipelineTest {
     private static final String PROMPT = "a red fox in the snow";
@@ -74,7 +74,7 @@ class CpuTunedPipelineTest {
     }
 
     private static Set<String> derivedFiles() throws IOException {
-        Path folder = bundle.directory().resolve(TunedGraphStore.FOLDER);
+        Path folder = bundle.directory().resolve(DerivedGraphStore.FOLDER);
         if (!Files.isDirectory(folder)) {
             return Set.of();
         }
@@ -101,7 +101,7 @@ class CpuTunedPipelineTest {
         assertTrue(files.stream().allMatch(f -> f.endsWith(".onnx")), "fp32 scales already: no new data, " + files);
         for (String f : files) {
             checkReferencesOriginalShards(
-                    bundle.directory().resolve(TunedGraphStore.FOLDER).resolve(f));
+                    bundle.directory().resolve(DerivedGraphStore.FOLDER).resolve(f));
         }
     }
 
@@ -140,7 +140,7 @@ class CpuTunedPipelineTest {
         generate(true);
         Set<String> first = derivedFiles();
         Path transformer = bundle.directory()
-                .resolve(TunedGraphStore.FOLDER)
+                .resolve(DerivedGraphStore.FOLDER)
                 .resolve(first.stream()
                         .filter(f -> f.startsWith("transformer-"))
                         .findFirst()

@@ -8,6 +8,7 @@ import ai.onnx.proto.OnnxMl.NodeProto;
 import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.MemoryPolicy;
+import dev.flux2.onnx.derived.DerivedGraphStore;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;
@@ -44,7 +45,7 @@ class DequantizedWeightsPipelineTest {
         List<String> files = derived(bundle);
         assertEquals(1, files.size(), files.toString());
         assertTrue(files.get(0).startsWith("transformer-") && files.get(0).endsWith(".onnx"), files.toString());
-        Path graph = bundle.directory().resolve(".flux2-cpu").resolve(files.get(0));
+        Path graph = bundle.directory().resolve(DerivedGraphStore.FOLDER).resolve(files.get(0));
         assertEquals(0, count(graph, "MatMulNBits"));
         assertTrue(count(graph, "DequantizeLinear") > 0);
 
@@ -72,7 +73,7 @@ class DequantizedWeightsPipelineTest {
     }
 
     private static List<String> derived(SyntheticBundle bundle) throws IOException {
-        Path folder = bundle.directory().resolve(".flux2-cpu");
+        Path folder = bundle.directory().resolve(DerivedGraphStore.FOLDER);
         if (!Files.isDirectory(folder)) {
             return List.of();
         }

@@ -8,6 +8,7 @@ import ai.onnx.proto.OnnxMl.NodeProto;
 import dev.flux2.Flux2Pipeline;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.MemoryPolicy;
+import dev.flux2.onnx.derived.DerivedGraphStore;
 import dev.flux2.testkit.SyntheticBundle;
 import dev.flux2.testkit.SyntheticBundleSpec;
 import dev.flux2.testkit.SyntheticBundleWriter;
@@ -67,7 +68,7 @@ class FusedAttentionPipelineTest {
                 files.keySet().stream().anyMatch(f -> f.startsWith("transformer-") && f.endsWith(".unchanged")),
                 files.toString());
         Path derivedGraph = bundle.directory()
-                .resolve(".flux2-cpu")
+                .resolve(DerivedGraphStore.FOLDER)
                 .resolve(files.keySet().stream()
                         .filter(f -> f.endsWith(".onnx"))
                         .findFirst()
@@ -100,7 +101,7 @@ class FusedAttentionPipelineTest {
     }
 
     private static Map<String, FileTime> derived(SyntheticBundle bundle) throws IOException {
-        Path folder = bundle.directory().resolve(".flux2-cpu");
+        Path folder = bundle.directory().resolve(DerivedGraphStore.FOLDER);
         Map<String, FileTime> files = new TreeMap<>();
         if (Files.isDirectory(folder)) {
             try (Stream<Path> s = Files.list(folder)) {

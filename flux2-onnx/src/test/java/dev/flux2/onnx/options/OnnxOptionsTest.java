@@ -5,11 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.onnxruntime.OrtProvider;
 import dev.flux2.api.InvalidRequestException;
-import dev.flux2.onnx.session.ExecutionProviders;
-import dev.flux2.onnx.tuning.CpuTuning;
-import dev.flux2.onnx.weights.WeightForm;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,22 +26,19 @@ class OnnxOptionsTest {
         assertTrue(d.pinDimensions());
         assertEquals(0, d.deviceId());
         assertEquals(CpuTuned.OFF, d.cpuTuned());
-        assertTrue(CpuTuning.of(d.cpuTuned()).isEmpty());
     }
 
     @Test
     void cpuTunedChoosesTheEdits() {
         assertEquals(
-                Optional.of(CpuTuning.FULL),
-                CpuTuning.of(OnnxOptions.parse(Map.of("cpu_tuned", " TRUE ")).cpuTuned()));
+                CpuTuned.FULL, OnnxOptions.parse(Map.of("cpu_tuned", " TRUE ")).cpuTuned());
         assertEquals(
-                Optional.of(new CpuTuning(false, true)),
-                CpuTuning.of(OnnxOptions.parse(Map.of("cpu_tuned", "fp32")).cpuTuned()));
+                CpuTuned.FP32, OnnxOptions.parse(Map.of("cpu_tuned", "fp32")).cpuTuned());
         assertEquals(
-                Optional.of(new CpuTuning(true, false)),
-                CpuTuning.of(OnnxOptions.parse(Map.of("cpu_tuned", "acc0")).cpuTuned()));
-        assertTrue(CpuTuning.of(OnnxOptions.parse(Map.of("cpu_tuned", "false")).cpuTuned())
-                .isEmpty());
+                CpuTuned.ACC0, OnnxOptions.parse(Map.of("cpu_tuned", "acc0")).cpuTuned());
+        assertEquals(
+                CpuTuned.OFF, OnnxOptions.parse(Map.of("cpu_tuned", "false")).cpuTuned());
+        // Which passes each value means: DerivationPlanTest.
         String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("cpu_tuned", "yes")))
                 .getMessage();
         assertTrue(msg.contains("cpu_tuned") && msg.contains("fp32"), msg);
@@ -70,25 +63,11 @@ class OnnxOptionsTest {
                         && msg.contains("auto, packed, dequantized or dequantized_fp16")
                         && msg.contains("'fp16'"),
                 msg);
-        // Measured 2.1x faster at 512² on WebGPU with fp32 products and the packed graph's accuracy
-        // (docs/fused-attention.md §8); the CPU's MatMulNBits is its fast path.
-        assertEquals(
-                WeightForm.DEQUANTIZED,
-                new ExecutionProviders(List.of(OrtProvider.WEBGPU), 0).weightForm(WeightsMode.AUTO));
-        assertEquals(WeightForm.PACKED, ExecutionProviders.cpuOnly().weightForm(WeightsMode.AUTO));
-        assertEquals(
-                WeightForm.PACKED, new ExecutionProviders(List.of(OrtProvider.CUDA), 0).weightForm(WeightsMode.AUTO));
-        assertEquals(WeightForm.PACKED, ExecutionProviders.cpuOnly().weightForm(WeightsMode.AUTO));
-        assertEquals(WeightForm.DEQUANTIZED, ExecutionProviders.cpuOnly().weightForm(WeightsMode.DEQUANTIZED));
-        assertEquals(
-                WeightForm.DEQUANTIZED_FP16, ExecutionProviders.cpuOnly().weightForm(WeightsMode.DEQUANTIZED_FP16));
-        assertEquals(
-                WeightForm.PACKED,
-                new ExecutionProviders(List.of(OrtProvider.WEBGPU), 0).weightForm(WeightsMode.PACKED));
+        // Which form runs on which provider: DerivationPlanTest.
     }
 
     @Test
-    void attentionChoosesFusedOrGraphAndAutoFusesNowhereYet() {
+    void attentionChoosesFusedOrGraph() {
         assertEquals(AttentionMode.AUTO, OnnxOptions.defaults().attention());
         assertEquals(
                 AttentionMode.FUSED,
@@ -98,14 +77,13 @@ class OnnxOptionsTest {
                 OnnxOptions.parse(Map.of("attention", "graph")).attention());
         String msg = assertThrows(InvalidRequestException.class, () -> OnnxOptions.parse(Map.of("attention", "mha")))
                 .getMessage();
-        assertTrue(msg.contains("attention") && msg.contains("auto, fused or graph") && msg.contains("'mha'"), msg);
-        // Not settled on WebGPU: faster at 1024², images further from the CPU's (docs/fused-attention.md §8).
-        ExecutionProviders webGpu = new ExecutionProviders(List.of(OrtProvider.WEBGPU), 0);
-        assertFalse(webGpu.fusesAttention(AttentionMode.AUTO));
-        assertFalse(ExecutionProviders.cpuOnly().fusesAttention(AttentionMode.AUTO));
-        assertFalse(new ExecutionProviders(List.of(OrtProvider.CUDA), 0).fusesAttention(AttentionMode.AUTO));
-        assertTrue(ExecutionProviders.cpuOnly().fusesAttention(AttentionMode.FUSED));
-        assertFalse(webGpu.fusesAttention(AttentionMode.GRAPH));
+        assertTrue(
+                msg.contains("attention") && msg.contains("auto, fused, graph or fused_fp16") && msg.contains("'mha'"),
+                msg);
+        assertEquals(
+                AttentionMode.FUSED_FP16,
+                OnnxOptions.parse(Map.of("attention", "fused_fp16")).attention());
+        // Which provider fuses: DerivationPlanTest.
     }
 
     @Test
