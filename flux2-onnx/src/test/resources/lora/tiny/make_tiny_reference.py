@@ -30,10 +30,11 @@ out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
 
-def rms_forward(self, x):  # torch.nn.RMSNorm as its formula (the TorchScript exporter has no aten::rms_norm)
-    v = x.float().pow(2).mean(-1, keepdim=True)
-    y = x.float() * torch.rsqrt(v + (self.eps if self.eps is not None else 1e-6))
-    return (y * self.weight if self.weight is not None else y).to(x.dtype)
+def rms_forward(self, x):  # torch.nn.RMSNorm as its formula (the TorchScript exporter has no aten::rms_norm); fp32
+    # throughout, so without the casts to float of a float that ONNX Runtime's optimizer (1.26 and 1.30) mis-wires
+    v = x.pow(2).mean(-1, keepdim=True)
+    y = x * torch.rsqrt(v + (self.eps if self.eps is not None else 1e-6))
+    return y * self.weight if self.weight is not None else y
 
 
 torch.nn.RMSNorm.forward = rms_forward
@@ -99,6 +100,8 @@ for v in gr.value_info:
     if v.name in names:
         v.name = names[v.name]
 os.remove(path)
+if os.path.exists(f"{out}/transformer.onnx.data"):
+    os.remove(f"{out}/transformer.onnx.data")
 onnx.save(model, path, save_as_external_data=True, all_tensors_to_one_file=True, location="transformer.onnx.data",
           size_threshold=1024)
 onnx.checker.check_model(path)

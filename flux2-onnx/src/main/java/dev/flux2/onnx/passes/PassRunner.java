@@ -16,7 +16,7 @@ import java.util.Set;
 public final class PassRunner {
     /** The ids in the order they are applied. */
     static final List<String> ORDER =
-            List.of(WeightDequantization.ID, MhaFusion.ID, Fp32Activations.ID, AccuracyLevelZero.ID);
+            List.of(LoraBranches.ID, WeightDequantization.ID, MhaFusion.ID, Fp32Activations.ID, AccuracyLevelZero.ID);
 
     private PassRunner() {}
 
