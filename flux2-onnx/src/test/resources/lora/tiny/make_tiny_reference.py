@@ -185,3 +185,47 @@ pipe.set_adapters(["diffusers_all"], adapter_weights=[0.35])
 refs["scaled"] = predict()
 save_file(refs, f"{out}/reference.safetensors")
 print("written to", out)
+
+# The same weights with q/k/v fused into one product per stream (BFL's layout, the q4 "seed" export's structure):
+# one MatMul [in, 3·inner] and a Split of its columns where the export has three, so the same references hold.
+fused = onnx.load(path)
+g = fused.graph
+inits = {t.name: t for t in g.initializer}
+by_input = {}
+for node in g.node:
+    if node.op_type == "MatMul" and node.input[1] in inits and list(inits[node.input[1]].dims) == [32, 32]:
+        by_input.setdefault(node.input[0], []).append(node)
+groups = [nodes for nodes in by_input.values() if len(nodes) == 3]
+assert len(groups) == 4, len(groups)  # two double blocks × two streams
+new_nodes = []
+done = set()
+for node in g.node:
+    group = next((grp for grp in groups if node in grp), None)
+    if group is None:
+        new_nodes.append(node)
+        continue
+    if id(group[0]) in done:
+        continue
+    done.add(id(group[0]))
+    k = len(g.initializer)
+    w = np.concatenate([onnx.numpy_helper.to_array(inits[n.input[1]], base_dir=out) for n in group], axis=1)
+    g.initializer.append(onnx.numpy_helper.from_array(w, f"w{k}"))
+    fused_out = f"f{k}"
+    new_nodes.append(onnx.helper.make_node("MatMul", [group[0].input[0], f"w{k}"], [fused_out], name=f"n_f{k}"))
+    g.initializer.append(onnx.numpy_helper.from_array(np.array([32, 32, 32], dtype=np.int64), f"s{k}"))
+    new_nodes.append(onnx.helper.make_node("Split", [fused_out, f"s{k}"], [n.output[0] for n in group],
+                                           name=f"n_s{k}", axis=-1))
+del g.node[:]
+g.node.extend(new_nodes)
+used = {i for n in g.node for i in n.input}
+kept = [t for t in g.initializer if t.name in used]
+del g.initializer[:]
+g.initializer.extend(kept)
+for t in g.initializer:  # all weights inside the graph file: the fused graph is small
+    if t.data_location == onnx.TensorProto.EXTERNAL:
+        onnx.external_data_helper.load_external_data_for_tensor(t, out)
+        t.data_location = onnx.TensorProto.DEFAULT
+        del t.external_data[:]
+onnx.save(fused, f"{out}/transformer_fused_qkv.onnx")
+onnx.checker.check_model(f"{out}/transformer_fused_qkv.onnx")
+print("fused q/k/v graph written")

@@ -27,7 +27,7 @@ class LoraGraphTest {
 
     @BeforeAll
     static void open() throws Exception {
-        tiny = new TinyKleinGraph(folder);
+        tiny = new TinyKleinGraph(folder, "transformer.onnx");
     }
 
     @AfterAll

@@ -34,14 +34,21 @@ final class TinyKleinGraph implements AutoCloseable {
     final OrtSession lora;
     final SafetensorsFile reference;
 
-    TinyKleinGraph(Path folder) throws IOException, OrtException {
+    /**
+     * @param folder a fresh folder
+     * @param graph {@code transformer.onnx} (separate q/k/v, external data) or {@code transformer_fused_qkv.onnx}
+     */
+    TinyKleinGraph(Path folder, String graph) throws IOException, OrtException {
         Path bundle = Files.createDirectories(folder.resolve("bundle"));
-        Files.copy(FIXTURES.resolve("transformer.onnx"), bundle.resolve("transformer.onnx"));
-        Files.copy(FIXTURES.resolve("transformer.onnx.data"), bundle.resolve("transformer.onnx.data"));
-        source = bundle.resolve("transformer.onnx");
+        Files.copy(FIXTURES.resolve(graph), bundle.resolve(graph));
+        Map<String, Long> data = new HashMap<>();
+        if (graph.equals("transformer.onnx")) {
+            Files.copy(FIXTURES.resolve("transformer.onnx.data"), bundle.resolve("transformer.onnx.data"));
+            data.put("transformer.onnx.data", Files.size(bundle.resolve("transformer.onnx.data")));
+        }
+        source = bundle.resolve(graph);
         derived = new DerivedGraphStore(folder.resolve("cache"), true)
-                .derive("transformer", new GraphSignature(source, List.of(), List.of(),
-                        Map.of("transformer.onnx.data", Files.size(bundle.resolve("transformer.onnx.data")))),
+                .derive("transformer", new GraphSignature(source, List.of(), List.of(), data),
                         List.of(LoraBranches.pass()))
                 .orElseThrow();
         OrtSession.SessionOptions o = new OrtSession.SessionOptions();
