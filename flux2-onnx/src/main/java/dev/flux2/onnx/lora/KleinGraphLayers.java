@@ -363,8 +363,12 @@ public final class KleinGraphLayers {
         Integer txtQ0 = null;
         Integer single0 = null;
         List<Set<Integer>> doubleInputs = new ArrayList<>();
+        Set<Set<Integer>> seen = new java.util.HashSet<>();
         for (Attention a : attentions) {
             Map<Integer, Origin> q = sources.getOrDefault(a.q(), Map.of());
+            if (!seen.add(Set.copyOf(q.keySet()))) {
+                continue; // another group of heads of an attention already counted (the export splits heads)
+            }
             boolean streams = q.size() == 2 && q.values().stream().anyMatch(o -> o.stream() == 0)
                     && q.values().stream().anyMatch(o -> o.stream() == 1);
             if (streams) {
