@@ -1,6 +1,5 @@
 package dev.flux2.onnx.passes;
 
-import ai.onnx.proto.OnnxMl.AttributeProto;
 import ai.onnx.proto.OnnxMl.GraphProto;
 import ai.onnx.proto.OnnxMl.ModelProto;
 import ai.onnx.proto.OnnxMl.NodeProto;
@@ -117,100 +116,6 @@ public final class WeightDequantization implements GraphPass {
                 r.result().describe());
     }
 
-    /** Reduce operators whose {@code axes} attribute became an input at opset 18 (ReduceSum already at 13). */
-    private static final Set<String> REDUCE_AXES_18 = Set.of(
-            "ReduceMean",
-            "ReduceMax",
-            "ReduceMin",
-            "ReduceProd",
-            "ReduceL1",
-            "ReduceL2",
-            "ReduceLogSum",
-            "ReduceLogSumExp",
-            "ReduceSumSquare");
-
-    /**
-     * Default-domain operators whose behaviour for a graph valid at opset 13–20 is the same at opset 21 (changes in
-     * between only add types, optional inputs or attributes with the old behaviour as default), besides
-     * {@link #REDUCE_AXES_18}, which is rewritten.
-     */
-    private static final Set<String> UNCHANGED_TO_21 = Set.of(
-            "Abs",
-            "Add",
-            "And",
-            "ArgMax",
-            "ArgMin",
-            "Cast",
-            "CastLike",
-            "Ceil",
-            "Clip",
-            "Concat",
-            "Constant",
-            "ConstantOfShape",
-            "Conv",
-            "ConvTranspose",
-            "Cos",
-            "CumSum",
-            "DequantizeLinear",
-            "Div",
-            "Equal",
-            "Erf",
-            "Exp",
-            "Expand",
-            "Flatten",
-            "Floor",
-            "Gather",
-            "GatherElements",
-            "GatherND",
-            "Gelu",
-            "Gemm",
-            "Greater",
-            "GreaterOrEqual",
-            "HardSigmoid",
-            "Identity",
-            "InstanceNormalization",
-            "LayerNormalization",
-            "LeakyRelu",
-            "Less",
-            "LessOrEqual",
-            "Log",
-            "MatMul",
-            "Max",
-            "Min",
-            "Mod",
-            "Mul",
-            "Neg",
-            "Not",
-            "Or",
-            "Pad",
-            "Pow",
-            "QuantizeLinear",
-            "Range",
-            "Reciprocal",
-            "ReduceSum",
-            "Relu",
-            "Reshape",
-            "Resize",
-            "ScatterND",
-            "Shape",
-            "Sigmoid",
-            "Sign",
-            "Sin",
-            "Size",
-            "Slice",
-            "Softmax",
-            "Split",
-            "Sqrt",
-            "Squeeze",
-            "Sub",
-            "Tanh",
-            "Tile",
-            "Transpose",
-            "Trilu",
-            "Unsqueeze",
-            "Where",
-            "Xor");
-
     /**
      * The block sizes whose WebGPU {@code MatMulNBits} is slower than the dequantized form: 16, the seed's (ONNX
      * Runtime 1.26 takes its tiled shaders only at block 32; measured in docs/fused-attention.md §8).
@@ -293,7 +198,7 @@ public final class WeightDequantization implements GraphPass {
                     model, new Result(candidates.size(), 0, List.of("the graph imports no ONNX opset"), false));
         }
         int opset = (int) imported.getAsLong();
-        String blocker = opset < DQ_OPSET ? opsetBlocker(graph, opset) : null;
+        String blocker = opset < DQ_OPSET ? OpsetRaise.blocker(graph, opset) : null;
         if (blocker != null) {
             return new Rewrite(model, new Result(candidates.size(), 0, List.of(blocker), false));
         }
@@ -413,9 +318,9 @@ public final class WeightDequantization implements GraphPass {
             if (r != null) {
                 g.addAllNode(r);
             } else if (raise
-                    && REDUCE_AXES_18.contains(graph.getNode(i).getOpType())
+                    && OpsetRaise.REDUCE_AXES_18.contains(graph.getNode(i).getOpType())
                     && Nodes.standard(graph.getNode(i))) {
-                g.addAllNode(axesAsInput(graph.getNode(i), PREFIX + "_axes" + reduces++));
+                g.addAllNode(OpsetRaise.axesAsInput(graph.getNode(i), PREFIX + "_axes" + reduces++));
             } else {
                 g.addNode(graph.getNode(i));
             }
@@ -434,56 +339,6 @@ public final class WeightDequantization implements GraphPass {
             m.setIrVersion(10);
         }
         return new Rewrite(m.build(), new Result(candidates.size(), replacements.size(), notRewritten, raise));
-    }
-
-    private static List<NodeProto> axesAsInput(NodeProto n, String axesName) {
-        AttributeProto axes = null;
-        for (AttributeProto a : n.getAttributeList()) {
-            if (a.getName().equals("axes")) {
-                axes = a;
-            }
-        }
-        if (axes == null) {
-            return List.of(n); // all axes: the same at 18
-        }
-        NodeProto.Builder b = n.toBuilder().clearAttribute();
-        n.getAttributeList().stream().filter(a -> !a.getName().equals("axes")).forEach(b::addAttribute);
-        if (b.getInputCount() == 1) {
-            b.addInput(axesName);
-        }
-        NodeProto constant = NodeProto.newBuilder()
-                .setOpType("Constant")
-                .setName(axesName + "/Constant")
-                .addOutput(axesName)
-                .addAttribute(AttributeProto.newBuilder()
-                        .setName("value")
-                        .setType(AttributeProto.AttributeType.TENSOR)
-                        .setT(TensorProto.newBuilder()
-                                .setDataType(TensorProto.DataType.INT64_VALUE)
-                                .addDims(axes.getIntsCount())
-                                .addAllInt64Data(axes.getIntsList())))
-                .build();
-        return List.of(constant, b.build());
-    }
-
-    private static String opsetBlocker(GraphProto graph, int opset) {
-        if (opset < 13) {
-            return "the graph's opset " + opset + " is below 13";
-        }
-        for (NodeProto n : graph.getNodeList()) {
-            for (AttributeProto a : n.getAttributeList()) {
-                if (a.hasG() || a.getGraphsCount() > 0) {
-                    return "the graph has subgraphs (" + n.getOpType() + ")";
-                }
-            }
-            if (Nodes.standard(n)
-                    && !UNCHANGED_TO_21.contains(n.getOpType())
-                    && !REDUCE_AXES_18.contains(n.getOpType())) {
-                return "raising the opset from " + opset + " to 21 for DequantizeLinear: " + n.getOpType()
-                        + " is not known to behave the same";
-            }
-        }
-        return null;
     }
 
     private static String reasonNot(NodeProto n, Map<String, TensorProto> inits, GraphIndex index) {
