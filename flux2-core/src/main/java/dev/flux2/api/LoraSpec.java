@@ -31,9 +31,7 @@ public record LoraSpec(Path file, double scale) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LoraSpec s
-                && file.equals(s.file)
-                && Double.compare(scale, s.scale) == 0;
+        return o instanceof LoraSpec s && file.equals(s.file) && Double.compare(scale, s.scale) == 0;
     }
 
     @Override

@@ -94,7 +94,8 @@ public final class GenerationEngine implements AutoCloseable {
             // The graph side exists (dev.flux2.onnx.lora: structural matching, the lora-branches pass, the factor
             // feeds) but the stages do not feed it yet: refusing is better than an image silently without the LoRA.
             throw new InvalidRequestException("LoRA adapters are not applied by this pipeline yet (issue #30): got "
-                    + request.loras().size() + " (" + request.loras().get(0) + (request.loras().size() > 1 ? ", …" : "")
+                    + request.loras().size() + " (" + request.loras().get(0)
+                    + (request.loras().size() > 1 ? ", …" : "")
                     + "); remove them from the request");
         }
         lock.readLock().lock();

@@ -16,10 +16,12 @@ class GenerationRequestLoraTest {
 
     @Test
     void lorasKeepTheirOrderAndScales() {
-        GenerationRequest r = GenerationRequest.builder("p").lora(STYLE, 0.8).lora(FACE, -0.5).lora(STYLE, 0.0)
+        GenerationRequest r = GenerationRequest.builder("p")
+                .lora(STYLE, 0.8)
+                .lora(FACE, -0.5)
+                .lora(STYLE, 0.0)
                 .build();
-        assertEquals(
-                List.of(new LoraSpec(STYLE, 0.8), new LoraSpec(FACE, -0.5), new LoraSpec(STYLE, 0.0)), r.loras());
+        assertEquals(List.of(new LoraSpec(STYLE, 0.8), new LoraSpec(FACE, -0.5), new LoraSpec(STYLE, 0.0)), r.loras());
         assertEquals(r, r.toBuilder().build());
         assertTrue(r.toString().contains("loras=[style.safetensors:0.8, face.safetensors:-0.5"), r.toString());
         assertTrue(GenerationRequest.builder("p").build().loras().isEmpty());
@@ -27,9 +29,12 @@ class GenerationRequestLoraTest {
 
     @Test
     void lorasArePartOfTheValue() {
-        GenerationRequest a = GenerationRequest.builder("p").lora(STYLE, 1).lora(FACE, 1).build();
-        assertNotEquals(a, GenerationRequest.builder("p").lora(FACE, 1).lora(STYLE, 1).build(), "order matters");
-        assertNotEquals(a, GenerationRequest.builder("p").lora(STYLE, 1).lora(FACE, 0.5).build());
+        GenerationRequest a =
+                GenerationRequest.builder("p").lora(STYLE, 1).lora(FACE, 1).build();
+        assertNotEquals(
+                a, GenerationRequest.builder("p").lora(FACE, 1).lora(STYLE, 1).build(), "order matters");
+        assertNotEquals(
+                a, GenerationRequest.builder("p").lora(STYLE, 1).lora(FACE, 0.5).build());
         assertNotEquals(a, GenerationRequest.builder("p").build());
         GenerationRequest replaced =
                 a.toBuilder().loras(List.of(new LoraSpec(FACE, 2))).build();
@@ -38,12 +43,19 @@ class GenerationRequestLoraTest {
 
     @Test
     void buildRefusesANonFiniteScaleNamingTheLora() {
-        GenerationRequest.Builder b = GenerationRequest.builder("p").lora(STYLE, 1).lora(FACE, Double.NaN);
+        GenerationRequest.Builder b =
+                GenerationRequest.builder("p").lora(STYLE, 1).lora(FACE, Double.NaN);
         InvalidRequestException e = assertThrows(InvalidRequestException.class, b::build);
-        assertTrue(e.getMessage().contains("lora 1") && e.getMessage().contains("face.safetensors")
-                && e.getMessage().contains("NaN"), e.getMessage());
-        assertThrows(InvalidRequestException.class,
-                () -> GenerationRequest.builder("p").lora(STYLE, Double.POSITIVE_INFINITY).build());
+        assertTrue(
+                e.getMessage().contains("lora 1")
+                        && e.getMessage().contains("face.safetensors")
+                        && e.getMessage().contains("NaN"),
+                e.getMessage());
+        assertThrows(
+                InvalidRequestException.class,
+                () -> GenerationRequest.builder("p")
+                        .lora(STYLE, Double.POSITIVE_INFINITY)
+                        .build());
     }
 
     @Test

@@ -14,10 +14,16 @@ class LoraNotYetAppliedTest {
     void aRequestWithALoraIsRefusedBeforeAnyModelWork() {
         FakeBackend backend = new FakeBackend(FakeModel.distilledModel(), FakeBackend.FUSED_OFF);
         try (GenerationEngine engine = new GenerationEngine(backend)) {
-            InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> engine.generate(
-                    GenerationRequest.builder("p").size(64, 48).seed(1).lora(Path.of("style.safetensors"), 0.8)
+            InvalidRequestException e = assertThrows(
+                    InvalidRequestException.class,
+                    () -> engine.generate(GenerationRequest.builder("p")
+                            .size(64, 48)
+                            .seed(1)
+                            .lora(Path.of("style.safetensors"), 0.8)
                             .build()));
-            assertTrue(e.getMessage().contains("style.safetensors:0.8") && e.getMessage().contains("#30"),
+            assertTrue(
+                    e.getMessage().contains("style.safetensors:0.8")
+                            && e.getMessage().contains("#30"),
                     e.getMessage());
         }
     }

@@ -18,7 +18,9 @@ final class BflLoraKeys {
             new String[] {"single_transformer_blocks.", "single_transformer_blocks."},
             new String[] {"transformer_blocks.", "transformer_blocks."},
             new String[] {"sformer_blocks.", "transformer_blocks."});
-    private static final String[][] PROJECTIONS = {{"img_attn.proj", "attn.to_out.0"}, {"txt_attn.proj", "attn.to_add_out"}};
+    private static final String[][] PROJECTIONS = {
+        {"img_attn.proj", "attn.to_out.0"}, {"txt_attn.proj", "attn.to_add_out"}
+    };
     private static final String[][] MLPS = {
         {"img_mlp.0", "ff.linear_in"}, {"img_mlp.2", "ff.linear_out"},
         {"txt_mlp.0", "ff_context.linear_in"}, {"txt_mlp.2", "ff_context.linear_out"}
@@ -79,9 +81,15 @@ final class BflLoraKeys {
         for (int s = 0; s < singles; s++) {
             String attn = "single_transformer_blocks." + s + ".attn";
             for (String lk : LORA_KEYS) {
-                move(original, converted, "single_blocks." + s + ".linear1." + lk + ".weight",
+                move(
+                        original,
+                        converted,
+                        "single_blocks." + s + ".linear1." + lk + ".weight",
                         attn + ".to_qkv_mlp_proj." + lk + ".weight");
-                move(original, converted, "single_blocks." + s + ".linear2." + lk + ".weight",
+                move(
+                        original,
+                        converted,
+                        "single_blocks." + s + ".linear2." + lk + ".weight",
                         attn + ".to_out." + lk + ".weight");
             }
         }
@@ -111,7 +119,10 @@ final class BflLoraKeys {
             for (String[][] table : new String[][][] {PROJECTIONS, MLPS}) {
                 for (String[] m : table) {
                     for (String lk : LORA_KEYS) {
-                        move(original, converted, "double_blocks." + d + "." + m[0] + "." + lk + ".weight",
+                        move(
+                                original,
+                                converted,
+                                "double_blocks." + d + "." + m[0] + "." + lk + ".weight",
                                 block + "." + m[1] + "." + lk + ".weight");
                     }
                 }

@@ -110,7 +110,8 @@ public final class KleinGraphLayers {
             NodeProto node = index.node(n);
             Integer lin = linearOfNode.get(n);
             if (lin != null) {
-                sources.put(node.getOutput(0),
+                sources.put(
+                        node.getOutput(0),
                         Map.of(lin, new Origin(-1, 0, linears.get(lin).outFeatures(), false)));
                 continue;
             }
@@ -139,8 +140,18 @@ public final class KleinGraphLayers {
 
     private static List<String> dataInputs(NodeProto node) {
         return switch (node.getOpType()) {
-            case "Reshape", "Expand", "Tile", "Gather", "Unsqueeze", "Squeeze", "Pad", "Resize", "Flatten",
-                    "Transpose", "Cast", "Identity" -> node.getInputCount() == 0 ? List.of() : List.of(node.getInput(0));
+            case "Reshape",
+                    "Expand",
+                    "Tile",
+                    "Gather",
+                    "Unsqueeze",
+                    "Squeeze",
+                    "Pad",
+                    "Resize",
+                    "Flatten",
+                    "Transpose",
+                    "Cast",
+                    "Identity" -> node.getInputCount() == 0 ? List.of() : List.of(node.getInput(0));
             default -> node.getInputList();
         };
     }
@@ -219,8 +230,13 @@ public final class KleinGraphLayers {
         long[] axes = node.getInputCount() > 3 && !node.getInput(3).isEmpty() ? ints(node.getInput(3)) : null;
         Map<Integer, Origin> s = new HashMap<>();
         in.forEach((k, o) -> {
-            boolean columns = starts != null && ends != null && starts.length == 1 && ends.length == 1
-                    && axes != null && axes.length == 1 && lastAxis(node.getInput(0), axes[0]);
+            boolean columns = starts != null
+                    && ends != null
+                    && starts.length == 1
+                    && ends.length == 1
+                    && axes != null
+                    && axes.length == 1
+                    && lastAxis(node.getInput(0), axes[0]);
             if (!columns || o.part() || o.shaped() || o.stream() == MIXED) {
                 s.put(k, o);
                 return;
@@ -254,7 +270,8 @@ public final class KleinGraphLayers {
                 }
             }
         }
-        if (t == null || t.getDataType() != TensorProto.DataType.INT64_VALUE
+        if (t == null
+                || t.getDataType() != TensorProto.DataType.INT64_VALUE
                 || t.getDataLocation() == TensorProto.DataLocation.EXTERNAL) {
             return null;
         }
@@ -299,8 +316,10 @@ public final class KleinGraphLayers {
         List<Attention> out = new ArrayList<>();
         for (int n = 0; n < index.graph().getNodeCount(); n++) {
             NodeProto node = index.node(n);
-            boolean fused = (Nodes.isOp(node, "Attention") || (node.getDomain().equals(Nodes.MICROSOFT)
-                    && node.getOpType().equals("MultiHeadAttention"))) && node.getInputCount() >= 3;
+            boolean fused = (Nodes.isOp(node, "Attention")
+                            || (node.getDomain().equals(Nodes.MICROSOFT)
+                                    && node.getOpType().equals("MultiHeadAttention")))
+                    && node.getInputCount() >= 3;
             if (fused) {
                 out.add(new Attention(node.getInput(0), node.getInput(1), node.getInput(2)));
             } else if (Nodes.isOp(node, "Softmax")) {
@@ -369,7 +388,8 @@ public final class KleinGraphLayers {
             if (!seen.add(Set.copyOf(q.keySet()))) {
                 continue; // another group of heads of an attention already counted (the export splits heads)
             }
-            boolean streams = q.size() == 2 && q.values().stream().anyMatch(o -> o.stream() == 0)
+            boolean streams = q.size() == 2
+                    && q.values().stream().anyMatch(o -> o.stream() == 0)
                     && q.values().stream().anyMatch(o -> o.stream() == 1);
             if (streams) {
                 String block = "transformer_blocks." + doubles;
@@ -380,13 +400,17 @@ public final class KleinGraphLayers {
                 for (int stream = 0; stream < 2; stream++) {
                     for (int r = 0; r < 3; r++) {
                         String target = block + ".attn." + names[stream][r];
-                        int lin = one(target, stream == 0 ? "text stream (first concat input)" : "image stream",
-                                sources.getOrDefault(roles[r], Map.of()), stream);
+                        int lin = one(
+                                target,
+                                stream == 0 ? "text stream (first concat input)" : "image stream",
+                                sources.getOrDefault(roles[r], Map.of()),
+                                stream);
                         Origin o = sources.get(roles[r]).get(lin);
                         GraphLinear g = linears.get(lin);
                         int from = o.part() ? o.from() : 0;
                         int to = o.part() ? o.to() : g.outFeatures();
-                        blockParts.computeIfAbsent(lin, k -> new ArrayList<>())
+                        blockParts
+                                .computeIfAbsent(lin, k -> new ArrayList<>())
                                 .add(new AdaptedLinear.Part(target, from, to));
                         inputs.add(lin);
                         if (doubles == 0 && r == 0) {
@@ -421,8 +445,12 @@ public final class KleinGraphLayers {
                     single0 = lin;
                 }
                 int qkv = lin;
-                put(unique("single_transformer_blocks." + singles + ".attn.to_out", "upstream = {to_qkv_mlp_proj}",
-                        l -> upstream(l).equals(Set.of(qkv))), "single_transformer_blocks." + singles + ".attn.to_out");
+                put(
+                        unique(
+                                "single_transformer_blocks." + singles + ".attn.to_out",
+                                "upstream = {to_qkv_mlp_proj}",
+                                l -> upstream(l).equals(Set.of(qkv))),
+                        "single_transformer_blocks." + singles + ".attn.to_out");
                 singles++;
             }
         }
@@ -432,9 +460,12 @@ public final class KleinGraphLayers {
         }
         int img = imgQ0;
         int txt = txtQ0;
-        int xEmb = unique("x_embedder", "the linear without upstream behind transformer_blocks.0.attn.to_q",
+        int xEmb = unique(
+                "x_embedder",
+                "the linear without upstream behind transformer_blocks.0.attn.to_q",
                 l -> upstream(l).isEmpty() && upstream(img).contains(l));
-        int cEmb = unique("context_embedder",
+        int cEmb = unique(
+                "context_embedder",
                 "the linear without upstream behind transformer_blocks.0.attn.add_q_proj",
                 l -> upstream(l).isEmpty() && upstream(txt).contains(l));
         put(xEmb, "x_embedder");
@@ -459,37 +490,54 @@ public final class KleinGraphLayers {
                 put(o, block + (image ? ".attn.to_out.0" : ".attn.to_add_out"));
                 put(ffIn, ff + ".linear_in");
                 int ffIn2 = ffIn;
-                put(unique(ff + ".linear_out", "upstream = {linear_in}", l -> upstream(l).equals(Set.of(ffIn2))),
+                put(
+                        unique(
+                                ff + ".linear_out",
+                                "upstream = {linear_in}",
+                                l -> upstream(l).equals(Set.of(ffIn2))),
                         ff + ".linear_out");
             }
         }
-        int t1 = unique("time_guidance_embed.timestep_embedder.linear_1",
+        int t1 = unique(
+                "time_guidance_embed.timestep_embedder.linear_1",
                 "a linear without upstream that alone feeds another",
-                l -> upstream(l).isEmpty() && l != xEmb && l != cEmb
+                l -> upstream(l).isEmpty()
+                        && l != xEmb
+                        && l != cEmb
                         && !all(m -> upstream(m).equals(Set.of(l))).isEmpty());
         put(t1, "time_guidance_embed.timestep_embedder.linear_1");
-        int t2 = unique("time_guidance_embed.timestep_embedder.linear_2", "upstream = {linear_1}",
+        int t2 = unique(
+                "time_guidance_embed.timestep_embedder.linear_2",
+                "upstream = {linear_1}",
                 l -> upstream(l).equals(Set.of(t1)));
         put(t2, "time_guidance_embed.timestep_embedder.linear_2");
-        int proj = unique("proj_out", "the linear the graph's output depends on",
+        int proj = unique(
+                "proj_out",
+                "the linear the graph's output depends on",
                 l -> index.graph().getOutputList().stream()
-                        .anyMatch(o -> sources.getOrDefault(o.getName(), Map.of()).containsKey(l)));
+                        .anyMatch(
+                                o -> sources.getOrDefault(o.getName(), Map.of()).containsKey(l)));
         put(proj, "proj_out");
         // The gates of every block multiply the residual stream, so the modulations behind a later layer include
         // the earlier ones: they are identified in this order, each excluding those already named.
         int s0 = single0 == null ? -1 : single0;
-        String[][] mods = {{"double_stream_modulation_img.linear", "transformer_blocks.0.attn.to_q"},
-                {"double_stream_modulation_txt.linear", "transformer_blocks.0.attn.add_q_proj"},
-                {"single_stream_modulation.linear", "single_transformer_blocks.0.attn.to_qkv_mlp_proj"},
-                {"norm_out.linear", "proj_out"}};
+        String[][] mods = {
+            {"double_stream_modulation_img.linear", "transformer_blocks.0.attn.to_q"},
+            {"double_stream_modulation_txt.linear", "transformer_blocks.0.attn.add_q_proj"},
+            {"single_stream_modulation.linear", "single_transformer_blocks.0.attn.to_qkv_mlp_proj"},
+            {"norm_out.linear", "proj_out"}
+        };
         int[] fed = {img, txt, s0, proj};
         for (int i = 0; i < mods.length; i++) {
             if (fed[i] < 0) {
                 continue;
             }
             int f = fed[i];
-            put(unique(mods[i][0], "fed by linear_2 alone, behind " + mods[i][1],
-                    l -> upstream(l).equals(Set.of(t2)) && upstream(f).contains(l) && !parts.containsKey(l)),
+            put(
+                    unique(
+                            mods[i][0],
+                            "fed by linear_2 alone, behind " + mods[i][1],
+                            l -> upstream(l).equals(Set.of(t2)) && upstream(f).contains(l) && !parts.containsKey(l)),
                     mods[i][0]);
         }
         for (int l = 0; l < linears.size(); l++) {
@@ -529,8 +577,8 @@ public final class KleinGraphLayers {
             }
         });
         if (found.size() != 1) {
-            throw new IllegalStateException(target + ": expected one linear of the " + expected + ", found "
-                    + found.size());
+            throw new IllegalStateException(
+                    target + ": expected one linear of the " + expected + ", found " + found.size());
         }
         return found.get(0);
     }
@@ -541,8 +589,8 @@ public final class KleinGraphLayers {
         for (AdaptedLinear.Part part : p) {
             covered += part.to() - part.from();
         }
-        boolean overlap = p.stream().anyMatch(a -> p.stream().anyMatch(b -> a != b && a.from() < b.to()
-                && b.from() < a.to()));
+        boolean overlap =
+                p.stream().anyMatch(a -> p.stream().anyMatch(b -> a != b && a.from() < b.to() && b.from() < a.to()));
         if (overlap || covered != g.outFeatures() || p.size() != 3) {
             throw new IllegalStateException("fused q/k/v (" + p.get(0).target() + " …): expected three disjoint"
                     + " column ranges covering " + g.outFeatures() + " columns, found " + p);
@@ -566,8 +614,8 @@ public final class KleinGraphLayers {
     private int unique(String target, String expected, LinearTest t) {
         List<Integer> found = all(t);
         if (found.size() != 1) {
-            throw new IllegalStateException(target + ": expected exactly one linear layer (" + expected + "), found "
-                    + found.size());
+            throw new IllegalStateException(
+                    target + ": expected exactly one linear layer (" + expected + "), found " + found.size());
         }
         return found.get(0);
     }

@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  * layer from a key that maps to nothing (another model's layer, a text-encoder layer, an unknown layout).
  */
 final class KleinLoraTargets {
-    private static final Pattern TARGET = Pattern.compile(String.join("|",
+    private static final Pattern TARGET = Pattern.compile(String.join(
+            "|",
             "transformer_blocks\\.\\d+\\.attn\\.(to_q|to_k|to_v|to_out\\.0|add_q_proj|add_k_proj|add_v_proj|to_add_out)",
             "transformer_blocks\\.\\d+\\.(ff|ff_context)\\.(linear_in|linear_out)",
             "single_transformer_blocks\\.\\d+\\.attn\\.(to_qkv_mlp_proj|to_out)",

@@ -57,7 +57,12 @@ final class KohyaLoraKeys {
             one(sds, ait, src + DOUBLE_SINGLE[0][0], dst + DOUBLE_SINGLE[0][1]);
             cat(sds, ait, src + "img_attn_qkv", dst + "attn.to_q", dst + "attn.to_k", dst + "attn.to_v");
             one(sds, ait, src + DOUBLE_SINGLE[1][0], dst + DOUBLE_SINGLE[1][1]);
-            cat(sds, ait, src + "txt_attn_qkv", dst + "attn.add_q_proj", dst + "attn.add_k_proj",
+            cat(
+                    sds,
+                    ait,
+                    src + "txt_attn_qkv",
+                    dst + "attn.add_q_proj",
+                    dst + "attn.add_k_proj",
                     dst + "attn.add_v_proj");
             for (int m = 2; m < DOUBLE_SINGLE.length; m++) {
                 one(sds, ait, src + DOUBLE_SINGLE[m][0], dst + DOUBLE_SINGLE[m][1]);
@@ -123,8 +128,8 @@ final class KohyaLoraKeys {
         up = up.times(scaleUp);
         int splits = dsts.length;
         if (up.rows() % splits != 0) {
-            throw LoraFiles.bad(src + ".lora_up.weight has " + up.rows() + " rows; a fused q/k/v needs a multiple of "
-                    + splits);
+            throw LoraFiles.bad(
+                    src + ".lora_up.weight has " + up.rows() + " rows; a fused q/k/v needs a multiple of " + splits);
         }
         int dim = up.rows() / splits;
         boolean sparse = false;
@@ -141,7 +146,9 @@ final class KohyaLoraKeys {
             if (sparse) {
                 for (int j = 0; j < splits; j++) {
                     ait.put(dsts[j] + ".lora_A.weight", down.rows(j * aitRank, (j + 1) * aitRank));
-                    ait.put(dsts[j] + ".lora_B.weight", up.block(j * dim, (j + 1) * dim, j * aitRank, (j + 1) * aitRank));
+                    ait.put(
+                            dsts[j] + ".lora_B.weight",
+                            up.block(j * dim, (j + 1) * dim, j * aitRank, (j + 1) * aitRank));
                 }
                 return;
             }

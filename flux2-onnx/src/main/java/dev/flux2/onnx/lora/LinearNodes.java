@@ -1,13 +1,13 @@
 package dev.flux2.onnx.lora;
 
+import ai.onnx.proto.OnnxMl.AttributeProto;
+import ai.onnx.proto.OnnxMl.NodeProto;
+import ai.onnx.proto.OnnxMl.TensorProto;
 import dev.flux2.onnx.graph.ElementTypes;
 import dev.flux2.onnx.graph.GraphIndex;
 import dev.flux2.onnx.graph.Nodes;
 import java.util.ArrayList;
 import java.util.List;
-import ai.onnx.proto.OnnxMl.AttributeProto;
-import ai.onnx.proto.OnnxMl.NodeProto;
-import ai.onnx.proto.OnnxMl.TensorProto;
 
 /** Finds the linear layers of a graph by operator and constant weight. Stateless. */
 final class LinearNodes {
@@ -24,8 +24,8 @@ final class LinearNodes {
             if (Nodes.isOp(n, "MatMul") && n.getInputCount() == 2) {
                 TensorProto w = weight(index, n.getInput(1));
                 if (w != null && w.getDimsCount() == 2) {
-                    out.add(new GraphLinear(i, n.getInput(0), n.getOutput(0), (int) w.getDims(0), (int) w.getDims(1),
-                            w.getDataType()));
+                    out.add(new GraphLinear(
+                            i, n.getInput(0), n.getOutput(0), (int) w.getDims(0), (int) w.getDims(1), w.getDataType()));
                 }
             } else if (Nodes.isOp(n, "Gemm") && n.getInputCount() >= 2) {
                 TensorProto w = weight(index, n.getInput(1));
@@ -35,12 +35,13 @@ final class LinearNodes {
                     int outF = (int) (transB ? w.getDims(0) : w.getDims(1));
                     out.add(new GraphLinear(i, n.getInput(0), n.getOutput(0), in, outF, w.getDataType()));
                 }
-            } else if (n.getOpType().equals("MatMulNBits") && n.getDomain().equals(Nodes.MICROSOFT)
+            } else if (n.getOpType().equals("MatMulNBits")
+                    && n.getDomain().equals(Nodes.MICROSOFT)
                     && n.getInputCount() >= 3) {
                 TensorProto scales = index.initializer(n.getInput(2));
                 int type = scales == null ? ElementTypes.FLOAT : scales.getDataType();
-                out.add(new GraphLinear(i, n.getInput(0), n.getOutput(0), (int) attr(n, "K", 0),
-                        (int) attr(n, "N", 0), type));
+                out.add(new GraphLinear(
+                        i, n.getInput(0), n.getOutput(0), (int) attr(n, "K", 0), (int) attr(n, "N", 0), type));
             }
         }
         return out;

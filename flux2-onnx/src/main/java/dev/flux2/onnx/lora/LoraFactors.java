@@ -115,6 +115,9 @@ public final class LoraFactors {
     }
 
     private static AdaptedLinear.Part part(LoraSlot s, String target) {
-        return s.parts().stream().filter(p -> p.target().equals(target)).findFirst().orElseThrow();
+        return s.parts().stream()
+                .filter(p -> p.target().equals(target))
+                .findFirst()
+                .orElseThrow();
     }
 }

@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 public final class LoraFiles {
     /** The largest LoRA file read (rank 128 on every layer of klein 4B is about 0.6 GB in fp32). */
     public static final long MAX_FILE_BYTES = 4L << 30;
+
     private static final int KEYS_NAMED = 5;
     private static final Logger LOG = LoggerFactory.getLogger(LoraFiles.class);
 
@@ -50,8 +51,11 @@ public final class LoraFiles {
             tensors.put(e.name(), new LoraTensor(e.name(), e.dtype(), e.shape(), st.floats(e)));
         }
         if (!dora.isEmpty()) {
-            LOG.warn("LoRA file {}: {} DoRA scale tensors ignored, as diffusers ignores them (e.g. {})", file,
-                    dora.size(), dora.get(0));
+            LOG.warn(
+                    "LoRA file {}: {} DoRA scale tensors ignored, as diffusers ignores them (e.g. {})",
+                    file,
+                    dora.size(),
+                    dora.get(0));
         }
         if (tensors.isEmpty()) {
             throw new InvalidRequestException("LoRA file " + file + " holds no LoRA tensors");
@@ -86,8 +90,10 @@ public final class LoraFiles {
         }
         List<LoraLayer> layers = layers(file, diffusers, unmapped, PeftScale.fromMetadata(file, st.metadata()));
         if (!unmapped.isEmpty()) {
-            throw new InvalidRequestException("LoRA file " + file + " (" + format.name().toLowerCase(java.util.Locale.ROOT)
-                    + " layout) has " + unmapped.size() + " keys that map to no layer of the FLUX.2 [klein] transformer,"
+            throw new InvalidRequestException("LoRA file " + file + " ("
+                    + format.name().toLowerCase(java.util.Locale.ROOT)
+                    + " layout) has " + unmapped.size()
+                    + " keys that map to no layer of the FLUX.2 [klein] transformer,"
                     + " e.g. " + String.join(", ", unmapped.subList(0, Math.min(KEYS_NAMED, unmapped.size())))
                     + " (another model's LoRA, a text-encoder LoRA or an unknown layout?)");
         }
@@ -98,8 +104,8 @@ public final class LoraFiles {
     }
 
     /** Groups {@code transformer.<module>.lora_A/B.weight} into layers; other keys go to {@code unmapped}. */
-    private static List<LoraLayer> layers(Path file, Map<String, LoraTensor> diffusers, List<String> unmapped,
-            PeftScale scale) {
+    private static List<LoraLayer> layers(
+            Path file, Map<String, LoraTensor> diffusers, List<String> unmapped, PeftScale scale) {
         Map<String, LoraTensor[]> byModule = new TreeMap<>();
         for (Map.Entry<String, LoraTensor> e : diffusers.entrySet()) {
             String key = e.getKey()
@@ -107,7 +113,8 @@ public final class LoraFiles {
                     .replace(".lora.up.weight", ".lora_B.weight");
             int slot = key.endsWith(".lora_A.weight") ? 0 : key.endsWith(".lora_B.weight") ? 1 : -1;
             String module = slot < 0 ? null : key.substring(0, key.length() - ".lora_A.weight".length());
-            if (module == null || !module.startsWith("transformer.")
+            if (module == null
+                    || !module.startsWith("transformer.")
                     || !KleinLoraTargets.isTarget(module.substring("transformer.".length()))) {
                 unmapped.add(e.getKey());
                 continue;
@@ -128,13 +135,20 @@ public final class LoraFiles {
             requireMatrix(up);
             if (up.cols() != down.rows()) {
                 throw new InvalidRequestException("LoRA file " + file + ": layer " + module + " has lora_A "
-                        + java.util.Arrays.toString(down.shape()) + " and lora_B " + java.util.Arrays.toString(up.shape())
+                        + java.util.Arrays.toString(down.shape()) + " and lora_B "
+                        + java.util.Arrays.toString(up.shape())
                         + "; expected lora_B's columns to equal lora_A's rows (the rank)");
             }
             if (down.rows() == 0) {
                 throw new InvalidRequestException("LoRA file " + file + ": layer " + module + " has rank 0");
             }
-            layers.add(new LoraLayer(module, down.rows(), down.cols(), up.rows(), down.values(), up.values(),
+            layers.add(new LoraLayer(
+                    module,
+                    down.rows(),
+                    down.cols(),
+                    up.rows(),
+                    down.values(),
+                    up.values(),
                     scale.of(module, down.rows())));
         }
         return layers;

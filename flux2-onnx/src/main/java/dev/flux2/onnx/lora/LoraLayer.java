@@ -14,7 +14,8 @@ package dev.flux2.onnx.lora;
  * @param scale the file's own scale for this layer (alpha / r, or 1 where the format folds it into the factors);
  *     the user's adapter scale multiplies it
  */
-public record LoraLayer(String target, int rank, int inFeatures, int outFeatures, float[] down, float[] up, double scale) {
+public record LoraLayer(
+        String target, int rank, int inFeatures, int outFeatures, float[] down, float[] up, double scale) {
     /** Checks the factor sizes. */
     public LoraLayer {
         if (down.length != (long) rank * inFeatures || up.length != (long) outFeatures * rank) {

@@ -49,7 +49,9 @@ public record LoraSlot(String target, String downInput, String upInput, List<Ada
         for (String s : spec.split(",")) {
             int at = s.lastIndexOf('@');
             int colon = s.lastIndexOf(':');
-            parts.add(new AdaptedLinear.Part(s.substring(0, at), Integer.parseInt(s.substring(at + 1, colon)),
+            parts.add(new AdaptedLinear.Part(
+                    s.substring(0, at),
+                    Integer.parseInt(s.substring(at + 1, colon)),
                     Integer.parseInt(s.substring(colon + 1))));
         }
         return new LoraSlot(parts.get(0).target(), downInput, UP + spec, parts);

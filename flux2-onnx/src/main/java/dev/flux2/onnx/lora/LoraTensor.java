@@ -48,7 +48,10 @@ record LoraTensor(String name, SafetensorsFile.Dtype dtype, long[] shape, float[
      */
     LoraTensor rows(int from, int to) {
         int c = cols();
-        return new LoraTensor(name + "[" + from + ":" + to + "]", dtype, new long[] {to - from, c},
+        return new LoraTensor(
+                name + "[" + from + ":" + to + "]",
+                dtype,
+                new long[] {to - from, c},
                 Arrays.copyOfRange(values, from * c, to * c));
     }
 

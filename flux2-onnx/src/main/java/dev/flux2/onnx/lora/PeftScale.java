@@ -30,7 +30,11 @@ final class PeftScale {
     private final Map<String, Double> alphaPattern;
     private final boolean rsLora;
 
-    private PeftScale(Integer r, Double alpha, Map<String, Double> rankPattern, Map<String, Double> alphaPattern,
+    private PeftScale(
+            Integer r,
+            Double alpha,
+            Map<String, Double> rankPattern,
+            Map<String, Double> alphaPattern,
             boolean rsLora) {
         this.r = r;
         this.alpha = alpha;
@@ -53,8 +57,8 @@ final class PeftScale {
         try {
             root = JSON.readTree(raw);
         } catch (IOException e) {
-            throw new InvalidRequestException("LoRA file " + file + ": metadata " + METADATA_KEY
-                    + " is not valid JSON: " + e.getMessage(), e);
+            throw new InvalidRequestException(
+                    "LoRA file " + file + ": metadata " + METADATA_KEY + " is not valid JSON: " + e.getMessage(), e);
         }
         if (root == null || !root.isObject()) {
             throw new InvalidRequestException("LoRA file " + file + ": metadata " + METADATA_KEY + " is not an object");
@@ -77,8 +81,12 @@ final class PeftScale {
             throw new InvalidRequestException("LoRA file " + file + ": metadata r = " + r + "; expected a rank >= 1");
         }
         JsonNode rs = config.get("use_rslora");
-        return new PeftScale(r, alpha, pattern(file, config.get("rank_pattern")), pattern(file,
-                config.get("alpha_pattern")), rs != null && rs.asBoolean(false));
+        return new PeftScale(
+                r,
+                alpha,
+                pattern(file, config.get("rank_pattern")),
+                pattern(file, config.get("alpha_pattern")),
+                rs != null && rs.asBoolean(false));
     }
 
     private static Map<String, Double> pattern(Path file, JsonNode node) {
@@ -98,8 +106,8 @@ final class PeftScale {
             try {
                 Pattern.compile(e.getKey());
             } catch (PatternSyntaxException ex) {
-                throw new InvalidRequestException("LoRA file " + file + ": metadata pattern '" + e.getKey()
-                        + "' is not a regular expression");
+                throw new InvalidRequestException(
+                        "LoRA file " + file + ": metadata pattern '" + e.getKey() + "' is not a regular expression");
             }
             out.put(e.getKey(), e.getValue().asDouble());
         }

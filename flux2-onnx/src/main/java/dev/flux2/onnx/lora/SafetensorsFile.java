@@ -76,10 +76,11 @@ final class SafetensorsFile {
             .build();
 
     static {
-        JSON.getFactory().setStreamReadConstraints(StreamReadConstraints.builder()
-                .maxNestingDepth(8)
-                .maxStringLength((int) MAX_HEADER_BYTES)
-                .build());
+        JSON.getFactory()
+                .setStreamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(8)
+                        .maxStringLength((int) MAX_HEADER_BYTES)
+                        .build());
     }
 
     private final Path file;
@@ -118,19 +119,25 @@ final class SafetensorsFile {
             readFully(ch, len, 0);
             long headerBytes = len.flip().getLong();
             if (headerBytes <= 0 || headerBytes > MAX_HEADER_BYTES) {
-                throw bad(file, "declares a header of " + Long.toUnsignedString(headerBytes)
-                        + " bytes; expected 1 to " + MAX_HEADER_BYTES + " (not a safetensors file?)");
+                throw bad(
+                        file,
+                        "declares a header of " + Long.toUnsignedString(headerBytes) + " bytes; expected 1 to "
+                                + MAX_HEADER_BYTES + " (not a safetensors file?)");
             }
             if (headerBytes > size - 8) {
-                throw bad(file, "declares a header of " + headerBytes + " bytes but holds only " + (size - 8)
-                        + " after its length (truncated?)");
+                throw bad(
+                        file,
+                        "declares a header of " + headerBytes + " bytes but holds only " + (size - 8)
+                                + " after its length (truncated?)");
             }
             ByteBuffer header = ByteBuffer.allocate((int) headerBytes);
             readFully(ch, header, 8);
             String text = new String(header.array(), StandardCharsets.UTF_8);
             if (!text.startsWith("{")) {
-                throw bad(file, "has a header that is not a JSON object (starts with '"
-                        + (text.isEmpty() ? "" : text.substring(0, 1)) + "')");
+                throw bad(
+                        file,
+                        "has a header that is not a JSON object (starts with '"
+                                + (text.isEmpty() ? "" : text.substring(0, 1)) + "')");
             }
             JsonNode root;
             try {
@@ -174,12 +181,16 @@ final class SafetensorsFile {
         long expected = 0;
         for (Entry e : list) {
             if (e.begin() != expected) {
-                throw bad(file, "tensor '" + e.name() + "' starts at byte " + e.begin() + " of the data section; "
-                        + "expected " + expected + (e.begin() < expected ? " (overlaps another tensor)" : " (a hole)"));
+                throw bad(
+                        file,
+                        "tensor '" + e.name() + "' starts at byte " + e.begin() + " of the data section; " + "expected "
+                                + expected + (e.begin() < expected ? " (overlaps another tensor)" : " (a hole)"));
             }
             if (e.end() > dataBytes) {
-                throw bad(file, "tensor '" + e.name() + "' ends at byte " + e.end() + " of the data section, beyond"
-                        + " its " + dataBytes + " bytes (truncated?)");
+                throw bad(
+                        file,
+                        "tensor '" + e.name() + "' ends at byte " + e.end() + " of the data section, beyond" + " its "
+                                + dataBytes + " bytes (truncated?)");
             }
             expected = e.end();
         }
@@ -196,8 +207,13 @@ final class SafetensorsFile {
         JsonNode dtypeNode = value.get("dtype");
         JsonNode shapeNode = value.get("shape");
         JsonNode offsets = value.get("data_offsets");
-        if (dtypeNode == null || !dtypeNode.isTextual() || shapeNode == null || !shapeNode.isArray()
-                || offsets == null || !offsets.isArray() || offsets.size() != 2) {
+        if (dtypeNode == null
+                || !dtypeNode.isTextual()
+                || shapeNode == null
+                || !shapeNode.isArray()
+                || offsets == null
+                || !offsets.isArray()
+                || offsets.size() != 2) {
             throw bad(file, where + " lacks dtype, shape or data_offsets [begin, end]");
         }
         Dtype dtype;
@@ -218,21 +234,26 @@ final class SafetensorsFile {
             }
             shape[i] = d.asLong();
             if (shape[i] != 0 && elements > MAX_TENSOR_ELEMENTS / shape[i]) {
-                throw bad(file, where + " has shape " + shapeNode + ", more than " + MAX_TENSOR_ELEMENTS
-                        + " elements");
+                throw bad(file, where + " has shape " + shapeNode + ", more than " + MAX_TENSOR_ELEMENTS + " elements");
             }
             elements *= shape[i];
         }
         JsonNode b = offsets.get(0);
         JsonNode e = offsets.get(1);
-        if (!b.isIntegralNumber() || !e.isIntegralNumber() || !b.canConvertToLong() || !e.canConvertToLong()
-                || b.asLong() < 0 || e.asLong() < b.asLong()) {
+        if (!b.isIntegralNumber()
+                || !e.isIntegralNumber()
+                || !b.canConvertToLong()
+                || !e.canConvertToLong()
+                || b.asLong() < 0
+                || e.asLong() < b.asLong()) {
             throw bad(file, where + " has data_offsets " + offsets + "; expected [begin, end] with 0 <= begin <= end");
         }
         long length = e.asLong() - b.asLong();
         if (length != elements * dtype.bytes) {
-            throw bad(file, where + " holds " + length + " bytes; its shape " + shapeNode + " of " + dtype
-                    + " needs " + elements * dtype.bytes);
+            throw bad(
+                    file,
+                    where + " holds " + length + " bytes; its shape " + shapeNode + " of " + dtype + " needs "
+                            + elements * dtype.bytes);
         }
         return new Entry(name, dtype, shape, b.asLong(), e.asLong());
     }
@@ -260,7 +281,8 @@ final class SafetensorsFile {
      */
     float[] floats(Entry entry) {
         int n = (int) entry.elements();
-        ByteBuffer bytes = ByteBuffer.allocate((int) (entry.end() - entry.begin())).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer bytes =
+                ByteBuffer.allocate((int) (entry.end() - entry.begin())).order(ByteOrder.LITTLE_ENDIAN);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             if (ch.size() < dataStart + entry.end()) {
                 throw bad(file, "changed while being read: tensor '" + entry.name() + "' is no longer inside it");

@@ -12,7 +12,6 @@ import dev.flux2.onnx.graph.Nodes;
 import dev.flux2.onnx.lora.AdaptedLinear;
 import dev.flux2.onnx.lora.KleinGraphLayers;
 import dev.flux2.onnx.lora.LoraSlot;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,12 +80,23 @@ public final class LoraBranches implements GraphPass {
             g.addInput(input(slot.downInput(), type, layer.linear().inFeatures(), rank));
             g.addInput(input(slot.upInput(), type, rank, layer.linear().outFeatures()));
             renamed.put(node, base);
-            after.put(node, List.of(
-                    Nodes.node(names.fresh(slot.target() + "/lora_a"), "MatMul",
-                            List.of(layer.linear().input(), slot.downInput()), t, List.of()),
-                    Nodes.node(names.fresh(slot.target() + "/lora_b"), "MatMul", List.of(t, slot.upInput()), u,
-                            List.of()),
-                    Nodes.node(names.fresh(slot.target() + "/lora_add"), "Add", List.of(base, u), y, List.of())));
+            after.put(
+                    node,
+                    List.of(
+                            Nodes.node(
+                                    names.fresh(slot.target() + "/lora_a"),
+                                    "MatMul",
+                                    List.of(layer.linear().input(), slot.downInput()),
+                                    t,
+                                    List.of()),
+                            Nodes.node(
+                                    names.fresh(slot.target() + "/lora_b"),
+                                    "MatMul",
+                                    List.of(t, slot.upInput()),
+                                    u,
+                                    List.of()),
+                            Nodes.node(
+                                    names.fresh(slot.target() + "/lora_add"), "Add", List.of(base, u), y, List.of())));
         }
         g.clearNode();
         for (int i = 0; i < graph.getNodeCount(); i++) {
@@ -97,7 +107,11 @@ public final class LoraBranches implements GraphPass {
         }
         // A declared shape of the renamed product still holds for the sum: keep value_info as it is.
         ModelProto out = model.toBuilder().setGraph(g).build();
-        return new PassOutcome(out, layers.size(), layers.size(), List.of(),
+        return new PassOutcome(
+                out,
+                layers.size(),
+                layers.size(),
+                List.of(),
                 "lora-branches: a low-rank branch beside " + layers.size() + " linear layers");
     }
 
@@ -115,8 +129,8 @@ public final class LoraBranches implements GraphPass {
         return ValueInfoProto.newBuilder()
                 .setName(name)
                 .setType(TypeProto.newBuilder()
-                        .setTensorType(TypeProto.Tensor.newBuilder().setElemType(type).setShape(shape)))
+                        .setTensorType(
+                                TypeProto.Tensor.newBuilder().setElemType(type).setShape(shape)))
                 .build();
     }
-
 }

@@ -50,13 +50,15 @@ class LoraCostMeasurement {
 
     @Test
     void measure() throws Exception {
-        TimingTransformerSpec spec = TimingTransformerSpec.builder().heads(24).blocks(1, 1).build();
+        TimingTransformerSpec spec =
+                TimingTransformerSpec.builder().heads(24).blocks(1, 1).build();
         TimingTransformerFiles files = TimingTransformerWriter.write(spec, dir);
         ModelProto m;
         try (InputStream in = Files.newInputStream(files.graphFile())) {
             m = ModelProto.parseFrom(com.google.protobuf.CodedInputStream.newInstance(in));
         }
-        ModelProto derived = LoraBranches.pass().apply(m, new PassContext(dir, null0())).model();
+        ModelProto derived =
+                LoraBranches.pass().apply(m, new PassContext(dir, null0())).model();
         Path lora = files.graphFile().resolveSibling("lora.onnx");
         try (OutputStream out = Files.newOutputStream(lora)) {
             derived.writeTo(out);
@@ -82,8 +84,14 @@ class LoraCostMeasurement {
                 }
                 long f1 = System.nanoTime();
                 double t = time(branch, feeds);
-                System.out.printf("rank %d: step %.1f ms (+%.1f%% over base); switch (feeds) %.1f ms; read file %.1f ms"
-                                + " (%d MB)%n", rank, t, 100 * (t - tBase) / tBase, (f1 - f0) / 1e6, (r1 - r0) / 1e6,
+                System.out.printf(
+                        "rank %d: step %.1f ms (+%.1f%% over base); switch (feeds) %.1f ms; read file %.1f ms"
+                                + " (%d MB)%n",
+                        rank,
+                        t,
+                        100 * (t - tBase) / tBase,
+                        (f1 - f0) / 1e6,
+                        (r1 - r0) / 1e6,
                         rank == 0 ? 0 : Files.size(file) >> 20);
             }
         }
@@ -133,8 +141,15 @@ class LoraCostMeasurement {
                     for (int i = 0; i < v.length; i++) {
                         v[i] = (float) (rnd.nextGaussian() * 0.01);
                     }
-                    header.put("transformer." + p.target() + "." + kind[0] + ".weight", Map.of("dtype", "F32",
-                            "shape", List.of(rows, cols), "data_offsets", List.of(offset, offset + 4L * v.length)));
+                    header.put(
+                            "transformer." + p.target() + "." + kind[0] + ".weight",
+                            Map.of(
+                                    "dtype",
+                                    "F32",
+                                    "shape",
+                                    List.of(rows, cols),
+                                    "data_offsets",
+                                    List.of(offset, offset + 4L * v.length)));
                     offset += 4L * v.length;
                     data.add(v);
                 }
@@ -142,7 +157,10 @@ class LoraCostMeasurement {
         }
         byte[] json = new ObjectMapper().writeValueAsBytes(header);
         try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(file))) {
-            out.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(json.length).array());
+            out.write(ByteBuffer.allocate(8)
+                    .order(ByteOrder.LITTLE_ENDIAN)
+                    .putLong(json.length)
+                    .array());
             out.write(json);
             for (float[] v : data) {
                 ByteBuffer b = ByteBuffer.allocate(4 * v.length).order(ByteOrder.LITTLE_ENDIAN);

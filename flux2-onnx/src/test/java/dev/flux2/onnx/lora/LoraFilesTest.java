@@ -11,10 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * LoRA files written by the reference safetensors writer in each layout, read into layers whose updates
@@ -40,7 +40,10 @@ class LoraFilesTest {
             assertEquals(e.shape()[1], layer.inFeatures(), e.name() + " in");
             double[] got = delta(layer);
             for (int i = 0; i < want.length; i++) {
-                assertEquals(want[i], got[i], 1e-5 * Math.max(1, Math.abs(want[i])),
+                assertEquals(
+                        want[i],
+                        got[i],
+                        1e-5 * Math.max(1, Math.abs(want[i])),
                         name + " " + e.name() + " element " + i);
             }
         }
@@ -49,10 +52,16 @@ class LoraFilesTest {
 
     @Test
     void formatsAreDetectedAsDiffusersDoes() throws IOException {
-        assertEquals(LoraFormat.DIFFUSERS, LoraFiles.read(fixture("diffusers_f32.safetensors")).format());
-        assertEquals(LoraFormat.BFL, LoraFiles.read(fixture("bfl_bf16.safetensors")).format());
-        assertEquals(LoraFormat.BFL, LoraFiles.read(fixture("peft_bf16.safetensors")).format());
-        assertEquals(LoraFormat.KOHYA, LoraFiles.read(fixture("kohya_f32.safetensors")).format());
+        assertEquals(
+                LoraFormat.DIFFUSERS,
+                LoraFiles.read(fixture("diffusers_f32.safetensors")).format());
+        assertEquals(
+                LoraFormat.BFL, LoraFiles.read(fixture("bfl_bf16.safetensors")).format());
+        assertEquals(
+                LoraFormat.BFL, LoraFiles.read(fixture("peft_bf16.safetensors")).format());
+        assertEquals(
+                LoraFormat.KOHYA,
+                LoraFiles.read(fixture("kohya_f32.safetensors")).format());
     }
 
     @Test
@@ -60,29 +69,36 @@ class LoraFilesTest {
         LoraAdapterFile lora = LoraFiles.read(fixture("diffusers_meta_f16.safetensors"));
         Map<String, Double> scales = new TreeMap<>();
         lora.layers().forEach(l -> scales.put(l.target(), l.scale()));
-        assertEquals(Map.of("proj_out", 0.5, "transformer_blocks.0.attn.add_k_proj", 2.0,
-                "transformer_blocks.0.attn.to_add_out", 2.0), scales);
+        assertEquals(
+                Map.of(
+                        "proj_out",
+                        0.5,
+                        "transformer_blocks.0.attn.add_k_proj",
+                        2.0,
+                        "transformer_blocks.0.attn.to_add_out",
+                        2.0),
+                scales);
     }
 
     @Test
     void textEncoderKeysAreRefusedByName() throws IOException {
-        InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                () -> LoraFiles.read(fixture("refuse_text_encoder.safetensors")));
+        InvalidRequestException e = assertThrows(
+                InvalidRequestException.class, () -> LoraFiles.read(fixture("refuse_text_encoder.safetensors")));
         assertTrue(e.getMessage().contains("lora_te1_text_model_encoder_layers_0_self_attn_q_proj"), e.getMessage());
         assertTrue(e.getMessage().contains("map to no layer"), e.getMessage());
     }
 
     @Test
     void anotherModelsLoraIsRefusedByName() throws IOException {
-        InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                () -> LoraFiles.read(fixture("refuse_sdxl.safetensors")));
+        InvalidRequestException e =
+                assertThrows(InvalidRequestException.class, () -> LoraFiles.read(fixture("refuse_sdxl.safetensors")));
         assertTrue(e.getMessage().contains("unet.down_blocks.0.attentions.0"), e.getMessage());
     }
 
     @Test
     void aLoneFactorIsRefused() throws IOException {
-        InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                () -> LoraFiles.read(fixture("refuse_lone_a.safetensors")));
+        InvalidRequestException e =
+                assertThrows(InvalidRequestException.class, () -> LoraFiles.read(fixture("refuse_lone_a.safetensors")));
         assertTrue(e.getMessage().contains("proj_out has lora_A but no lora_B"), e.getMessage());
     }
 
@@ -90,9 +106,14 @@ class LoraFilesTest {
     void metadataRankThatDisagreesWithTheFactorsIsRefused() throws IOException {
         Path f = dir.resolve("meta.safetensors");
         String meta = "{\"transformer.r\": 8, \"transformer.lora_alpha\": 8}";
-        SafetensorsWriter.write(f, Map.of("lora_adapter_metadata", meta),
-                Map.of("transformer.proj_out.lora_A.weight", new float[][] {{1, 2}},
-                        "transformer.proj_out.lora_B.weight", new float[][] {{1}, {2}}));
+        SafetensorsWriter.write(
+                f,
+                Map.of("lora_adapter_metadata", meta),
+                Map.of(
+                        "transformer.proj_out.lora_A.weight",
+                        new float[][] {{1, 2}},
+                        "transformer.proj_out.lora_B.weight",
+                        new float[][] {{1}, {2}}));
         InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> LoraFiles.read(f));
         assertTrue(e.getMessage().contains("rank 8 but its factors have rank 1"), e.getMessage());
     }

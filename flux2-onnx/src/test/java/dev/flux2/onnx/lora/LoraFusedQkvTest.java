@@ -38,16 +38,19 @@ class LoraFusedQkvTest {
 
     @Test
     void theFusedProductsAreFoundWithTheirColumns() throws Exception {
-        ModelProto m = ModelProto.parseFrom(Files.readAllBytes(TinyKleinGraph.FIXTURES.resolve(
-                "transformer_fused_qkv.onnx")));
+        ModelProto m =
+                ModelProto.parseFrom(Files.readAllBytes(TinyKleinGraph.FIXTURES.resolve("transformer_fused_qkv.onnx")));
         List<AdaptedLinear> layers = KleinGraphLayers.match(GraphIndex.of(m.getGraph()), "fused");
         AdaptedLinear img = layers.stream()
                 .filter(l -> l.parts().get(0).target().equals("transformer_blocks.1.attn.to_q"))
                 .findFirst()
                 .orElseThrow();
-        assertEquals(List.of(new AdaptedLinear.Part("transformer_blocks.1.attn.to_q", 0, 32),
-                new AdaptedLinear.Part("transformer_blocks.1.attn.to_k", 32, 64),
-                new AdaptedLinear.Part("transformer_blocks.1.attn.to_v", 64, 96)), img.parts());
+        assertEquals(
+                List.of(
+                        new AdaptedLinear.Part("transformer_blocks.1.attn.to_q", 0, 32),
+                        new AdaptedLinear.Part("transformer_blocks.1.attn.to_k", 32, 64),
+                        new AdaptedLinear.Part("transformer_blocks.1.attn.to_v", 64, 96)),
+                img.parts());
         assertEquals(37 - 8, layers.size(), "two double blocks × two streams: three products became one");
     }
 
@@ -57,8 +60,10 @@ class LoraFusedQkvTest {
         for (String name : List.of("diffusers_all", "bfl", "kohya")) {
             assertClose(tiny.ref(name), tiny.predict(List.of(adapter(name + ".safetensors", 1.0))), name);
         }
-        assertClose(tiny.ref("stack"), tiny.predict(List.of(adapter("diffusers_all.safetensors", 0.7),
-                adapter("kohya.safetensors", -0.4))), "stack");
+        assertClose(
+                tiny.ref("stack"),
+                tiny.predict(List.of(adapter("diffusers_all.safetensors", 0.7), adapter("kohya.safetensors", -0.4))),
+                "stack");
         assertArrayEquals(tiny.predictBase(), tiny.predict(List.of(adapter("bfl.safetensors", 0.0))));
     }
 }

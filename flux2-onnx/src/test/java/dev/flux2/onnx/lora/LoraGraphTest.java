@@ -65,8 +65,10 @@ class LoraGraphTest {
 
     @Test
     void aStackAndAScaleMatchDiffusersSetAdapters() throws Exception {
-        assertClose(tiny.ref("stack"), tiny.predict(List.of(adapter("diffusers_all.safetensors", 0.7),
-                adapter("kohya.safetensors", -0.4))), "stack");
+        assertClose(
+                tiny.ref("stack"),
+                tiny.predict(List.of(adapter("diffusers_all.safetensors", 0.7), adapter("kohya.safetensors", -0.4))),
+                "stack");
         assertClose(tiny.ref("scaled"), tiny.predict(List.of(adapter("diffusers_all.safetensors", 0.35))), "scaled");
     }
 

@@ -38,27 +38,38 @@ class LoraRefusalTest {
     @Test
     void aLayerOfAnotherWidthIsRefusedNamingLayerExpectedAndFound() {
         // The reader's fixtures are 12 wide; the tiny transformer is 32 wide.
-        InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> LoraFactors.feeds(
-                tiny.loraInputs(), List.of(new LoraFactors.Adapter(LoraFiles.read(
-                        Path.of("src/test/resources/lora/diffusers_f32.safetensors")), 1.0))));
-        assertTrue(e.getMessage().contains("diffusers_f32.safetensors") && e.getMessage().contains("expected 32 → ")
-                && e.getMessage().contains("found 12 → "), e.getMessage());
+        InvalidRequestException e = assertThrows(
+                InvalidRequestException.class,
+                () -> LoraFactors.feeds(
+                        tiny.loraInputs(),
+                        List.of(new LoraFactors.Adapter(
+                                LoraFiles.read(Path.of("src/test/resources/lora/diffusers_f32.safetensors")), 1.0))));
+        assertTrue(
+                e.getMessage().contains("diffusers_f32.safetensors")
+                        && e.getMessage().contains("expected 32 → ")
+                        && e.getMessage().contains("found 12 → "),
+                e.getMessage());
     }
 
     @Test
     void aLayerTheGraphDoesNotHaveIsRefused() {
         // kohya_f32 adapts single_blocks_2 (the tiny transformer has two single blocks) and 12-wide layers.
-        InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> LoraFactors.feeds(
-                tiny.loraInputs(), List.of(new LoraFactors.Adapter(LoraFiles.read(
-                        Path.of("src/test/resources/lora/kohya_f32.safetensors")), 0.5))));
-        assertTrue(e.getMessage().contains("kohya_f32.safetensors") && e.getMessage().contains("layer "),
+        InvalidRequestException e = assertThrows(
+                InvalidRequestException.class,
+                () -> LoraFactors.feeds(
+                        tiny.loraInputs(),
+                        List.of(new LoraFactors.Adapter(
+                                LoraFiles.read(Path.of("src/test/resources/lora/kohya_f32.safetensors")), 0.5))));
+        assertTrue(
+                e.getMessage().contains("kohya_f32.safetensors")
+                        && e.getMessage().contains("layer "),
                 e.getMessage());
     }
 
     @Test
     void aGraphWithAnExtraLinearLayerIsRefusedNamingTheLayer() throws Exception {
-        ModelProto m = ModelProto.parseFrom(Files.readAllBytes(TinyKleinGraph.FIXTURES.resolve(
-                "transformer_fused_qkv.onnx")));
+        ModelProto m =
+                ModelProto.parseFrom(Files.readAllBytes(TinyKleinGraph.FIXTURES.resolve("transformer_fused_qkv.onnx")));
         GraphProto.Builder g = m.getGraph().toBuilder();
         // A second output projection after proj_out: two linears now qualify for the place of proj_out.
         String out = g.getOutput(0).getName();
@@ -70,28 +81,39 @@ class LoraRefusalTest {
                 }
             }
         }
-        g.addInitializer(TensorProto.newBuilder().setName("extra_w").setDataType(TensorProto.DataType.FLOAT_VALUE)
-                .addDims(128).addDims(128).addAllFloatData(java.util.Collections.nCopies(128 * 128, 0f)));
-        g.addNode(NodeProto.newBuilder().setOpType("MatMul").setName("extra").addInput("before_extra")
-                .addInput("extra_w").addOutput(out));
-        ModelLoadException e = assertThrows(ModelLoadException.class,
-                () -> KleinGraphLayers.match(GraphIndex.of(g.build()), "extra.onnx"));
-        assertTrue(e.getMessage().contains("extra.onnx") && e.getMessage().contains("expected")
-                && e.getMessage().contains("found"), e.getMessage());
+        g.addInitializer(TensorProto.newBuilder()
+                .setName("extra_w")
+                .setDataType(TensorProto.DataType.FLOAT_VALUE)
+                .addDims(128)
+                .addDims(128)
+                .addAllFloatData(java.util.Collections.nCopies(128 * 128, 0f)));
+        g.addNode(NodeProto.newBuilder()
+                .setOpType("MatMul")
+                .setName("extra")
+                .addInput("before_extra")
+                .addInput("extra_w")
+                .addOutput(out));
+        ModelLoadException e = assertThrows(
+                ModelLoadException.class, () -> KleinGraphLayers.match(GraphIndex.of(g.build()), "extra.onnx"));
+        assertTrue(
+                e.getMessage().contains("extra.onnx")
+                        && e.getMessage().contains("expected")
+                        && e.getMessage().contains("found"),
+                e.getMessage());
     }
 
     @Test
     void aGraphWithoutTheJointAttentionIsRefused() throws Exception {
-        ModelProto m = ModelProto.parseFrom(Files.readAllBytes(TinyKleinGraph.FIXTURES.resolve(
-                "transformer_fused_qkv.onnx")));
+        ModelProto m =
+                ModelProto.parseFrom(Files.readAllBytes(TinyKleinGraph.FIXTURES.resolve("transformer_fused_qkv.onnx")));
         GraphProto.Builder g = m.getGraph().toBuilder();
         for (int i = 0; i < g.getNodeCount(); i++) {
             if (g.getNode(i).getOpType().equals("Softmax")) {
                 g.setNode(i, g.getNode(i).toBuilder().setOpType("Sigmoid").build());
             }
         }
-        ModelLoadException e = assertThrows(ModelLoadException.class,
-                () -> KleinGraphLayers.match(GraphIndex.of(g.build()), "vae.onnx"));
+        ModelLoadException e = assertThrows(
+                ModelLoadException.class, () -> KleinGraphLayers.match(GraphIndex.of(g.build()), "vae.onnx"));
         assertTrue(e.getMessage().contains("no attention found"), e.getMessage());
     }
 }

@@ -30,14 +30,19 @@ class LoraTimingTransformerTest {
                 .replaceAll("ff_context\\.linear_in$", "txt.ff_in")
                 .replaceAll("ff_context\\.linear_out$", "txt.ff_out")
                 .replaceAll("attn\\.to_qkv_mlp_proj$", "linear1")
-                .replaceAll("single_transformer_blocks\\.(\\d+)\\.attn\\.to_out$", "single_transformer_blocks.$1.linear2")
+                .replaceAll(
+                        "single_transformer_blocks\\.(\\d+)\\.attn\\.to_out$", "single_transformer_blocks.$1.linear2")
                 .replace("time_guidance_embed.timestep_embedder.", "time_embed.")
                 .replaceAll("(modulation_img|modulation_txt|stream_modulation)\\.linear$", "$1");
     }
 
     @Test
     void everyMatMulNBitsOfTheSeedLayoutIsNamed() throws Exception {
-        TimingTransformerSpec spec = TimingTransformerSpec.builder().heads(2).contextDim(64).blocks(2, 2).build();
+        TimingTransformerSpec spec = TimingTransformerSpec.builder()
+                .heads(2)
+                .contextDim(64)
+                .blocks(2, 2)
+                .build();
         TimingTransformerFiles files = TimingTransformerWriter.write(spec, dir);
         ModelProto m;
         try (InputStream in = Files.newInputStream(files.graphFile())) {

@@ -26,7 +26,8 @@ class SafetensorsFileTest {
         SafetensorsWriter.write(f, Map.of("k", "v"), Map.of("a", new float[][] {{1.5f, -2f}, {3f, 4f}}));
         SafetensorsFile st = SafetensorsFile.open(f, 1 << 20);
         assertEquals(Map.of("k", "v"), st.metadata());
-        assertArrayEquals(new float[] {1.5f, -2f, 3f, 4f}, st.floats(st.entries().get("a")));
+        assertArrayEquals(
+                new float[] {1.5f, -2f, 3f, 4f}, st.floats(st.entries().get("a")));
     }
 
     @Test
@@ -42,7 +43,8 @@ class SafetensorsFileTest {
         Files.write(f, buf.array());
         SafetensorsFile st = SafetensorsFile.open(f, 1 << 20);
         assertArrayEquals(new float[] {1.5f, -2f}, st.floats(st.entries().get("b")));
-        assertArrayEquals(new float[] {1f, 0.333251953125f}, st.floats(st.entries().get("h")));
+        assertArrayEquals(
+                new float[] {1f, 0.333251953125f}, st.floats(st.entries().get("h")));
     }
 
     @Test
@@ -63,8 +65,11 @@ class SafetensorsFileTest {
     @Test
     void overlappingTensorsAreRefused() throws IOException {
         Path f = dir.resolve("o.safetensors");
-        SafetensorsWriter.writeRaw(f, "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
-                + "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}", 12);
+        SafetensorsWriter.writeRaw(
+                f,
+                "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+                        + "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}",
+                12);
         assertRefused(f, "overlaps");
     }
 
@@ -85,8 +90,11 @@ class SafetensorsFileTest {
     @Test
     void duplicateKeysAndNonJsonAreRefused() throws IOException {
         Path f = dir.resolve("dup.safetensors");
-        SafetensorsWriter.writeRaw(f, "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
-                + "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4);
+        SafetensorsWriter.writeRaw(
+                f,
+                "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+                        + "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+                4);
         assertRefused(f, "not valid JSON");
         Path g = dir.resolve("txt.safetensors");
         SafetensorsWriter.writeRaw(g, "[1,2]", 0);
@@ -96,8 +104,8 @@ class SafetensorsFileTest {
     @Test
     void shapeOverflowIsRefused() throws IOException {
         Path f = dir.resolve("s.safetensors");
-        SafetensorsWriter.writeRaw(f, "{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],"
-                + "\"data_offsets\":[0,4]}}", 4);
+        SafetensorsWriter.writeRaw(
+                f, "{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296]," + "\"data_offsets\":[0,4]}}", 4);
         assertRefused(f, "elements");
     }
 

@@ -30,9 +30,17 @@ final class SafetensorsWriter {
         for (Map.Entry<String, float[][]> e : sorted.entrySet()) {
             float[][] m = e.getValue();
             long bytes = 4L * m.length * m[0].length;
-            header.append(sep).append(quote(e.getKey())).append(":{\"dtype\":\"F32\",\"shape\":[").append(m.length)
-                    .append(',').append(m[0].length).append("],\"data_offsets\":[").append(offset).append(',')
-                    .append(offset + bytes).append("]}");
+            header.append(sep)
+                    .append(quote(e.getKey()))
+                    .append(":{\"dtype\":\"F32\",\"shape\":[")
+                    .append(m.length)
+                    .append(',')
+                    .append(m[0].length)
+                    .append("],\"data_offsets\":[")
+                    .append(offset)
+                    .append(',')
+                    .append(offset + bytes)
+                    .append("]}");
             offset += bytes;
             sep = ",";
         }

@@ -48,7 +48,9 @@ final class TinyKleinGraph implements AutoCloseable {
         }
         source = bundle.resolve(graph);
         derived = new DerivedGraphStore(folder.resolve("cache"), true)
-                .derive("transformer", new GraphSignature(source, List.of(), List.of(), data),
+                .derive(
+                        "transformer",
+                        new GraphSignature(source, List.of(), List.of(), data),
                         List.of(LoraBranches.pass()))
                 .orElseThrow();
         OrtSession.SessionOptions o = new OrtSession.SessionOptions();
@@ -57,7 +59,9 @@ final class TinyKleinGraph implements AutoCloseable {
         // As the backend's SessionFactory opens a derived graph: from its bytes, external data from the bundle.
         OrtSession.SessionOptions d = new OrtSession.SessionOptions();
         d.setIntraOpNumThreads(1);
-        d.addConfigEntry("session.model_external_initializers_file_folder_path", derived.dataFolder().toString());
+        d.addConfigEntry(
+                "session.model_external_initializers_file_folder_path",
+                derived.dataFolder().toString());
         lora = ENV.createSession(Files.readAllBytes(derived.graphFile()), d);
         reference = SafetensorsFile.open(FIXTURES.resolve("reference.safetensors"), 1 << 20);
     }
