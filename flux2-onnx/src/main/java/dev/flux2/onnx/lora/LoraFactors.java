@@ -1,6 +1,8 @@
 package dev.flux2.onnx.lora;
 
 import dev.flux2.api.InvalidRequestException;
+import dev.flux2.onnx.passes.lora.AdaptedLinear;
+import dev.flux2.onnx.passes.lora.LoraSlot;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -11,6 +11,8 @@ import ai.onnxruntime.platform.Fp16Conversions;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flux2.onnx.passes.LoraBranches;
 import dev.flux2.onnx.passes.PassContext;
+import dev.flux2.onnx.passes.lora.AdaptedLinear;
+import dev.flux2.onnx.passes.lora.LoraSlot;
 import dev.flux2.testkit.timing.TimingTransformerFiles;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
 import dev.flux2.testkit.timing.TimingTransformerWriter;

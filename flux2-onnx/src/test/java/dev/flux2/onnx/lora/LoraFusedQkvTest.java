@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.onnx.proto.OnnxMl.ModelProto;
 import dev.flux2.onnx.graph.GraphIndex;
+import dev.flux2.onnx.passes.lora.AdaptedLinear;
+import dev.flux2.onnx.passes.lora.KleinGraphLayers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

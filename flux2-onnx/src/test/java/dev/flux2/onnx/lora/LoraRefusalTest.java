@@ -10,6 +10,7 @@ import ai.onnx.proto.OnnxMl.TensorProto;
 import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelLoadException;
 import dev.flux2.onnx.graph.GraphIndex;
+import dev.flux2.onnx.passes.lora.KleinGraphLayers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.onnx.proto.OnnxMl.ModelProto;
 import dev.flux2.onnx.graph.GraphIndex;
+import dev.flux2.onnx.passes.lora.AdaptedLinear;
+import dev.flux2.onnx.passes.lora.KleinGraphLayers;
 import dev.flux2.testkit.timing.TimingTransformerFiles;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
 import dev.flux2.testkit.timing.TimingTransformerWriter;

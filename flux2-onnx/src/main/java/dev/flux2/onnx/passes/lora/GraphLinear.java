@@ -1,4 +1,4 @@
-package dev.flux2.onnx.lora;
+package dev.flux2.onnx.passes.lora;
 
 /**
  * A linear layer of a graph: a {@code MatMul} or {@code Gemm} whose weight is an initializer, or a

@@ -1,4 +1,4 @@
-package dev.flux2.onnx.lora;
+package dev.flux2.onnx.passes.lora;
 
 import ai.onnx.proto.OnnxMl.AttributeProto;
 import ai.onnx.proto.OnnxMl.NodeProto;

@@ -1,4 +1,4 @@
-package dev.flux2.onnx.lora;
+package dev.flux2.onnx.passes.lora;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +40,7 @@ public record LoraSlot(String target, String downInput, String upInput, List<Ada
      * @param downInput a graph input's name
      * @return the slot it is the {@code a} input of, or null when it is no LoRA input
      */
-    static LoraSlot parse(String downInput) {
+    public static LoraSlot parse(String downInput) {
         if (!downInput.startsWith(DOWN)) {
             return null;
         }

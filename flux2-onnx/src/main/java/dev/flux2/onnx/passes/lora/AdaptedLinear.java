@@ -1,4 +1,4 @@
-package dev.flux2.onnx.lora;
+package dev.flux2.onnx.passes.lora;
 
 import java.util.List;
 
