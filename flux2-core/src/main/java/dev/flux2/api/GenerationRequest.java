@@ -1,6 +1,7 @@
 package dev.flux2.api;
 
 import java.awt.image.BufferedImage;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -56,6 +57,7 @@ public final class GenerationRequest {
     private final Integer paddingMaskCrop;
     private final List<BufferedImage> referenceImages;
     private final int numImages;
+    private final List<LoraSpec> loras;
 
     private GenerationRequest(Builder b) {
         this.prompt = b.prompt;
@@ -73,6 +75,7 @@ public final class GenerationRequest {
         this.referenceImages = List.copyOf(b.references);
         this.paddingMaskCrop = b.paddingMaskCrop;
         this.numImages = b.numImages;
+        this.loras = b.checkedLoras();
     }
 
     /**
@@ -106,6 +109,7 @@ public final class GenerationRequest {
         b.paddingMaskCrop = paddingMaskCrop;
         referenceImages.forEach(b::addReferenceImage);
         b.numImages = numImages;
+        loras.forEach(l -> b.lora(l.file(), l.scale()));
         return b;
     }
 
@@ -191,6 +195,14 @@ public final class GenerationRequest {
     }
 
     /**
+     * @return the LoRA adapters, in the order given (they stack: their low-rank updates add up, each with its scale);
+     *     empty: the base model
+     */
+    public List<LoraSpec> loras() {
+        return loras;
+    }
+
+    /**
      * @param o another object
      * @return whether it is a request with the same values (arrays by content, images by identity)
      */
@@ -216,7 +228,8 @@ public final class GenerationRequest {
                 && Objects.equals(strength, r.strength)
                 && mask == r.mask
                 && Objects.equals(paddingMaskCrop, r.paddingMaskCrop)
-                && sameImages(referenceImages, r.referenceImages);
+                && sameImages(referenceImages, r.referenceImages)
+                && loras.equals(r.loras);
     }
 
     private static boolean sameImages(List<BufferedImage> a, List<BufferedImage> b) {
@@ -236,6 +249,7 @@ public final class GenerationRequest {
         int h = Objects.hash(
                 prompt, negativePrompt, width, height, steps, seed, guidance, strength, paddingMaskCrop, numImages);
         h = 31 * h + Arrays.hashCode(customSigmas);
+        h = 31 * h + loras.hashCode();
         h = 31 * h + Arrays.hashCode(noise);
         h = 31 * h + System.identityHashCode(initImage);
         h = 31 * h + System.identityHashCode(mask);
@@ -253,7 +267,7 @@ public final class GenerationRequest {
                 "GenerationRequest[prompt=\"%s\", negativePrompt=\"%s\", width=%s, height=%s, steps=%s, sigmas=%s,"
                         + " seed=%s, noise=%s, guidance=%s, initImage=%s, strength=%s, mask=%s, paddingMaskCrop=%s,"
                         + " referenceImages=%s,"
-                        + " numImages=%d]",
+                        + " numImages=%d, loras=%s]",
                 prompt,
                 negativePrompt,
                 width,
@@ -268,7 +282,8 @@ public final class GenerationRequest {
                 size(mask),
                 paddingMaskCrop,
                 referenceImages.stream().map(GenerationRequest::size).toList(),
-                numImages);
+                numImages,
+                loras);
     }
 
     private static String size(BufferedImage image) {
@@ -299,6 +314,10 @@ public final class GenerationRequest {
         private final List<String> referenceSources = new ArrayList<>();
 
         private int numImages = 1;
+        /** The LoRAs as given, checked (and made {@link LoraSpec}s) by build() only. */
+        private final List<Path> loraFiles = new ArrayList<>();
+
+        private final List<Double> loraScales = new ArrayList<>();
         private GenerationLimits limits;
 
         private Builder() {}
@@ -467,6 +486,28 @@ public final class GenerationRequest {
         }
 
         /**
+         * Adds a LoRA adapter (repeatable; the order is kept and the adapters stack, as diffusers'
+         * {@code set_adapters([...], adapter_weights=[...])}). The file is read by the pipeline, not here.
+         *
+         * @param file the LoRA safetensors file (diffusers/PEFT, BFL/ai-toolkit or kohya layout)
+         * @param scale its weight, finite; 1 applies it as trained, 0 leaves the image as without it
+         * @return this
+         */
+        public Builder lora(Path file, double scale) {
+            loraFiles.add(file);
+            loraScales.add(scale);
+            return this;
+        }
+
+        /** @param loras LoRA adapters, replacing any added before, in order @return this */
+        public Builder loras(List<LoraSpec> loras) {
+            loraFiles.clear();
+            loraScales.clear();
+            loras.forEach(l -> lora(Objects.requireNonNull(l, "lora").file(), l.scale()));
+            return this;
+        }
+
+        /**
          * @param limits limits whose {@link GenerationLimits#maxSide()} {@link #build()} checks the width and height
          *     against, so that a size too large is refused as the request is built (default: none here); the
          *     pipeline checks the whole request against its own limits when it generates
@@ -573,7 +614,25 @@ public final class GenerationRequest {
             for (int i = 0; i < references.size(); i++) {
                 RequestValidation.checkReference(references.get(i), i, referenceSources.get(i));
             }
+            checkedLoras();
             return new GenerationRequest(this);
+        }
+
+        private List<LoraSpec> checkedLoras() {
+            List<LoraSpec> specs = new ArrayList<>(loraFiles.size());
+            for (int i = 0; i < loraFiles.size(); i++) {
+                Path file = loraFiles.get(i);
+                double scale = loraScales.get(i);
+                if (file == null) {
+                    throw new InvalidRequestException("lora " + i + " has no file: name the LoRA safetensors file");
+                }
+                if (!Double.isFinite(scale)) {
+                    throw new InvalidRequestException(
+                            "lora " + i + " (" + file + ") scale must be a finite number, got " + scale);
+                }
+                specs.add(new LoraSpec(file, scale));
+            }
+            return List.copyOf(specs);
         }
     }
 }

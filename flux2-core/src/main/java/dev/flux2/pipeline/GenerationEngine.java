@@ -5,6 +5,7 @@ import dev.flux2.api.GenerationControls;
 import dev.flux2.api.GenerationLimits;
 import dev.flux2.api.GenerationRequest;
 import dev.flux2.api.GenerationResult;
+import dev.flux2.api.InvalidRequestException;
 import dev.flux2.api.ModelInfo;
 import dev.flux2.api.PipelineClosedException;
 import dev.flux2.spi.Flux2Backend;
@@ -93,6 +94,14 @@ public final class GenerationEngine implements AutoCloseable {
         Objects.requireNonNull(controls, "controls");
         checkOpen("generate");
         limits.checkRequest(request);
+        if (!request.loras().isEmpty()) {
+            // The graph side exists (dev.flux2.onnx.lora: structural matching, the lora-branches pass, the factor
+            // feeds) but the stages do not feed it yet: refusing is better than an image silently without the LoRA.
+            throw new InvalidRequestException("LoRA adapters are not applied by this pipeline yet (issue #30): got "
+                    + request.loras().size() + " (" + request.loras().get(0)
+                    + (request.loras().size() > 1 ? ", …" : "")
+                    + "); remove them from the request");
+        }
         lock.readLock().lock();
         try {
             GenerationContext context = new GenerationContext(controls.progressListener(), request.numImages());

@@ -9,14 +9,16 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Applies passes to a graph in the one fixed order: weights dequantized first (the fp32 conversion then widens the
- * re-typed scales like any fp16 initializer), then the MHA fusion on the source's types (the fp32 conversion then
- * re-types the casts it adds), then fp32 activations, then {@code MatMulNBits}' accuracy level. Stateless.
+ * Applies passes to a graph in the one fixed order: LoRA branches first (they sit beside the weight products,
+ * whatever form those take next; requests without LoRA never run this pass), then weights dequantized (the fp32
+ * conversion then widens the re-typed scales like any fp16 initializer), then the MHA fusion on the source's types
+ * (the fp32 conversion then re-types the casts it adds), then fp32 activations, then {@code MatMulNBits}' accuracy
+ * level. Stateless.
  */
 public final class PassRunner {
     /** The ids in the order they are applied. */
     static final List<String> ORDER =
-            List.of(WeightDequantization.ID, MhaFusion.ID, Fp32Activations.ID, AccuracyLevelZero.ID);
+            List.of(LoraBranches.ID, WeightDequantization.ID, MhaFusion.ID, Fp32Activations.ID, AccuracyLevelZero.ID);
 
     private PassRunner() {}
 

@@ -78,9 +78,12 @@ class ArchitectureTest {
                 .resideOutsideOfPackages("dev.flux2.onnx.derived..", "dev.flux2.onnx.passes..")
                 .and()
                 .doNotHaveFullyQualifiedName("dev.flux2.onnx.BundleInspector")
+                .and()
+                .doNotHaveFullyQualifiedName("dev.flux2.onnx.lora.LoraFactors")
                 .should()
                 .dependOnClassesThat(resideInAPackage("dev.flux2.onnx.passes.."))
-                .because("one plan decides which graph gets which passes (BundleInspector only inspects)")
+                .because("one plan decides which graph gets which passes (BundleInspector only inspects; LoraFactors"
+                        + " only reads the LoRA inputs the lora-branches pass names, LoraSlot)")
                 .check(classes);
     }
 
@@ -114,6 +117,14 @@ class ArchitectureTest {
                         // passes one by one).
                         "dev.flux2.onnx.passes.PassOutcome",
                         // The stages' tests read their configs from seed files.
-                        "dev.flux2.onnx.bundle.BundleConfigReader"));
+                        "dev.flux2.onnx.bundle.BundleConfigReader",
+                        // LoRA (issue #30): the pass is applied through GraphPass like the others; the reader and the
+                        // factor feeds are what the stages will call once they feed LoRA graphs (not wired yet).
+                        "dev.flux2.onnx.passes.LoraBranches",
+                        "dev.flux2.onnx.lora.LoraAdapterFile",
+                        "dev.flux2.onnx.lora.LoraFactors",
+                        "dev.flux2.onnx.lora.LoraFiles",
+                        "dev.flux2.onnx.lora.LoraFormat",
+                        "dev.flux2.onnx.lora.LoraLayer"));
     }
 }

@@ -101,6 +101,12 @@ class PassGoldenTest {
         golden(AccuracyLevelZero.pass(), 1, "df164655f1bde3973ded481097796f5d0713039e090b0e42f45b49f308ab0b32");
     }
 
+    /** Recorded on 2026-12-04 when the pass was written (issue #30). */
+    @Test
+    void loraBranches() throws Exception {
+        golden(LoraBranches.pass(), 1, "61b4cfb85b6106a06f2a801f117bd8ace32474a197492d31f4292fd9984967fc");
+    }
+
     /** The runner's order: the same bytes as the rewriters' fixed order before (cpu_tuned=true, fused, dequantized). */
     @Test
     void theRunnerAppliesThePassesInItsOrderWhateverTheyAreGivenIn() throws Exception {
