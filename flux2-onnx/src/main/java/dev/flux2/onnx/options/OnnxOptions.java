@@ -83,7 +83,7 @@ import java.util.Optional;
  *       {@code gpu_mem_limit}). Default 0: no limit. CUDA only.</td></tr>
  *   <tr><td>{@value #CUDNN_CONV_ALGO_SEARCH}</td><td>{@code exhaustive} | {@code heuristic} | {@code default}</td>
  *       <td>how cuDNN's convolution algorithms are chosen ({@link CudnnConvAlgoSearch}). Default {@code heuristic}
- *       (ONNX Runtime's is {@code exhaustive}: 1.6 s more for a fresh 1024² image on an H200, docs/gpu.md). CUDA
+ *       (ONNX Runtime's is {@code exhaustive}: 1.0–1.6 s more for a fresh 1024² image on an H200, docs/performance.md). CUDA
  *       only.</td></tr>
  *   <tr><td>{@value #USE_TF32}</td><td>{@code true} | {@code false}</td><td>whether fp32 products may use TF32
  *       tensor cores. Default {@code true}, ONNX Runtime's (measured faster). CUDA only.</td></tr>
