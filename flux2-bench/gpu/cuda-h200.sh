@@ -172,8 +172,12 @@ fullsize() {
       -W $s -H $s -o "$W/full-$s-$tag.png" $extra ${GEN_OPTS:-} > "$W/freshfull-$s-$tag.log" 2>&1
     echo "fresh process ($tag at this size) full-size bundle ${s}² rc=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms $(grep -o 'timings: .*' "$W/freshfull-$s-$tag.log")"
     [ -f "$W/full-$s-$tag.png" ] || tail -3 "$W/freshfull-$s-$tag.log"
-    mem_stop fresh-$s-${run##*:}
+    mem_stop fresh-$s-$tag
   done
+  if [ -f "$W/full-1024-default.png" ] && [ -f "$W/full-1024-exhaustive.png" ]; then
+    echo "the default (heuristic) 1024² image against the exhaustive search's:"
+    python3 "$HERE/imgdiff.py" "$W/full-1024-default.png" "$W/full-1024-exhaustive.png"
+  fi
   mem_start pipeline
   $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaPipelineBench --model full --size 512,1024 --images "${IMAGES:-5}" \
     ${PIPE_OPTS:-} 2>&1 | grep -v -E '^\[main\] INFO|VerifyEachNodeIsAssignedToAnEp|CleanUnusedInitializers'
