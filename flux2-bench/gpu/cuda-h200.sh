@@ -13,6 +13,9 @@
 #   runtime      flux2 runtime install cuda --from the kit's natives, flux2 info --provider cuda with and without the
 #                CUDA 12 libraries, generate through the installed runtime; no library, no GPU, corrupt runtime
 #   fullsize     the full-size synthetic bundle: warm-pipeline images, fresh process, tokenizing, memory
+#                (FRESH_RUNS: size:tag pairs; a tag heuristic or exhaustive sets --cudnn-conv-algo-search)
+#   checked      the product as a user meets it, the library check on: flux2 info --provider cuda, one
+#                generate per provider on the miniature seed bundle, the images compared
 # Writes the log and results to $OUT. Device memory in use is sampled with nvidia-smi every 100 ms per section.
 set -u
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
@@ -159,17 +162,22 @@ fullsize() {
     echo "written in $(( ($(date +%s%N) - t0) / 1000000 )) ms; $(du -sh full | cut -f1)"
   fi
   # fresh processes: the first derives the CUDA graph form into full/.flux2-derived, the next ones find it
-  for run in 512:first 512:second 1024:first 1024:heuristic; do
-    s=${run%%:*}; extra=""
-    [ "${run##*:}" = heuristic ] && extra="--cudnn-conv-algo-search heuristic"
-    mem_start fresh-$s-${run##*:}
+  for run in ${FRESH_RUNS:-512:first 512:second 1024:first 1024:heuristic}; do
+    s=${run%%:*}; tag=${run##*:}; extra=""
+    case $tag in heuristic|exhaustive) extra="--cudnn-conv-algo-search $tag" ;; esac
+    mem_start fresh-$s-$tag
     t0=$(date +%s%N)
+    echo "+ flux2 generate --model full --provider cuda -W $s -H $s $extra ${GEN_OPTS:-}"
     $F generate --model full --prompt "a red fox in the snow" --seed 7 --no-progress --provider cuda \
-      -W $s -H $s -o "$W/full-$s.png" $extra ${GEN_OPTS:-} > "$W/freshfull-$s.log" 2>&1
-    echo "fresh process (${run##*:} at this size) full-size bundle ${s}² rc=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms $(grep -o 'timings: .*' "$W/freshfull-$s.log")"
-    [ -f "$W/full-$s.png" ] || tail -3 "$W/freshfull-$s.log"
-    mem_stop fresh-$s-${run##*:}
+      -W $s -H $s -o "$W/full-$s-$tag.png" $extra ${GEN_OPTS:-} > "$W/freshfull-$s-$tag.log" 2>&1
+    echo "fresh process ($tag at this size) full-size bundle ${s}² rc=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms $(grep -o 'timings: .*' "$W/freshfull-$s-$tag.log")"
+    [ -f "$W/full-$s-$tag.png" ] || tail -3 "$W/freshfull-$s-$tag.log"
+    mem_stop fresh-$s-$tag
   done
+  if [ -f "$W/full-1024-default.png" ] && [ -f "$W/full-1024-exhaustive.png" ]; then
+    echo "the default (heuristic) 1024² image against the exhaustive search's:"
+    python3 "$HERE/imgdiff.py" "$W/full-1024-default.png" "$W/full-1024-exhaustive.png"
+  fi
   mem_start pipeline
   $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaPipelineBench --model full --size 512,1024 --images "${IMAGES:-5}" \
     ${PIPE_OPTS:-} 2>&1 | grep -v -E '^\[main\] INFO|VerifyEachNodeIsAssignedToAnEp|CleanUnusedInitializers'
@@ -178,6 +186,30 @@ fullsize() {
     $J $JO -cp "$CP" dev.flux2.bench.cuda.CudaPipelineBench --model full --size 512,1024 --images 3 $PIPE_COMPARE 2>&1 \
       | grep -v -E '^\[main\] INFO|VerifyEachNodeIsAssignedToAnEp|CleanUnusedInitializers'
   fi
+  cd - > /dev/null
+}
+
+checked() {
+  echo "== checked $(date -u +%T): the library check on (FLUX2_CUDA_LIBRARY_CHECK=${FLUX2_CUDA_LIBRARY_CHECK:-unset})"
+  cd $W
+  [ -d seed ] || $J -cp "$CP" dev.flux2.testkit.SyntheticBundleMain seed --size 256x256 --fused engine > /dev/null
+  echo "the driver's library: $(ls -l /lib/libcuda.so.1 2>&1) -> $(readlink -f /lib/libcuda.so.1)"
+  echo "+ flux2 info --model seed --provider cuda"
+  $F info --model seed --provider cuda > "$W/checked-info.log" 2>&1; echo "info rc=$?"
+  cut -c1-1500 "$W/checked-info.log"
+  if grep -q "cannot load" "$W/checked-info.log"; then
+    echo "THE LIBRARY CHECK REFUSED THIS MACHINE: the next sections run with FLUX2_CUDA_LIBRARY_CHECK=off"
+    export FLUX2_CUDA_LIBRARY_CHECK=off
+  fi
+  for p in cpu cuda; do
+    echo "+ flux2 generate --model seed --prompt 'a red fox in the snow' --seed 7 --provider $p"
+    $F generate --model seed --prompt "a red fox in the snow" --seed 7 --no-progress --provider $p \
+      -o "$W/checked-$p.png" > "$W/checked-$p.log" 2>&1
+    echo "generate $p rc=$? $(grep -o 'timings: .*' "$W/checked-$p.log")"
+    [ -f "$W/checked-$p.png" ] || tail -3 "$W/checked-$p.log" | cut -c1-800
+  done
+  [ -f "$W/checked-cuda.png" ] && python3 "$HERE/imgdiff.py" "$W/checked-cpu.png" "$W/checked-cuda.png"
+  ls $W/hs_err* 2>/dev/null && echo "JVM CRASH FILES PRESENT"
   cd - > /dev/null
 }
 

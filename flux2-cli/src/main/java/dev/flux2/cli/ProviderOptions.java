@@ -54,8 +54,8 @@ final class ProviderOptions {
     @Option(
             names = "--cudnn-conv-algo-search",
             paramLabel = "MODE",
-            description = "cuda: how cuDNN's convolution algorithms are chosen: exhaustive (times them on the first"
-                    + " run of each size; the default), heuristic (no timing: a faster first run) or default."
+            description = "cuda: how cuDNN's convolution algorithms are chosen: heuristic (no timing: a faster first"
+                    + " run; the default), exhaustive (times them on the first run of each size) or default."
                     + " Backend option cudnn_conv_algo_search.")
     String cudnnConvAlgoSearch;
 

@@ -11,6 +11,8 @@ import ai.onnxruntime.providers.OrtCUDAProviderOptions;
 import com.google.protobuf.CodedInputStream;
 import dev.flux2.onnx.passes.MhaFusion;
 import dev.flux2.onnx.passes.MhaPrecision;
+import dev.flux2.onnx.passes.PassOutcome;
+import dev.flux2.onnx.passes.RopeFusion;
 import dev.flux2.testkit.timing.TimingTransformerSpec;
 import dev.flux2.testkit.timing.TimingTransformerWriter;
 import java.io.IOException;
@@ -42,7 +44,7 @@ import java.util.stream.Stream;
  *   <li>{@code mha16}: the same node in fp16, q, k, v cast to fp16 before it and its output back after it
  *       ({@link MhaPrecision#FP16}: {@code --attention fused_fp16}, what {@code attention=auto} derives for CUDA);
  *   <li>{@code mha16rope}: {@code mha16} with the RoPE subgraphs as one {@code RotaryEmbedding} node each
- *       ({@link RopeFusionProbe}: a probe of the next pass, not a product form);
+ *       ({@link RopeFusion}: what {@code attention=auto} derives for CUDA since the RoPE fusion became a pass);
  *   <li>{@code file:NAME=PATH}: any other graph of the same I/O (a product's tuned graph, say);
  * </ul>
  *
@@ -249,9 +251,9 @@ public final class CudaStepComparison {
             ModelProto out = fusion.model();
             String note = fusion.result().describe();
             if (graph.endsWith("rope")) {
-                RopeFusionProbe.Result r = RopeFusionProbe.apply(out);
+                PassOutcome r = RopeFusion.fuse(out);
                 out = r.model();
-                note += "; " + r.fused() + " RoPE subgraphs as RotaryEmbedding (probe)";
+                note += "; " + r.summary();
             }
             try (OutputStream o = Files.newOutputStream(target)) {
                 out.writeTo(o);

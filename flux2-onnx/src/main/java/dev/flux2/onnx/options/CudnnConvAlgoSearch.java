@@ -7,7 +7,7 @@ package dev.flux2.onnx.options;
 public enum CudnnConvAlgoSearch {
     /** Times every algorithm on the first run of each shape (ONNX Runtime's default): slower first run, fastest after. */
     EXHAUSTIVE,
-    /** cuDNN's heuristic choice, without timing: a fast first run, maybe slower steady runs. */
+    /** cuDNN's heuristic choice, without timing: a fast first run, maybe slower steady runs (flux2's default). */
     HEURISTIC,
     /** cuDNN's default algorithm, neither timed nor chosen. */
     DEFAULT

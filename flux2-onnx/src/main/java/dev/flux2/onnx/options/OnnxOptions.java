@@ -82,8 +82,9 @@ import java.util.Optional;
  *       0 or at least 1 MiB</td><td>the most device memory the CUDA provider's arena may hold (ONNX Runtime's
  *       {@code gpu_mem_limit}). Default 0: no limit. CUDA only.</td></tr>
  *   <tr><td>{@value #CUDNN_CONV_ALGO_SEARCH}</td><td>{@code exhaustive} | {@code heuristic} | {@code default}</td>
- *       <td>how cuDNN's convolution algorithms are chosen ({@link CudnnConvAlgoSearch}). Default {@code exhaustive},
- *       ONNX Runtime's. CUDA only.</td></tr>
+ *       <td>how cuDNN's convolution algorithms are chosen ({@link CudnnConvAlgoSearch}). Default {@code heuristic}
+ *       (ONNX Runtime's is {@code exhaustive}: 1.0–1.6 s more for a fresh 1024² image on an H200, docs/performance.md). CUDA
+ *       only.</td></tr>
  *   <tr><td>{@value #USE_TF32}</td><td>{@code true} | {@code false}</td><td>whether fp32 products may use TF32
  *       tensor cores. Default {@code true}, ONNX Runtime's (measured faster). CUDA only.</td></tr>
  * </table>
@@ -529,7 +530,7 @@ public final class OnnxOptions {
 
         /**
          * @param search {@value #CUDNN_CONV_ALGO_SEARCH}: how cuDNN's convolution algorithms are chosen (default
-         *     exhaustive)
+         *     heuristic)
          * @return this builder
          */
         public Builder cudnnConvAlgoSearch(CudnnConvAlgoSearch search) {

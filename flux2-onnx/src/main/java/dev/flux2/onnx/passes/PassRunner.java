@@ -11,14 +11,20 @@ import java.util.Set;
 /**
  * Applies passes to a graph in the one fixed order: LoRA branches first (they sit beside the weight products,
  * whatever form those take next; requests without LoRA never run this pass), then weights dequantized (the fp32
- * conversion then widens the re-typed scales like any fp16 initializer), then the MHA fusion on the source's types
- * (the fp32 conversion then re-types the casts it adds), then fp32 activations, then {@code MatMulNBits}' accuracy
- * level. Stateless.
+ * conversion then widens the re-typed scales like any fp16 initializer), then the RoPE fusion (it leaves the rotated
+ * values' names, which the attention reads, as they were), then the MHA fusion on the source's types (the fp32
+ * conversion then re-types the casts it adds), then fp32 activations, then {@code MatMulNBits}' accuracy level.
+ * Stateless.
  */
 public final class PassRunner {
     /** The ids in the order they are applied. */
-    static final List<String> ORDER =
-            List.of(LoraBranches.ID, WeightDequantization.ID, MhaFusion.ID, Fp32Activations.ID, AccuracyLevelZero.ID);
+    static final List<String> ORDER = List.of(
+            LoraBranches.ID,
+            WeightDequantization.ID,
+            RopeFusion.ID,
+            MhaFusion.ID,
+            Fp32Activations.ID,
+            AccuracyLevelZero.ID);
 
     private PassRunner() {}
 

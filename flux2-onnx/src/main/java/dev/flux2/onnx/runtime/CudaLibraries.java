@@ -69,7 +69,7 @@ public final class CudaLibraries {
      * @throws CudaUnavailableException naming every missing library, where it was looked for and how to get it
      */
     public static void check() {
-        if ("off".equalsIgnoreCase(String.valueOf(System.getenv(CHECK_ENV)).trim())) {
+        if (checkOff()) {
             return;
         }
         SearchPath path = systemPath();
@@ -78,15 +78,32 @@ public final class CudaLibraries {
         });
     }
 
-    /** @return where the loader finds each library on this machine, for reports ({@code libcudart.so.12 → path, …}) */
+    /** @return whether {@value #CHECK_ENV} is {@code off}, so that {@link #check()} checks nothing */
+    public static boolean checkOff() {
+        return "off".equalsIgnoreCase(String.valueOf(System.getenv(CHECK_ENV)).trim());
+    }
+
+    /**
+     * @return where the loader finds each library on this machine, for reports ({@code libcudart.so.12 path, …}),
+     *     then the ones this search does not find ({@code not found by this search: libcuda.so.1})
+     */
     public static String describeFound() {
-        SearchPath path = systemPath();
-        return String.join(
-                ", ",
-                search(path).stream()
-                        .map(f -> f.library().fileName(path.windows()) + " "
-                                + f.usable().map(Path::toString).orElse("MISSING"))
-                        .toList());
+        return describe(search(systemPath()), systemPath().windows());
+    }
+
+    static String describe(List<Finding> findings, boolean windows) {
+        List<String> found = findings.stream()
+                .filter(f -> f.usable().isPresent())
+                .map(f -> f.library().fileName(windows) + " " + f.usable().get())
+                .toList();
+        List<String> missing = findings.stream()
+                .filter(f -> f.usable().isEmpty())
+                .map(f -> f.library().fileName(windows))
+                .toList();
+        return String.join(", ", found)
+                + (missing.isEmpty()
+                        ? ""
+                        : (found.isEmpty() ? "" : "; ") + "not found by this search: " + String.join(", ", missing));
     }
 
     /**
@@ -203,7 +220,7 @@ public final class CudaLibraries {
 
     /** A file of the right name that is a link to another major version (libcublas.so.12 → libcublas.so.13.0.0). */
     private static boolean sameMajor(Path file, CudaLibrary lib, boolean windows) {
-        if (windows) {
+        if (windows || !lib.versionedSymbols()) {
             return true;
         }
         try {
@@ -217,6 +234,9 @@ public final class CudaLibraries {
 
     /** The same library of another major version, in any folder searched. */
     private static Optional<Path> otherMajor(CudaLibrary lib, SearchPath path) {
+        if (!lib.versionedSymbols()) {
+            return Optional.empty();
+        }
         String stem = lib.stem(path.windows());
         String name = lib.fileName(path.windows());
         List<Path> dirs = new ArrayList<>(path.loaderPath().keySet());

@@ -101,6 +101,16 @@ enum CudaLibrary {
         return windows ? name.substring(0, name.lastIndexOf('_') + 1) : name.substring(0, name.lastIndexOf('.') + 1);
     }
 
+    /**
+     * @return whether the CUDA provider links it by versioned symbols of its CUDA major version (the toolkit's
+     *     libraries: another major's file does not serve); the driver's {@code libcuda.so.1} carries only GLIBC's
+     *     symbol versions and its file is named by the driver's release ({@code libcuda.so.580.159.04}), and any
+     *     driver of release 525 or newer serves CUDA 12
+     */
+    boolean versionedSymbols() {
+        return this != DRIVER;
+    }
+
     /** @return the folder under a pip wheel's {@code site-packages/nvidia/} holding it, empty for the driver */
     String wheelFolder() {
         return wheelFolder;

@@ -95,6 +95,11 @@ public final class RuntimeReport {
                     "not checked (a library named by ort_library or " + OrtNativeLibrary.LIBRARY_ENV
                             + " may link other CUDA versions)");
             libraries = true;
+        } else if (CudaLibraries.checkOff()) {
+            facts.put(
+                    "cuda_libraries",
+                    "not checked (" + CudaLibraries.CHECK_ENV + "=off): " + CudaLibraries.describeFound());
+            libraries = true;
         } else {
             try {
                 CudaLibraries.check();

@@ -1,6 +1,8 @@
 package dev.flux2.onnx.derived;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnxruntime.OrtProvider;
 import dev.flux2.onnx.bundle.GraphKeys;
@@ -139,8 +141,32 @@ class DerivationPlanTest {
         // On CUDA with the defaults: the transformers and the VAE decoder get the fp16 fusion, the text encoder
         // nothing.
         DerivationPlan cuda = DerivationPlan.of(OnnxOptions.defaults(), CUDA);
-        assertEquals(List.of("mha-fusion@1(fp16)"), keys(cuda, GraphKeys.TRANSFORMER));
+        assertEquals(List.of("rope-fusion@1", "mha-fusion@1(fp16)"), keys(cuda, GraphKeys.TRANSFORMER));
+        assertEquals(List.of("rope-fusion@1", "mha-fusion@1(fp16)"), keys(cuda, GraphKeys.TRANSFORMER_FUSED));
         assertEquals(List.of("mha-fusion@1(fp16)"), keys(cuda, GraphKeys.VAE_DECODER_ATTN_CHUNK));
         assertEquals(List.of(), keys(cuda, GraphKeys.TEXT_ENCODER));
+    }
+
+    /**
+     * The RoPE fusion (docs/fused-attention.md §10): the transformers' on CUDA with {@code attention=auto} only; the CPU
+     * and WebGPU, and an explicit attention form on CUDA, run RoPE as exported.
+     */
+    @Test
+    void ropeFusionIsCudasWithAttentionAutoOnly() {
+        assertTrue(
+                plan(CpuTuned.OFF, AttentionMode.AUTO, WeightsMode.PACKED, CUDA).ropeFusion());
+        for (AttentionMode explicit : List.of(AttentionMode.FUSED, AttentionMode.FUSED_FP16, AttentionMode.GRAPH)) {
+            assertFalse(plan(CpuTuned.OFF, explicit, WeightsMode.PACKED, CUDA).ropeFusion(), explicit.name());
+        }
+        for (List<OrtProvider> p : List.of(CPU, WEBGPU, List.of(OrtProvider.WEBGPU, OrtProvider.CUDA))) {
+            DerivationPlan plan = plan(CpuTuned.OFF, AttentionMode.AUTO, WeightsMode.AUTO, p);
+            assertFalse(plan.ropeFusion(), p.toString());
+            assertFalse(
+                    keys(plan, GraphKeys.TRANSFORMER).stream().anyMatch(k -> k.startsWith("rope-fusion")),
+                    p.toString());
+        }
+        DerivationPlan cuda = plan(CpuTuned.OFF, AttentionMode.AUTO, WeightsMode.PACKED, CUDA);
+        assertEquals(List.of("mha-fusion@1(fp16)"), keys(cuda, GraphKeys.VAE_DECODER));
+        assertEquals(List.of("mha-fusion@1(fp16)"), keys(cuda, GraphKeys.VAE_DECODER_ATTN_CHUNK));
     }
 }

@@ -27,10 +27,10 @@ class CudaOptionsTest {
     @Test
     void theDefaultsAreOnnxRuntimesAndNeedNoOption() {
         CudaSettings cuda = OnnxOptions.defaults().cuda();
-        assertEquals(new CudaSettings(0, CudnnConvAlgoSearch.EXHAUSTIVE, true), cuda);
+        assertEquals(new CudaSettings(0, CudnnConvAlgoSearch.HEURISTIC, true), cuda);
         Map<String, String> expected = new LinkedHashMap<>();
         expected.put("device_id", "0");
-        expected.put("cudnn_conv_algo_search", "EXHAUSTIVE");
+        expected.put("cudnn_conv_algo_search", "HEURISTIC");
         expected.put("use_tf32", "1");
         assertEquals(expected, cuda.providerOptions(0), "no gpu_mem_limit when unlimited");
     }
@@ -41,14 +41,14 @@ class CudaOptionsTest {
                 "providers", "cuda",
                 "device_id", "1",
                 "gpu_mem_limit", "8g",
-                "cudnn_conv_algo_search", "Heuristic",
+                "cudnn_conv_algo_search", "Exhaustive",
                 "use_tf32", "false");
         assertEquals(1, o.deviceId());
         assertEquals(8L << 30, o.cuda().gpuMemLimit());
         Map<String, String> expected = new LinkedHashMap<>();
         expected.put("device_id", "1");
         expected.put("gpu_mem_limit", "8589934592");
-        expected.put("cudnn_conv_algo_search", "HEURISTIC");
+        expected.put("cudnn_conv_algo_search", "EXHAUSTIVE");
         expected.put("use_tf32", "0");
         assertEquals(expected, o.cuda().providerOptions(o.deviceId()));
         assertEquals(o, OnnxOptions.parse(o.asBackendOptions()), "round trip through the strings");

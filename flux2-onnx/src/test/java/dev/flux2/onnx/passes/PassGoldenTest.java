@@ -76,6 +76,11 @@ class PassGoldenTest {
     }
 
     @Test
+    void ropeFusion() throws Exception {
+        golden(RopeFusion.pass(), 1, "c0dd3f4bb5f08b3b6a9a4eeb9334aacbc5b4abcac7ed1e2abe35075d80c95399");
+    }
+
+    @Test
     void weightDequantizationFp32() throws Exception {
         golden(
                 WeightDequantization.of(WeightDequantization.ProductPrecision.FP32),

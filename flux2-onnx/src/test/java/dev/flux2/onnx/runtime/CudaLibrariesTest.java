@@ -179,6 +179,93 @@ class CudaLibrariesTest {
         assertEquals(Optional.empty(), problem(linux(both, Map.of())), "a link to a CUDA 12 file serves");
     }
 
+    /**
+     * The H200 machine's layout (driver 580): {@code /lib/libcuda.so.1} links to the driver's file named by its
+     * release, {@code /usr/local/nvidia/lib64/libcuda.so.580.159.04}, which carries only GLIBC's symbol versions; the
+     * check refused it as "another CUDA version's". The versioned-symbol rule is the toolkit's libraries' only.
+     */
+    @Test
+    void theDriversLibraryNamedByItsReleaseServes() throws IOException {
+        Path lib = folder(
+                "lib",
+                "libcudart.so.12",
+                "libcublas.so.12",
+                "libcublasLt.so.12",
+                "libcufft.so.11",
+                "libcurand.so.10",
+                "libcudnn.so.9");
+        Path nvidia = Files.createDirectories(dir.resolve("usr/local/nvidia/lib64"));
+        Path driver = Files.write(nvidia.resolve("libcuda.so.580.159.04"), elfWithGlibcVersionsOnly());
+        Files.createSymbolicLink(lib.resolve("libcuda.so.1"), driver);
+        Files.createSymbolicLink(lib.resolve("libcuda.so"), lib.resolve("libcuda.so.1"));
+        CudaLibraries.SearchPath path = linux(Map.of(lib, "the system library folders"), Map.of());
+        List<CudaLibraries.Finding> found = CudaLibraries.search(path);
+        CudaLibraries.Finding d = found.get(CudaLibrary.DRIVER.ordinal());
+        assertEquals(Optional.of(lib.resolve("libcuda.so.1")), d.usable());
+        assertEquals(Optional.empty(), d.otherVersion());
+        assertEquals(Optional.empty(), problem(path));
+        assertFalse(CudaLibraries.describe(found, false).contains("not found"), CudaLibraries.describe(found, false));
+
+        // The toolkit's rule still holds beside it: cuBLAS 12's name linked to CUDA 13's file is refused.
+        Files.delete(lib.resolve("libcublas.so.12"));
+        Path cuda13 = Files.write(nvidia.resolve("libcublas.so.13.0.0.19"), elfWithGlibcVersionsOnly());
+        Files.createSymbolicLink(lib.resolve("libcublas.so.12"), cuda13);
+        String m = problem(path).orElseThrow();
+        assertTrue(m.contains("1 of its 7 libraries missing: libcublas.so.12 (cuBLAS of CUDA 12) is not found"), m);
+        assertFalse(m.contains("libcuda.so"), m);
+    }
+
+    /** With the driver's library absent, a development link {@code libcuda.so} is not "another version". */
+    @Test
+    void noDriverIsSaidAsSuchAndLibcudaSoIsNoOtherVersion() throws IOException {
+        Path lib = folder(
+                "nodriver",
+                "libcudart.so.12",
+                "libcublas.so.12",
+                "libcublasLt.so.12",
+                "libcufft.so.11",
+                "libcurand.so.10",
+                "libcudnn.so.9",
+                "libcuda.so");
+        CudaLibraries.SearchPath path = linux(Map.of(lib, "LD_LIBRARY_PATH"), Map.of());
+        String m = problem(path).orElseThrow();
+        assertTrue(m.contains("no NVIDIA driver found"), m);
+        assertTrue(m.contains("libcuda.so.1 (the NVIDIA driver's CUDA library) is not found; get it from"), m);
+        assertFalse(m.contains("another CUDA version"), m);
+        assertEquals(
+                "libcudart.so.12 " + lib.resolve("libcudart.so.12") + ", libcublas.so.12 "
+                        + lib.resolve("libcublas.so.12")
+                        + ", libcublasLt.so.12 " + lib.resolve("libcublasLt.so.12") + ", libcufft.so.11 "
+                        + lib.resolve("libcufft.so.11") + ", libcurand.so.10 " + lib.resolve("libcurand.so.10")
+                        + ", libcudnn.so.9 " + lib.resolve("libcudnn.so.9")
+                        + "; not found by this search: libcuda.so.1",
+                CudaLibraries.describe(CudaLibraries.search(path), false));
+    }
+
+    /**
+     * A minimal 64-bit little-endian ELF shared object's header (ET_DYN, x86-64) with a {@code .gnu.version_r}-like
+     * payload naming GLIBC only, as the driver's library is: the check must not need more than its name and link.
+     */
+    private static byte[] elfWithGlibcVersionsOnly() {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(64 + 32).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.put(new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1, 0}).put(new byte[8]);
+        b.putShort((short) 3)
+                .putShort((short) 62)
+                .putInt(1)
+                .putLong(0)
+                .putLong(0)
+                .putLong(0)
+                .putInt(0);
+        b.putShort((short) 64)
+                .putShort((short) 56)
+                .putShort((short) 0)
+                .putShort((short) 64)
+                .putShort((short) 0);
+        b.putShort((short) 0);
+        b.put("GLIBC_2.2.5\0GLIBC_2.3\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        return b.array();
+    }
+
     @Test
     void ldconfigsCacheCountsAsTheLoadersPath() throws IOException {
         Path cache = folder("cached", LINUX.toArray(String[]::new));
