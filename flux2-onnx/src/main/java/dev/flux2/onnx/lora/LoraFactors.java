@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The values fed to a derived graph's LoRA inputs ({@link LoraSlot}) for a stack of adapters: per branch
+ * The values fed to a derived graph's LoRA inputs ({@code LoraSlot}) for a stack of adapters: per branch
  * {@code a} [in, R] = the adapters' {@code scale·s_file·downᵀ} side by side and {@code b} [R, out] = their
  * {@code upᵀ} stacked, R the sum of their ranks, so that {@code (x·a)·b = Σ scale·s·(x·downᵀ)·upᵀ} as diffusers'
  * {@code set_adapters} adds them. Fused q/k/v branches get each part's factors in its own columns of {@code b}.

@@ -7,7 +7,7 @@ import java.util.Locale;
  * Resolves {@link MemoryPolicy#AUTO}: RESIDENT when every session of the bundle, plus working memory, fits in what
  * the process may still use; SEQUENTIAL otherwise. Explicit policies are kept as they are.
  *
- * <p>needed = {@link SessionFootprint#residentPeakBytes()} + {@value #WORKING_MEMORY_BYTES} bytes of working
+ * <p>needed = {@code SessionFootprint.residentPeakBytes()} + {@value #WORKING_MEMORY_BYTES} bytes of working
  * memory (activations and arenas of a 512² generation, measured on the timing bundle; docs/performance.md,
  * "The AUTO memory policy"); available = {@link MemorySnapshot#availableForSessionsBytes()}. RESIDENT when
  * needed ≤ available. Stateless.

@@ -18,11 +18,11 @@ import java.util.Map;
 
 /**
  * Puts a low-rank branch beside every linear layer of the transformer: {@code y = base(x) + (x·a)·b}, where
- * {@code a} [in, r] and {@code b} [r, out] are new graph inputs of a dynamic rank r ({@link LoraSlot} names them).
+ * {@code a} [in, r] and {@code b} [r, out] are new graph inputs of a dynamic rank r ({@code LoraSlot} names them).
  * The adapters' factors, scales folded into {@code a}, are fed per run, so that switching adapters or scales
  * re-creates no session; several adapters stack along r. The base product is left as it is (plain, {@code Gemm} or
  * {@code MatMulNBits}): the branch is exact where merging into quantized weights would not be. Layers are found by
- * structure ({@link KleinGraphLayers}); a graph whose layers cannot all be identified is refused. Used only for
+ * structure ({@code KleinGraphLayers}); a graph whose layers cannot all be identified is refused. Used only for
  * requests with LoRAs: requests without keep the base graph.
  */
 public final class LoraBranches implements GraphPass {

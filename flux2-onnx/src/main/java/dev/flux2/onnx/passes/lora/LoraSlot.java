@@ -7,7 +7,7 @@ import java.util.List;
  * The two graph inputs of one linear layer's low-rank branch and the diffusers layers they serve. The names are
  * self-describing, so that the factors are fed from the derived graph's inputs alone:
  * {@code lora_a:<target>@<from>:<to>[,<target>@<from>:<to>…]} (and {@code lora_b:…}), the parts as in
- * {@link AdaptedLinear}.
+ * {@code AdaptedLinear}.
  *
  * @param target the first part's target, for node names and messages
  * @param downInput the input {@code a} [in, r]
