@@ -165,8 +165,14 @@ final class OpenAiGeneration {
                         "'mask' must have the size of the image: the image is " + initImage.getWidth() + "x"
                                 + initImage.getHeight() + ", the mask is " + mask.getWidth() + "x" + mask.getHeight());
             }
-            // OpenAI's mask (alpha 0 = edit) in FLUX.2's convention (white = repaint).
-            BufferedImage flux = OpenAiMask.toFlux(mask);
+            // OpenAI's mask (alpha 0 = edit) in FLUX.2's convention (white = repaint); an alpha mask without a fully
+            // transparent pixel edits nothing and is refused there, naming the field.
+            BufferedImage flux;
+            try {
+                flux = OpenAiMask.toFlux(mask);
+            } catch (InvalidRequestException e) {
+                throw ApiError.invalid("mask", e.getMessage());
+            }
             BufferedImage image = initImage;
             field(
                     "mask",

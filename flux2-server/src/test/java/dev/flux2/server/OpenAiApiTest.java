@@ -237,7 +237,7 @@ class OpenAiApiTest {
                     .file("mask", "m.png", png(rgba));
             e = error(send(s, "POST", "/v1/images/edits", truncated.contentType(), truncated.body()), 400);
             assertEquals("image", e.get("param").asText(), e.toString());
-            assertTrue(e.get("message").asText().contains("init image uploaded image 1"), e.toString());
+            assertTrue(e.get("message").asText().contains("uploaded 'image' (init image)"), e.toString());
             assertFalse(e.get("message").asText().contains("the mask"), e.toString());
             Multiparts imageless = new Multiparts().field("prompt", "p");
             e = error(send(s, "POST", "/v1/images/edits", imageless.contentType(), imageless.body()), 400);
