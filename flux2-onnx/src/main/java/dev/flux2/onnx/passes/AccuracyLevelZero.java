@@ -39,11 +39,6 @@ public final class AccuracyLevelZero implements GraphPass {
     }
 
     @Override
-    public String parameters() {
-        return "";
-    }
-
-    @Override
     public PassOutcome apply(ModelProto model, PassContext context) {
         GraphProto.Builder g = model.getGraph().toBuilder();
         int candidates = 0;

@@ -67,11 +67,6 @@ public final class Fp32Activations implements GraphPass {
     }
 
     @Override
-    public String parameters() {
-        return "";
-    }
-
-    @Override
     public PassOutcome apply(ModelProto model, PassContext context) throws IOException {
         Optional<NodeProto> owner = Attributes.subgraphOwner(model.getGraph());
         if (owner.isPresent()) {

@@ -17,8 +17,10 @@ public interface GraphPass {
     /** @return the version of what the pass writes; raised when its output changes for the same input */
     int version();
 
-    /** @return the parameters that change the output (e.g. {@code fp16}), {@code ""} when none */
-    String parameters();
+    /** @return the parameters that change the output (e.g. {@code fp16}); {@code ""}, the default, when none */
+    default String parameters() {
+        return "";
+    }
 
     /**
      * @param model the graph (external data not loaded); not modified

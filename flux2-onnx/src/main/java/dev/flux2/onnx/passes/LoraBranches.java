@@ -51,11 +51,6 @@ public final class LoraBranches implements GraphPass {
         return VERSION;
     }
 
-    @Override
-    public String parameters() {
-        return "";
-    }
-
     /**
      * @throws dev.flux2.api.ModelLoadException when a layer cannot be identified by structure
      */

@@ -58,11 +58,6 @@ public final class RopeFusion implements GraphPass {
     }
 
     @Override
-    public String parameters() {
-        return "";
-    }
-
-    @Override
     public PassOutcome apply(ModelProto model, PassContext context) {
         return fuse(model);
     }
